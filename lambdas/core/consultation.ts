@@ -1,0 +1,102 @@
+/**
+ * Reading jobs and batches for their owner. Another account's job or batch is answered exactly like
+ * one that does not exist (404), so ids reveal nothing across tenants.
+ */
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Dependances } from './dependances';
+import { ErreurApi } from './erreurs';
+import type { EnregistrementLot, EnregistrementTravail } from './modele';
+import { estOutil, OUTILS, type IdOutil } from './outils';
+import { cles, INDEX } from './table';
+
+type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
+
+export const LIMITE_DEFAUT = 20;
+export const LIMITE_MAX = 100;
+
+export const lireEnregistrementTravail = async (d: DepsLecture, id: string): Promise<EnregistrementTravail | undefined> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.travail(id), ConsistentRead: true }));
+  return Item as EnregistrementTravail | undefined;
+};
+
+export const lireEnregistrementLot = async (d: DepsLecture, id: string): Promise<EnregistrementLot | undefined> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.lot(id), ConsistentRead: true }));
+  return Item as EnregistrementLot | undefined;
+};
+
+export const travailDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<EnregistrementTravail> => {
+  const travail = await lireEnregistrementTravail(d, id);
+  if (!travail || travail.compte !== compte) throw new ErreurApi('not_found', `No job ${id}.`);
+  return travail;
+};
+
+/** Reads jobs by id (a batch has at most 50, BatchGet takes 100), retrying what DynamoDB leaves unprocessed. */
+export const lireTravaux = async (d: DepsLecture, ids: readonly string[]): Promise<EnregistrementTravail[]> => {
+  const trouves: EnregistrementTravail[] = [];
+  for (let debut = 0; debut < ids.length; debut += 100) {
+    let cles_ = ids.slice(debut, debut + 100).map((id) => cles.travail(id));
+    for (let essai = 0; cles_.length > 0; essai++) {
+      if (essai > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** essai)));
+      const reponse = await d.ddb.send(
+        new BatchGetCommand({ RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true } } }),
+      );
+      trouves.push(...((reponse.Responses?.[d.table] ?? []) as EnregistrementTravail[]));
+      cles_ = (reponse.UnprocessedKeys?.[d.table]?.Keys ?? []) as typeof cles_;
+    }
+  }
+  return trouves;
+};
+
+export const lotDuCompte = async (
+  d: DepsLecture,
+  compte: string,
+  id: string,
+): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
+  const lot = await lireEnregistrementLot(d, id);
+  if (!lot || lot.compte !== compte) throw new ErreurApi('not_found', `No batch ${id}.`);
+  return { lot, travaux: await lireTravaux(d, lot.travaux) };
+};
+
+export interface FiltreListe {
+  limite: number;
+  outil: IdOutil | undefined;
+}
+
+/** Parses `limite` and `outil` of `GET /travaux`; a bad value is a 400 that names the parameter. */
+export const lireFiltre = (parametres: Record<string, string | undefined> | null): FiltreListe => {
+  const brut = parametres?.limite;
+  let limite = LIMITE_DEFAUT;
+  if (brut !== undefined) {
+    if (!/^\d{1,3}$/.test(brut) || Number(brut) < 1 || Number(brut) > LIMITE_MAX) {
+      throw new ErreurApi('invalid_parameter', `limite must be a whole number from 1 to ${LIMITE_MAX}.`, { parametre: 'limite' });
+    }
+    limite = Number(brut);
+  }
+  const outil = parametres?.outil;
+  if (outil !== undefined && !estOutil(outil)) {
+    throw new ErreurApi('invalid_parameter', `outil must be one of: ${OUTILS.join(', ')}.`, { parametre: 'outil' });
+  }
+  return { limite, outil };
+};
+
+/**
+ * Newest first. With `outil`, the query runs on the per-tool index, so `limite` jobs of that tool come
+ * back even when the account's newest jobs are of other tools (no filtering after the limit).
+ */
+export const listerTravaux = async (d: DepsLecture, compte: string, filtre: FiltreListe): Promise<EnregistrementTravail[]> => {
+  const requete = filtre.outil
+    ? {
+        IndexName: INDEX.parOutil,
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}#${filtre.outil}` },
+      }
+    : {
+        IndexName: INDEX.parCompte,
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
+      };
+  const { Items } = await d.ddb.send(
+    new QueryCommand({ TableName: d.table, ...requete, ScanIndexForward: false, Limit: filtre.limite }),
+  );
+  return (Items ?? []) as EnregistrementTravail[];
+};

@@ -1,0 +1,181 @@
+/**
+ * A job's life after the debit: `en_attente` → `en_cours` → `termine` | `echec` (refunded).
+ *
+ * Every step is one DynamoDB transaction guarded by the job's current state, so a step that Step
+ * Functions retries after it already took effect changes nothing the second time: credits are
+ * refunded once, batch counters and the account's pending count move once.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
+import type { Dependances } from './dependances';
+import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
+import { avecReessais } from './transactions';
+import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
+import { cles } from './table';
+
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+type ElementTransaction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What the state machine's Choice reads after a job ends: is it the last of its batch? */
+export interface FinTravail {
+  lot_a_finaliser: boolean;
+}
+
+/** `en_attente` → `en_cours`. Returns the job; a retry on an `en_cours` job is a no-op. */
+export const commencerTravail = async (d: Deps, id: string): Promise<EnregistrementTravail> => {
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.travail(id),
+        UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant REMOVE gsi3pk, gsi3sk',
+        ConditionExpression: 'statut = :en_attente',
+        ExpressionAttributeValues: { ':en_cours': 'en_cours', ':en_attente': 'en_attente', ':maintenant': d.horloge().toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as EnregistrementTravail;
+  } catch (erreur) {
+    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    const travail = await lireEnregistrementTravail(d, id);
+    if (travail?.statut === 'en_cours') return travail;
+    // Already closed (e.g. refunded when its start looked failed): nothing left to run.
+    throw new ErreurTravail('erreur_interne', `job ${id} is ${travail?.statut ?? 'missing'} and cannot start`);
+  }
+};
+
+/** The account's pending count and the batch counters move with the job's end, in the same transaction. */
+const compteursDeFin = (d: Deps, travail: EnregistrementTravail, issue: 'termines' | 'echecs', credits: number): ElementTransaction[] => {
+  const elements: ElementTransaction[] = [
+    {
+      Update: {
+        TableName: d.table,
+        Key: cles.compte(travail.compte),
+        UpdateExpression: 'SET en_attente = en_attente - :un, credits = credits + :credits',
+        ExpressionAttributeValues: { ':un': 1, ':credits': credits },
+      },
+    },
+  ];
+  if (travail.lot) {
+    elements.push({
+      Update: {
+        TableName: d.table,
+        Key: cles.lot(travail.lot),
+        UpdateExpression: `SET ${issue} = ${issue} + :un, restants = restants - :un`,
+        ExpressionAttributeValues: { ':un': 1 },
+      },
+    });
+  }
+  return elements;
+};
+
+const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTravail> => {
+  if (!travail.lot) return { lot_a_finaliser: false };
+  const lot = await lireEnregistrementLot(d, travail.lot);
+  // Several jobs may see restants = 0 (the last two ending together): finaliserLot lets one through.
+  return { lot_a_finaliser: lot !== undefined && lot.restants === 0 && lot.statut === 'en_cours' };
+};
+
+const conflitDeCondition = (erreur: unknown): boolean =>
+  erreur instanceof TransactionCanceledException &&
+  erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+
+/** `en_cours` → `termine` with its results. */
+export const terminerTravail = async (
+  d: Deps,
+  id: string,
+  sortie: { resultats: Resultat[]; texte: string | null; graine: number | null },
+): Promise<FinTravail> => {
+  const travail = await lireEnregistrementTravail(d, id);
+  if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
+  if (travail.statut === 'termine') return estFin(d, travail);
+  try {
+    await avecReessais(d, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: d.table,
+            Key: cles.travail(id),
+            UpdateExpression: 'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine',
+            ConditionExpression: 'statut = :en_cours',
+            ExpressionAttributeValues: {
+              ':termine': 'termine',
+              ':en_cours': 'en_cours',
+              ':maintenant': d.horloge().toISOString(),
+              ':resultats': sortie.resultats,
+              ':texte': sortie.texte,
+              ':graine': sortie.graine,
+            },
+          },
+        },
+        ...compteursDeFin(d, travail, 'termines', 0),
+      ],
+    });
+  } catch (erreur) {
+    if (!conflitDeCondition(erreur)) throw erreur;
+    const actuel = await lireEnregistrementTravail(d, id);
+    if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);
+  }
+  return estFin(d, travail);
+};
+
+/**
+ * `en_attente` | `en_cours` → `echec`, credits given back. Safe to call any number of times, from the
+ * state machine's Catch branch or from `POST /travaux` when an execution could not start: only the
+ * first call changes anything. A job already `termine` is never refunded.
+ */
+export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob): Promise<FinTravail & { rembourse: boolean }> => {
+  const travail = await lireEnregistrementTravail(d, id);
+  if (!travail) throw new Error(`job ${id} is missing`);
+  if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
+  try {
+    await avecReessais(d, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: d.table,
+            Key: cles.travail(id),
+            UpdateExpression: 'SET statut = :echec, termine_le = :maintenant, erreur = :erreur, rembourse = :vrai REMOVE gsi3pk, gsi3sk',
+            ConditionExpression: 'statut IN (:en_attente, :en_cours)',
+            ExpressionAttributeValues: {
+              ':echec': 'echec',
+              ':en_attente': 'en_attente',
+              ':en_cours': 'en_cours',
+              ':maintenant': d.horloge().toISOString(),
+              ':erreur': erreur,
+              ':vrai': true,
+            },
+          },
+        },
+        ...compteursDeFin(d, travail, 'echecs', travail.cout),
+      ],
+    });
+  } catch (e) {
+    if (!conflitDeCondition(e)) throw e;
+    return { ...(await estFin(d, travail)), rembourse: false };
+  }
+  return { ...(await estFin(d, travail)), rembourse: true };
+};
+
+/**
+ * Turns what the state machine's Catch gives (`{Error, Cause}`) into the job's `erreur`. Only known
+ * codes reach the caller; anything else (a bug, a timeout) becomes `erreur_interne` so no internal
+ * detail leaks into the API.
+ */
+export const erreurDepuisEchec = (echec: { Error?: string; Cause?: string } | undefined): ErreurJob => {
+  const nom = echec?.Error ?? '';
+  let message: string | undefined;
+  try {
+    const cause = JSON.parse(echec?.Cause ?? '') as { errorMessage?: unknown };
+    if (typeof cause.errorMessage === 'string') message = cause.errorMessage;
+  } catch {
+    message = undefined;
+  }
+  if (nom === 'States.Timeout') return { code: 'moteur_indisponible', message: CODES_TRAVAIL.moteur_indisponible };
+  if (Object.hasOwn(CODES_TRAVAIL, nom) && nom !== 'erreur_interne') {
+    const code = nom as CodeTravail;
+    return { code, message: message ?? CODES_TRAVAIL[code] };
+  }
+  return { code: 'erreur_interne', message: CODES_TRAVAIL.erreur_interne };
+};

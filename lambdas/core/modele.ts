@@ -1,0 +1,164 @@
+/**
+ * Records kept in DynamoDB and the shapes the API answers with (`Travail`, `Lot`, `Lancement`).
+ * Records keep S3 keys, never links: links are signed afresh on every read (liens.ts).
+ */
+import type { CodeTravail } from './erreurs';
+import type { IdOutil } from './outils';
+
+export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
+export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';
+export type Source = 'web' | 'api' | 'mcp';
+
+/** Where a job's input image is: uploaded with the request (S3) or to fetch from an https URL. */
+export type Entree = { type: 's3'; cle: string } | { type: 'url'; url: string };
+
+export interface Resultat {
+  /** S3 key of the result file. */
+  cle: string;
+  /** File name offered to the person downloading it (also its name inside the batch ZIP). */
+  fichier: string;
+}
+
+export interface ErreurJob {
+  code: CodeTravail;
+  message: string;
+}
+
+export interface EnregistrementTravail {
+  id: string;
+  compte: string;
+  outil: IdOutil;
+  statut: StatutTravail;
+  cout: number;
+  valeurs: Record<string, string>;
+  lot: string | null;
+  /** Position of the image in its request (0-based); orders the jobs of a batch and its ZIP. */
+  index: number;
+  nom: string | null;
+  source: Source;
+  cree_le: string;
+  commence_le: string | null;
+  termine_le: string | null;
+  entrees: Entree[];
+  resultats: Resultat[];
+  texte: string | null;
+  erreur: ErreurJob | null;
+  rembourse: boolean;
+  /** Seed given to the engine, so a job can be reproduced. */
+  graine: number | null;
+}
+
+export interface EnregistrementLot {
+  id: string;
+  compte: string;
+  outil: IdOutil;
+  total: number;
+  termines: number;
+  echecs: number;
+  /** Jobs not yet `termine` or `echec`: total - termines - echecs, kept as its own counter so that a
+   * condition expression can ask "is this batch over?" (DynamoDB conditions have no arithmetic). */
+  restants: number;
+  statut: StatutLot;
+  /** Job ids, in the order of the request's images. */
+  travaux: string[];
+  zip_cle: string | null;
+  cree_le: string;
+  termine_le: string | null;
+}
+
+export interface Lien {
+  url: string;
+  expire_le: string;
+}
+
+export interface Travail {
+  id: string;
+  outil: IdOutil;
+  statut: StatutTravail;
+  cout: number;
+  valeurs: Record<string, string>;
+  lot: string | null;
+  nom: string | null;
+  source: Source;
+  cree_le: string;
+  commence_le: string | null;
+  termine_le: string | null;
+  resultats: Lien[];
+  texte: string | null;
+  erreur: ErreurJob | null;
+  rembourse: boolean;
+}
+
+export interface Lot {
+  id: string;
+  outil: IdOutil;
+  statut: StatutLot;
+  total: number;
+  termines: number;
+  echecs: number;
+  en_cours: number;
+  zip: Lien | null;
+  travaux: Travail[];
+}
+
+export interface EchecImage {
+  index: number;
+  code: string;
+  message: string;
+}
+
+export interface Lancement {
+  lot: string | null;
+  outil: IdOutil;
+  cout_total: number;
+  travaux: Travail[];
+  echecs: EchecImage[];
+}
+
+/** Signs a stored file's key into a link valid 24 hours. */
+export type SignerLien = (cle: string, fichier: string) => Lien;
+
+export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Travail => ({
+  id: e.id,
+  outil: e.outil,
+  statut: e.statut,
+  cout: e.cout,
+  valeurs: e.valeurs,
+  lot: e.lot,
+  nom: e.nom,
+  source: e.source,
+  cree_le: e.cree_le,
+  commence_le: e.commence_le,
+  termine_le: e.termine_le,
+  // Links only once done: a job's files are complete only when it is `termine`.
+  resultats: e.statut === 'termine' ? e.resultats.map((r) => signer(r.cle, r.fichier)) : [],
+  texte: e.texte,
+  erreur: e.erreur,
+  rembourse: e.rembourse,
+});
+
+/** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
+export const statutFinalLot = (termines: number, echecs: number): StatutLot =>
+  echecs === 0 ? 'termine' : termines === 0 ? 'echec' : 'partiel';
+
+export const versLot = (
+  e: EnregistrementLot,
+  travaux: EnregistrementTravail[],
+  signer: SignerLien,
+): Lot => {
+  const parId = new Map(travaux.map((t) => [t.id, t]));
+  return {
+    id: e.id,
+    outil: e.outil,
+    statut: e.statut,
+    total: e.total,
+    termines: e.termines,
+    echecs: e.echecs,
+    en_cours: e.total - e.termines - e.echecs,
+    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, `lot-${e.id}.zip`) : null,
+    travaux: e.travaux.flatMap((id) => {
+      const t = parId.get(id);
+      return t ? [versTravail(t, signer)] : [];
+    }),
+  };
+};

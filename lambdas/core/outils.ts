@@ -1,0 +1,163 @@
+/**
+ * The tool catalogue: the one place where a tool's cost, image counts and settings are declared.
+ * `GET /outils`, the valibot schemas of `POST /travaux`, the OpenAPI document and the engines all read
+ * it, so a setting added here shows up everywhere at once.
+ */
+
+export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce'] as const;
+export type IdOutil = (typeof OUTILS)[number];
+export type OutilImage = Exclude<IdOutil, 'annonce'>;
+
+/** One setting of a tool, as described in `Outil.champs` (the spec leaves its inner shape open). */
+export interface Champ {
+  nom: string;
+  type: 'string';
+  requis: boolean;
+  description: string;
+  /** Allowed values (a closed list), when the setting is an enumeration. */
+  valeurs?: readonly string[];
+  defaut?: string;
+  /** Maximum length in characters, for free text. */
+  longueur_max?: number;
+}
+
+export interface Outil {
+  id: IdOutil;
+  nom: string;
+  resume: string;
+  cout: number;
+  images: { min: number; max: number; par_lot: boolean };
+  champs: readonly Champ[];
+}
+
+export const MAX_IMAGES_LOT = 50;
+export const MAX_IMAGES_ANNONCE = 6;
+export const LONGUEUR_MAX_TEXTE = 1000;
+
+const imagesParLot = { min: 1, max: MAX_IMAGES_LOT, par_lot: true } as const;
+
+export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
+  vider: {
+    id: 'vider',
+    nom: 'Vider la pièce',
+    resume: 'Removes furniture and clutter and reveals the real space.',
+    cout: 4,
+    images: imagesParLot,
+    champs: [],
+  },
+  staging: {
+    id: 'staging',
+    nom: 'Home staging virtuel',
+    resume: 'Furnishes an empty room in a chosen style.',
+    cout: 5,
+    images: imagesParLot,
+    champs: [
+      {
+        nom: 'piece',
+        type: 'string',
+        requis: false,
+        description: 'Kind of room to furnish.',
+        valeurs: ['living room', 'bedroom', 'kitchen', 'dining room', 'home office', "children's bedroom"],
+        defaut: 'living room',
+      },
+      {
+        nom: 'style',
+        type: 'string',
+        requis: false,
+        description: 'Furnishing style.',
+        valeurs: ['modern', 'Scandinavian', 'industrial', 'classic elegant', 'japandi', 'warm bohemian'],
+        defaut: 'modern',
+      },
+    ],
+  },
+  renovation: {
+    id: 'renovation',
+    nom: 'Rénovation virtuelle',
+    resume: 'Shows the property once renovated, facade or interior.',
+    cout: 8,
+    images: imagesParLot,
+    champs: [
+      {
+        nom: 'zone',
+        type: 'string',
+        requis: false,
+        description: 'Part of the property shown.',
+        valeurs: ['facade', 'interieur'],
+        defaut: 'facade',
+      },
+      {
+        nom: 'niveau',
+        type: 'string',
+        requis: false,
+        description: 'Depth of the renovation.',
+        valeurs: ['rafraichissement', 'complete'],
+        defaut: 'complete',
+      },
+      {
+        nom: 'style',
+        type: 'string',
+        requis: false,
+        description: 'Style of the renovation.',
+        valeurs: ['contemporary', 'classic', 'natural materials'],
+        defaut: 'contemporary',
+      },
+    ],
+  },
+  saison: {
+    id: 'saison',
+    nom: 'Été',
+    resume: 'Turns a winter photo into a summer photo.',
+    cout: 3,
+    images: imagesParLot,
+    champs: [],
+  },
+  ciel: {
+    id: 'ciel',
+    nom: 'Ciel bleu',
+    resume: 'Blue sky, balanced light, straight lines.',
+    cout: 2,
+    images: imagesParLot,
+    champs: [],
+  },
+  annonce: {
+    id: 'annonce',
+    nom: 'Annonce',
+    resume: 'Generates a ready-to-post listing text in a chosen language (Markdown).',
+    cout: 3,
+    images: { min: 0, max: MAX_IMAGES_ANNONCE, par_lot: false },
+    champs: [
+      {
+        nom: 'langue',
+        type: 'string',
+        requis: false,
+        description: 'Language of the listing.',
+        valeurs: ['French', 'English', 'Dutch', 'German', 'Spanish', 'Italian'],
+        defaut: 'Dutch',
+      },
+      {
+        nom: 'lieu',
+        type: 'string',
+        requis: true,
+        description: 'Place of the property.',
+        longueur_max: LONGUEUR_MAX_TEXTE,
+      },
+      {
+        nom: 'infos',
+        type: 'string',
+        requis: false,
+        description: 'Facts: surface, rooms, price.',
+        longueur_max: LONGUEUR_MAX_TEXTE,
+      },
+      {
+        nom: 'atouts',
+        type: 'string',
+        requis: false,
+        description: 'Selling points.',
+        longueur_max: LONGUEUR_MAX_TEXTE,
+      },
+    ],
+  },
+};
+
+export const estOutil = (valeur: unknown): valeur is IdOutil =>
+  typeof valeur === 'string' && (OUTILS as readonly string[]).includes(valeur);

@@ -1,0 +1,127 @@
+/**
+ * valibot schemas of `POST /travaux`, one per tool, derived from the catalogue. The same schemas give
+ * the OpenAPI document (see openapi.ts), so validation and documentation cannot disagree.
+ */
+import * as v from 'valibot';
+import { ErreurApi, type CodeApi } from './erreurs';
+import { CATALOGUE, OUTILS, type Champ, type IdOutil } from './outils';
+
+const estHttps = (texte: string): boolean => {
+  try {
+    return new URL(texte).protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+const nom = v.optional(v.pipe(v.string(), v.maxLength(255, 'nom is at most 255 characters')));
+
+export const ImageUrl = v.strictObject({
+  url: v.pipe(
+    v.string('url must be a string'),
+    v.url('url must be a valid URL'),
+    v.check(estHttps, 'url must be an https URL'),
+    v.description('Public https URL of the image.'),
+  ),
+  nom,
+});
+
+export const ImageBase64 = v.strictObject({
+  base64: v.pipe(
+    v.string('base64 must be a string'),
+    v.minLength(1, 'base64 must not be empty'),
+    v.description('Base64 content of the image, or a data URL.'),
+  ),
+  nom,
+});
+
+export const Image = v.union([ImageUrl, ImageBase64], 'an image is exactly one of {url} or {base64}, with an optional nom');
+export type ImageEntree = v.InferOutput<typeof Image>;
+
+const schemaChamp = (champ: Champ) => {
+  const base = champ.valeurs
+    ? v.picklist(champ.valeurs, `${champ.nom} must be one of: ${champ.valeurs.join(', ')}`)
+    : v.pipe(
+        v.string(`${champ.nom} must be a string`),
+        v.minLength(1, `${champ.nom} must not be empty`),
+        v.maxLength(champ.longueur_max ?? Number.MAX_SAFE_INTEGER, `${champ.nom} is at most ${champ.longueur_max} characters`),
+      );
+  const decrit = v.pipe(base, v.description(champ.description));
+  if (champ.requis) return decrit;
+  return champ.defaut === undefined ? v.optional(decrit) : v.optional(decrit, champ.defaut);
+};
+
+/** Settings of one tool: unknown names refused, defaults applied, every value a string. */
+export const schemaValeurs = (outil: IdOutil) =>
+  v.strictObject(
+    Object.fromEntries(CATALOGUE[outil].champs.map((champ) => [champ.nom, schemaChamp(champ)])),
+    (issue) => `unknown setting ${issue.received} for ${outil}`,
+  );
+
+const schemaRequete = (outil: IdOutil) => {
+  const { images, champs } = CATALOGUE[outil];
+  const valeurs = schemaValeurs(outil);
+  const listeImages = v.pipe(
+    v.array(Image, 'images must be an array'),
+    v.minLength(images.min, `${outil} needs at least ${images.min} image(s)`),
+    v.maxLength(images.max, `${outil} takes at most ${images.max} images`),
+  );
+  const valeursRequises = champs.some((champ) => champ.requis);
+  return v.strictObject({
+    outil: v.literal(outil),
+    valeurs: valeursRequises ? valeurs : v.optional(valeurs, {}),
+    images: images.min === 0 ? v.optional(listeImages, []) : listeImages,
+  });
+};
+
+export const SCHEMAS_REQUETE = Object.fromEntries(OUTILS.map((outil) => [outil, schemaRequete(outil)])) as {
+  [K in IdOutil]: ReturnType<typeof schemaRequete>;
+};
+
+/** The body of `POST /travaux`, all tools: the member `outil` selects the shape. */
+export const RequeteTravaux = v.variant(
+  'outil',
+  OUTILS.map((outil) => SCHEMAS_REQUETE[outil]),
+  `outil must be one of: ${OUTILS.join(', ')}`,
+);
+
+export interface RequeteValidee {
+  outil: IdOutil;
+  valeurs: Record<string, string>;
+  images: ImageEntree[];
+}
+
+const codePourChemin = (cle: unknown): CodeApi => {
+  switch (cle) {
+    case 'outil':
+      return 'invalid_tool';
+    case 'valeurs':
+      return 'invalid_settings';
+    case 'images':
+      return 'invalid_image';
+    default:
+      return 'invalid_settings';
+  }
+};
+
+/**
+ * Validates a body already known to name a valid tool (the caller checks `outil` first so that a
+ * wrong tool gets `invalid_tool`, not a list of every tool's shape). Throws a 422 `ErreurApi` that
+ * lists every problem with its path.
+ */
+export const validerRequete = (outil: IdOutil, corps: unknown): RequeteValidee => {
+  const resultat = v.safeParse(SCHEMAS_REQUETE[outil], corps);
+  if (resultat.success) {
+    const sortie = resultat.output as RequeteValidee;
+    return { outil, valeurs: { ...sortie.valeurs }, images: [...sortie.images] };
+  }
+  const problemes = resultat.issues.map((issue) => ({
+    chemin: v.getDotPath(issue) ?? '',
+    message: issue.message,
+  }));
+  const premier = resultat.issues[0];
+  const code = codePourChemin(premier?.path?.[0]?.key);
+  throw new ErreurApi(code, problemes.map((p) => (p.chemin ? `${p.chemin}: ${p.message}` : p.message)).join('; '), {
+    details: problemes,
+  });
+};

@@ -1,0 +1,67 @@
+/**
+ * The single DynamoDB table: its definition (read by CDK and by the local stack, so they cannot drift)
+ * and the keys of every item kind.
+ *
+ * | item        | pk                         | sk        | indexes                                        |
+ * |-------------|----------------------------|-----------|------------------------------------------------|
+ * | account     | COMPTE#<id>                | COMPTE    |                                                |
+ * | API key     | CLE#<sha256 of the key>    | CLE       | gsi1: COMPTE#<id> / CLE#<created>              |
+ * | rate window | DEBIT#<key hash>#<minute>  | DEBIT     | (expires through TTL)                          |
+ * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     |
+ * |             |                            |           | gsi2: COMPTE#<id>#<outil> / <created>#<id>     |
+ * |             |                            |           | gsi3 (sparse, while en_attente): ATTENTE / ... |
+ * | batch       | LOT#<id>                   | LOT       |                                                |
+ * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
+ */
+
+export const ATTRIBUT_TTL = 'expire_a';
+
+export const INDEX = {
+  /** Everything of an account, newest first: jobs (`GET /travaux`) and keys. */
+  parCompte: 'gsi1',
+  /** Jobs of an account for one tool, newest first (`GET /travaux?outil=`): no filtering after the limit. */
+  parOutil: 'gsi2',
+  /** Jobs still `en_attente`, oldest first: the reconciler restarts those whose execution never began. */
+  enAttente: 'gsi3',
+} as const;
+
+type Index = (typeof INDEX)[keyof typeof INDEX];
+
+export interface DefinitionTable {
+  partitionKey: 'pk';
+  sortKey: 'sk';
+  index: readonly { nom: Index; partitionKey: string; sortKey: string }[];
+  ttl: typeof ATTRIBUT_TTL;
+}
+
+export const DEFINITION_TABLE: DefinitionTable = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  index: [
+    { nom: INDEX.parCompte, partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { nom: INDEX.parOutil, partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { nom: INDEX.enAttente, partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  ],
+  ttl: ATTRIBUT_TTL,
+};
+
+/** Every index projects all attributes, so a query never needs a second read. */
+export const PROJECTION_INDEX = 'ALL' as const;
+
+export const cles = {
+  compte: (id: string) => ({ pk: `COMPTE#${id}`, sk: 'COMPTE' }),
+  cle: (empreinte: string) => ({ pk: `CLE#${empreinte}`, sk: 'CLE' }),
+  debit: (empreinte: string, minute: number) => ({ pk: `DEBIT#${empreinte}#${minute}`, sk: 'DEBIT' }),
+  travail: (id: string) => ({ pk: `TRAVAIL#${id}`, sk: 'TRAVAIL' }),
+  lot: (id: string) => ({ pk: `LOT#${id}`, sk: 'LOT' }),
+  idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),
+};
+
+export const PARTITION_ATTENTE = 'ATTENTE';
+
+/** Seconds since the epoch, the unit DynamoDB's TTL reads. */
+export const ttlDans = (maintenant: Date, secondes: number): number => Math.floor(maintenant.getTime() / 1000) + secondes;
+
+export const JOURS = 24 * 3600;
+/** Files are kept 90 days (spec); job and batch records live as long as their files. */
+export const RETENTION_SECONDES = 90 * JOURS;

@@ -1,0 +1,28 @@
+/**
+ * The HTTP routes, relative to the base path `/api/v1`. CDK builds one API Gateway method and one
+ * Lambda per route from this list, and the local stack dispatches with it: they cannot disagree.
+ * `fonction` names the module `lambdas/http/<fonction>.ts` (exports `handler` and `creer(deps)`).
+ */
+export const BASE_CHEMIN = '/api/v1';
+
+export interface Route {
+  methode: 'GET' | 'POST';
+  /** API Gateway resource path, with `{param}` placeholders. */
+  chemin: string;
+  fonction: string;
+  /** Whether the route needs `Authorization: Bearer <key>` (all but the public documents). */
+  authentifiee: boolean;
+}
+
+export const ROUTES: readonly Route[] = [
+  { methode: 'GET', chemin: '/outils', fonction: 'outils', authentifiee: false },
+  { methode: 'GET', chemin: '/openapi.json', fonction: 'openapi', authentifiee: false },
+  { methode: 'GET', chemin: '/solde', fonction: 'solde', authentifiee: true },
+  { methode: 'GET', chemin: '/travaux', fonction: 'travaux-liste', authentifiee: true },
+  { methode: 'POST', chemin: '/travaux', fonction: 'travaux-creer', authentifiee: true },
+  { methode: 'GET', chemin: '/travaux/{id}', fonction: 'travail', authentifiee: true },
+  { methode: 'GET', chemin: '/lots/{id}', fonction: 'lot', authentifiee: true },
+];
+
+/** Media types API Gateway must pass as binary (base64) so uploads arrive intact. */
+export const TYPES_BINAIRES = ['multipart/form-data', 'image/*', 'application/octet-stream'] as const;

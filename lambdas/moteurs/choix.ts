@@ -1,0 +1,16 @@
+/**
+ * Which engine a stage runs: `RETOUCHE_MOTEUR=local` (the deterministic preview engine, default) or
+ * `bedrock` (production). One switch, read once per container.
+ */
+import { creerMoteurLocal } from './local';
+import type { Moteur } from './moteur';
+
+export const moteurDepuisEnv = (env: NodeJS.ProcessEnv): Moteur => {
+  const choix = env.RETOUCHE_MOTEUR ?? 'local';
+  switch (choix) {
+    case 'local':
+      return creerMoteurLocal({ delaiMs: Number(env.RETOUCHE_LOCAL_DELAY_MS ?? 0) || 0 });
+    default:
+      throw new Error(`RETOUCHE_MOTEUR=${choix} is not an engine of this build (local)`);
+  }
+};

@@ -1,0 +1,39 @@
+/**
+ * The engine interface: what a tool asks of a model. The pipeline's tool step (pipeline/outil.ts)
+ * reads the inputs from S3, calls the engine, and writes what it returns. Two engines implement it:
+ * the local preview engine (sharp, deterministic) and the production engine (Amazon Bedrock).
+ *
+ * Errors: an engine throws `ErreurTravail` (core/erreurs.ts). `moteur_indisponible` is transient and
+ * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).
+ */
+import type { OutilImage } from '../core/outils';
+
+export interface DemandeRetouche {
+  outil: OutilImage;
+  /** Settings with defaults applied (see core/outils.ts). */
+  valeurs: Readonly<Record<string, string>>;
+  /** The input image bytes (JPEG, PNG or WebP; already checked). */
+  image: Buffer;
+  /** Job id: lets an engine derive a reproducible seed and label its logs. */
+  travail: string;
+}
+
+export interface ImageRetouchee {
+  image: Buffer;
+  format: 'jpeg' | 'png' | 'webp';
+  /** Seed used by the model, recorded on the job so the result can be reproduced. */
+  graine: number | null;
+}
+
+export interface DemandeAnnonce {
+  valeurs: Readonly<Record<string, string>>;
+  /** 0 to 6 photos of the property. */
+  images: readonly Buffer[];
+  travail: string;
+}
+
+export interface Moteur {
+  retoucher(demande: DemandeRetouche): Promise<ImageRetouchee>;
+  /** Writes the listing text, in Markdown, in `valeurs.langue`. */
+  rediger(demande: DemandeAnnonce): Promise<{ texte: string }>;
+}

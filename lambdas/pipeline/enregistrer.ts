@@ -1,0 +1,12 @@
+/** Step "Enregistrer": the job is `termine` with its results; counters move once. */
+import { terminerTravail } from '../core/cycle';
+import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
+import { ErreurTravail } from '../core/erreurs';
+import { etape } from './etape';
+
+export const creer = (deps: () => Promise<Dependances>) =>
+  etape(deps, 'enregistrer', async (etat, d) => {
+    if (!etat.sortie) throw new ErreurTravail('erreur_interne', 'no tool output to record');
+    return terminerTravail(d, etat.travail, etat.sortie);
+  });
+export const handler = creer(() => dependancesDepuisEnv());

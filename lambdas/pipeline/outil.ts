@@ -1,0 +1,46 @@
+/**
+ * Step "Outil": runs the job's tool through the engine (local preview or Bedrock) and writes the
+ * result files to S3. The job record is not touched here: "Enregistrer" records the outcome in one
+ * transaction, so a retried tool run can only overwrite its own files.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { lireEnregistrementTravail } from '../core/consultation';
+import { dependancesPipelineDepuisEnv, type DependancesPipeline } from './dependances-pipeline';
+import { ErreurTravail } from '../core/erreurs';
+import { EXTENSIONS, TYPES_MIME } from '../core/images';
+import { etape, type SortieOutil } from './etape';
+
+const lireObjet = async (d: DependancesPipeline, cle: string): Promise<Buffer> => {
+  const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
+  if (!Body) throw new Error(`empty object ${cle}`);
+  return Buffer.from(await Body.transformToByteArray());
+};
+
+/** A file name for downloads and the batch ZIP: position, the image's own name, the tool. */
+export const nomFichier = (index: number, nom: string | null, outil: string, extension: string): string => {
+  const base = (nom ?? '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[^\p{L}\p{N}._ -]+/gu, '_').slice(0, 80);
+  return `${String(index + 1).padStart(2, '0')}-${base ? `${base}-` : ''}${outil}.${extension}`;
+};
+
+export const cleResultat = (compte: string, travail: string, fichier: string): string =>
+  `resultats/${compte}/${travail}/${fichier}`;
+
+export const creer = (deps: () => Promise<DependancesPipeline>) =>
+  etape(deps, 'outil', async (etat, d): Promise<SortieOutil> => {
+    const travail = await lireEnregistrementTravail(d, etat.travail);
+    if (!travail) throw new ErreurTravail('erreur_interne', `job ${etat.travail} is missing`);
+    const images = await Promise.all((etat.preparation?.entrees ?? []).map((cle) => lireObjet(d, cle)));
+
+    if (travail.outil === 'annonce') {
+      const { texte } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
+      return { resultats: [], texte, graine: null };
+    }
+    const [image] = images;
+    if (!image) throw new ErreurTravail('image_illisible', 'The job has no input image.');
+    const sortie = await d.moteur.retoucher({ outil: travail.outil, valeurs: travail.valeurs, image, travail: travail.id });
+    const fichier = nomFichier(travail.index, travail.nom, travail.outil, EXTENSIONS[sortie.format]);
+    const cle = cleResultat(travail.compte, travail.id, fichier);
+    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: sortie.image, ContentType: TYPES_MIME[sortie.format] }));
+    return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine };
+  });
+export const handler = creer(() => dependancesPipelineDepuisEnv());

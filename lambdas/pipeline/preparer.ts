@@ -1,0 +1,30 @@
+/**
+ * Step "Preparer": marks the job `en_cours`, then makes sure every input is a checked image in S3.
+ * Uploaded images are already there (checked by POST /travaux); an https URL is fetched here, with
+ * the SSRF guard and the size cap of core/telechargement.ts, and its bytes checked the same way.
+ */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { commencerTravail } from '../core/cycle';
+import { dependancesPipelineDepuisEnv, type DependancesPipeline } from './dependances-pipeline';
+import { ErreurTravail } from '../core/erreurs';
+import { detecterFormat, TYPES_MIME } from '../core/images';
+import { cleEntree } from '../core/lancement';
+import { etape } from './etape';
+
+export const creer = (deps: () => Promise<DependancesPipeline>) =>
+  etape(deps, 'preparer', async (etat, d) => {
+    const travail = await commencerTravail(d, etat.travail);
+    const entrees = await Promise.all(
+      travail.entrees.map(async (entree, rang) => {
+        if (entree.type === 's3') return entree.cle;
+        const octets = await d.telecharger(entree.url);
+        const format = detecterFormat(octets);
+        if (!format) throw new ErreurTravail('image_illisible', 'The downloaded file is not a JPEG, PNG or WebP image.');
+        const cle = cleEntree(travail.compte, travail.id, rang, format);
+        await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: octets, ContentType: TYPES_MIME[format] }));
+        return cle;
+      }),
+    );
+    return { entrees };
+  });
+export const handler = creer(() => dependancesPipelineDepuisEnv());

@@ -1,0 +1,168 @@
+/**
+ * The whole service on one machine: DynamoDB Local, the local S3, the local Step Functions running the
+ * real ASL, the local gateway and file server — all calling the same handler modules that Lambda runs.
+ * `npm start` and the integration tests both build it here.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { clientDocument, type Dependances } from '../lambdas/core/dependances';
+import { creerSignataire } from '../lambdas/core/liens';
+import { creerTelechargeur } from '../lambdas/core/telechargement';
+import type { HandlerHttp } from '../lambdas/http/adaptateur';
+import { ROUTES } from '../lambdas/http/routes';
+import { creerMoteurLocal } from '../lambdas/moteurs/local';
+import type { Moteur } from '../lambdas/moteurs/moteur';
+import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
+import { relancer } from '../lambdas/pipeline/relancer';
+import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } from './dynamodb';
+import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
+import { demarrerPasserelle } from './passerelle';
+import { clientS3Local, demarrerS3 } from './s3';
+import { demarrerStepFunctions, type HandlerTache, type StepFunctionsLocal } from './stepfunctions';
+
+const RACINE = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const FICHIER_ASL = join(RACINE, 'statemachines', 'travail.asl.json');
+/** The running stack's addresses, for the admin CLI. */
+export const FICHIER_PILE = 'pile.json';
+
+export interface ConfigPile {
+  /** 0: any free port. */
+  port: number;
+  dossier: string;
+  /** An already running DynamoDB Local (tests share one); otherwise one is started, persisting under `dossier`. */
+  dynamoEndpoint?: string;
+  table?: string;
+  bucket?: string;
+  moteur?: Moteur;
+  delaiMoteurMs?: number;
+  telecharger?: (url: string) => Promise<Buffer>;
+  horloge?: () => Date;
+  echecDemarrage?: (nom: string) => boolean;
+  pauseReessaiMs?: number;
+  /** How often the reconciler runs (0: never). */
+  intervalleRelanceMs?: number;
+}
+
+export interface Pile {
+  urlBase: string;
+  port: number;
+  deps: DependancesPipeline;
+  stepFunctions: StepFunctionsLocal;
+  attendreInactivite(): Promise<void>;
+  arreter(): Promise<void>;
+}
+
+/** The key pair of the links, made once per data folder, like the one CloudFront's key group holds. */
+const clesLiens = (dossier: string): { id: string; privee: string; publique: string } => {
+  const chemin = join(dossier, 'liens');
+  const fichier = join(chemin, 'cle.json');
+  if (existsSync(fichier)) return JSON.parse(readFileSync(fichier, 'utf8'));
+  mkdirSync(chemin, { recursive: true });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const cles = {
+    id: `KLOCAL${randomBytes(6).toString('hex').toUpperCase()}`,
+    privee: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publique: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+  writeFileSync(fichier, JSON.stringify(cles), { mode: 0o600 });
+  return cles;
+};
+
+const importerHttp = async (fonction: string, deps: () => Promise<Dependances>): Promise<HandlerHttp> => {
+  const module = (await import(`../lambdas/http/${fonction}.ts`)) as { creer: (deps: () => Promise<Dependances>) => HandlerHttp };
+  return module.creer(deps);
+};
+
+export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
+  mkdirSync(config.dossier, { recursive: true });
+  const arrets: (() => Promise<void>)[] = [];
+  const arreter = async () => {
+    for (const arret of arrets.reverse()) await arret().catch(() => undefined);
+    arrets.length = 0;
+  };
+  try {
+    if (!config.dynamoEndpoint) mkdirSync(join(config.dossier, 'dynamodb'), { recursive: true });
+    const dynamo = config.dynamoEndpoint
+      ? { endpoint: config.dynamoEndpoint, arreter: async () => undefined }
+      : await demarrerDynamo({ dossier: join(config.dossier, 'dynamodb') });
+    arrets.push(dynamo.arreter);
+    const table = config.table ?? 'retouche';
+    const bucket = config.bucket ?? 'retouche';
+    const clientDynamo = clientDynamoLocal(dynamo.endpoint);
+    await creerTable(clientDynamo, table);
+
+    const s3 = await demarrerS3({ dossier: join(config.dossier, 's3'), seaux: [bucket] });
+    arrets.push(s3.arreter);
+
+    const horloge = config.horloge ?? (() => new Date());
+    const cles = clesLiens(config.dossier);
+    // The gateway's port is needed for the links before it starts: take it first.
+    const passerelleTemporaire = config.port;
+    let deps!: DependancesPipeline;
+    const fournir = async () => deps;
+
+    const pipeline = async (module: string) =>
+      ((await import(`../lambdas/pipeline/${module}.ts`)) as { creer: (d: () => Promise<DependancesPipeline>) => HandlerTache }).creer(fournir);
+    const stepFunctions = await demarrerStepFunctions({
+      definition: FICHIER_ASL,
+      nomMachine: 'retouche-travail',
+      handlers: {
+        Preparer: await pipeline('preparer'),
+        Outil: await pipeline('outil'),
+        Enregistrer: await pipeline('enregistrer'),
+        Rembourser: await pipeline('rembourser'),
+        FinaliserLot: await pipeline('finaliser-lot'),
+      },
+      pauseReessaiMs: config.pauseReessaiMs,
+      echecDemarrage: config.echecDemarrage,
+    });
+    arrets.push(stepFunctions.arreter);
+
+    const handlers: Record<string, HandlerHttp> = {};
+    for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])]) handlers[fonction] = await importerHttp(fonction, fournir);
+
+    let fichiers: ReturnType<typeof servirFichiers> | undefined;
+    const passerelle = await demarrerPasserelle({
+      port: passerelleTemporaire,
+      handlers,
+      autres: (requete, reponse) => (fichiers ? fichiers(requete, reponse) : Promise.resolve(false)),
+    });
+    arrets.push(passerelle.arreter);
+    const baseLiens = `http://localhost:${passerelle.port}${CHEMIN_FICHIERS}`;
+    const clientS3 = clientS3Local(s3.endpoint);
+    fichiers = servirFichiers({ s3: clientS3, bucket, base: baseLiens, clesPubliques: { [cles.id]: cles.publique }, horloge });
+
+    deps = {
+      ddb: clientDocument(clientDynamo),
+      table,
+      s3: clientS3,
+      bucket,
+      sfn: new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
+      machine: stepFunctions.arnMachine,
+      signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
+      horloge,
+      moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0 }),
+      telecharger: config.telecharger ?? creerTelechargeur(),
+    };
+
+    const intervalle = config.intervalleRelanceMs ?? 60_000;
+    if (intervalle > 0) {
+      const minuterie = setInterval(() => void relancer(deps).catch(() => undefined), intervalle);
+      minuterie.unref();
+      arrets.push(async () => clearInterval(minuterie));
+    }
+    const urlBase = `http://localhost:${passerelle.port}/api/v1`;
+    writeFileSync(
+      join(config.dossier, FICHIER_PILE),
+      JSON.stringify({ urlBase, dynamodb: dynamo.endpoint, table, s3: s3.endpoint, bucket, pid: process.pid }, null, 2),
+    );
+    arrets.push(async () => writeFileSync(join(config.dossier, FICHIER_PILE), JSON.stringify({ arretee: true })));
+    return { urlBase, port: passerelle.port, deps, stepFunctions, attendreInactivite: stepFunctions.attendreInactivite, arreter };
+  } catch (erreur) {
+    await arreter();
+    throw erreur;
+  }
+};

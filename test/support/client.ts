@@ -1,0 +1,84 @@
+/**
+ * A small HTTP client for the integration tests: what a customer's code would do against the API
+ * (fetch on 127.0.0.1 only), plus test images made with sharp.
+ */
+import sharp from 'sharp';
+import * as v from 'valibot';
+import { expect } from 'vitest';
+import type { Lot, Travail } from '../../lambdas/core/modele';
+import { SchemaErreur, SchemaLot, SchemaTravail } from '../../lambdas/core/openapi';
+
+export interface Reponse<T = any> {
+  statut: number;
+  corps: T;
+  entetes: Headers;
+}
+
+export interface Appel {
+  cle?: string;
+  json?: unknown;
+  corps?: RequestInit['body'];
+  entetes?: Record<string, string>;
+}
+
+export const appeler = async <T = any>(urlBase: string, methode: string, chemin: string, appel: Appel = {}): Promise<Reponse<T>> => {
+  const entetes: Record<string, string> = { ...appel.entetes };
+  if (appel.cle) entetes.Authorization = `Bearer ${appel.cle}`;
+  let corps = appel.corps;
+  if (appel.json !== undefined) {
+    entetes['Content-Type'] ??= 'application/json';
+    corps = JSON.stringify(appel.json);
+  }
+  const reponse = await fetch(`${urlBase}${chemin}`, { method: methode, headers: entetes, body: corps });
+  const texte = await reponse.text();
+  let contenu: unknown = texte;
+  try {
+    contenu = JSON.parse(texte);
+  } catch {
+    // Not JSON: keep the text, the test says what it expects.
+  }
+  if (reponse.status >= 400) expect(v.safeParse(SchemaErreur, contenu).success, `Erreur body: ${texte}`).toBe(true);
+  return { statut: reponse.status, corps: contenu as T, entetes: reponse.headers };
+};
+
+/** Polls a job the way the spec tells clients to: until `termine` or `echec`. */
+export const attendreTravail = async (urlBase: string, cle: string, id: string, delaiMs = 30_000): Promise<Travail> => {
+  const fin = Date.now() + delaiMs;
+  for (;;) {
+    const { statut, corps } = await appeler<Travail>(urlBase, 'GET', `/travaux/${id}`, { cle });
+    expect(statut).toBe(200);
+    expect(v.safeParse(SchemaTravail, corps).issues).toBeUndefined();
+    if (corps.statut === 'termine' || corps.statut === 'echec') return corps;
+    if (Date.now() > fin) throw new Error(`job ${id} still ${corps.statut}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+export const attendreLot = async (urlBase: string, cle: string, id: string, delaiMs = 60_000): Promise<Lot> => {
+  const fin = Date.now() + delaiMs;
+  for (;;) {
+    const { statut, corps } = await appeler<Lot>(urlBase, 'GET', `/lots/${id}`, { cle });
+    expect(statut).toBe(200);
+    expect(v.safeParse(SchemaLot, corps).issues).toBeUndefined();
+    if (corps.statut !== 'en_cours') return corps;
+    if (Date.now() > fin) throw new Error(`batch ${id} still en_cours (${corps.termines}+${corps.echecs}/${corps.total})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+/** A small photo-like JPEG: a sky gradient over a darker ground, different per `graine`. */
+export const imageTest = async (graine = 0, format: 'jpeg' | 'png' | 'webp' = 'jpeg', largeur = 96, hauteur = 64): Promise<Buffer> => {
+  const pixels = Buffer.alloc(largeur * hauteur * 3);
+  for (let y = 0; y < hauteur; y++) {
+    for (let x = 0; x < largeur; x++) {
+      const i = (y * largeur + x) * 3;
+      const ciel = y < hauteur / 2;
+      pixels[i] = ciel ? 170 + ((x + graine * 7) % 40) : 90 + ((x * y + graine) % 50);
+      pixels[i + 1] = ciel ? 180 + (y % 30) : 80 + ((x + graine) % 40);
+      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 60 + (y % 30);
+    }
+  }
+  return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })[format]().toBuffer();
+};
+
+export const enBase64 = (octets: Buffer): string => octets.toString('base64');

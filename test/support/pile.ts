@@ -1,0 +1,36 @@
+/**
+ * A whole local stack for one integration test file: its own table in the shared DynamoDB Local, its
+ * own S3 folder, gateway and Step Functions on free ports, short retry pauses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { creerCompte } from '../../lambdas/core/comptes';
+import { demarrerPile, type ConfigPile } from '../../local/pile';
+
+export type OptionsPileTest = Partial<Omit<ConfigPile, 'dossier' | 'dynamoEndpoint' | 'table'>>;
+
+export const demarrerPileTest = async (options: OptionsPileTest = {}) => {
+  const dossier = mkdtempSync(join(tmpdir(), 'retouche-test-'));
+  const pile = await demarrerPile({
+    port: 0,
+    dossier,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    table: `retouche-${randomUUID()}`,
+    pauseReessaiMs: 5,
+    intervalleRelanceMs: 0,
+    ...options,
+  });
+  return {
+    ...pile,
+    urlBase: pile.urlBase.replace('localhost', '127.0.0.1'),
+    creerCompte: (credits: number) => creerCompte(pile.deps, credits),
+    arreter: async () => {
+      await pile.attendreInactivite();
+      await pile.arreter();
+      rmSync(dossier, { recursive: true, force: true });
+    },
+  };
+};

@@ -1,0 +1,125 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { lireFiltre } from '../../lambdas/core/consultation';
+import { erreurDepuisEchec } from '../../lambdas/core/cycle';
+import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
+import { statutFinalLot, versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele';
+import { creer as creerIntrouvable } from '../../lambdas/http/introuvable';
+import { nomFichier } from '../../lambdas/pipeline/outil';
+
+const signer = (cle: string) => ({ url: `https://liens.example/${cle}?sig`, expire_le: '2026-11-24T00:00:00.000Z' });
+
+const travail = (statut: EnregistrementTravail['statut'], id = 't1'): EnregistrementTravail => ({
+  id,
+  compte: 'c',
+  outil: 'ciel',
+  statut,
+  cout: 2,
+  valeurs: {},
+  lot: null,
+  index: 0,
+  nom: null,
+  source: 'api',
+  cree_le: '2026-11-23T00:00:00.000Z',
+  commence_le: null,
+  termine_le: null,
+  entrees: [],
+  resultats: [{ cle: `resultats/c/${id}/01-ciel.jpg`, fichier: '01-ciel.jpg' }],
+  texte: null,
+  erreur: null,
+  rembourse: false,
+  graine: 7,
+});
+
+describe('job and batch shapes', () => {
+  it('links appear only once a job is termine, and never expose internal fields', () => {
+    expect(versTravail(travail('en_cours'), signer).resultats).toEqual([]);
+    const fini = versTravail(travail('termine'), signer);
+    expect(fini.resultats).toEqual([signer('resultats/c/t1/01-ciel.jpg')]);
+    expect(Object.keys(fini)).not.toContain('compte');
+    expect(Object.keys(fini)).not.toContain('entrees');
+  });
+
+  it('a batch ends termine, partiel or echec by its counters', () => {
+    expect(statutFinalLot(3, 0)).toBe('termine');
+    expect(statutFinalLot(2, 1)).toBe('partiel');
+    expect(statutFinalLot(0, 3)).toBe('echec');
+  });
+
+  it('a batch shows its ZIP only once it has left en_cours, with jobs in request order', () => {
+    const lot: EnregistrementLot = {
+      id: 'l',
+      compte: 'c',
+      outil: 'ciel',
+      total: 2,
+      termines: 2,
+      echecs: 0,
+      restants: 0,
+      statut: 'en_cours',
+      travaux: ['b', 'a'],
+      zip_cle: 'zips/c/l.zip',
+      cree_le: '',
+      termine_le: null,
+    };
+    const travaux = [travail('termine', 'a'), travail('termine', 'b')];
+    expect(versLot(lot, travaux, signer).zip).toBeNull();
+    const fini = versLot({ ...lot, statut: 'termine' }, travaux, signer);
+    expect(fini.zip).toEqual(signer('zips/c/l.zip'));
+    expect(fini.travaux.map((t) => t.id)).toEqual(['b', 'a']);
+    expect(fini.en_cours).toBe(0);
+  });
+});
+
+describe('errors of a failed execution', () => {
+  it('keeps known job codes and their message, hides anything else', () => {
+    const cause = JSON.stringify({ errorType: 'contenu_refuse', errorMessage: 'Filtered by the model.' });
+    expect(erreurDepuisEchec({ Error: 'contenu_refuse', Cause: cause })).toEqual({ code: 'contenu_refuse', message: 'Filtered by the model.' });
+    expect(erreurDepuisEchec({ Error: 'url_refusee', Cause: 'not json' }).code).toBe('url_refusee');
+    expect(erreurDepuisEchec({ Error: 'States.Timeout' }).code).toBe('moteur_indisponible');
+    const interne = erreurDepuisEchec({ Error: 'TypeError', Cause: JSON.stringify({ errorMessage: 'x is undefined at /var/task/index.mjs' }) });
+    expect(interne).toEqual({ code: 'erreur_interne', message: 'An internal error occurred.' });
+    expect(erreurDepuisEchec({ Error: 'erreur_transitoire', Cause: JSON.stringify({ errorMessage: 'DynamoDB down' }) }).code).toBe('erreur_interne');
+    expect(erreurDepuisEchec(undefined).code).toBe('erreur_interne');
+  });
+
+  it('a job error carries its code as its name, which Step Functions matches on', () => {
+    const erreur = new ErreurTravail('moteur_indisponible');
+    expect(erreur.name).toBe('moteur_indisponible');
+    expect(erreur.message).toBe('The model is temporarily unavailable.');
+  });
+});
+
+describe('GET /travaux parameters', () => {
+  it('defaults to 20, accepts 1 to 100 and a known tool', () => {
+    expect(lireFiltre(null)).toEqual({ limite: 20, outil: undefined });
+    expect(lireFiltre({ limite: '100', outil: 'annonce' })).toEqual({ limite: 100, outil: 'annonce' });
+    for (const limite of ['0', '101', '-1', '2.5', '', '1e2']) {
+      expect(() => lireFiltre({ limite })).toThrow(ErreurApi);
+    }
+    expect(() => lireFiltre({ outil: 'peinture' })).toThrow(/outil/);
+  });
+});
+
+describe('result file names', () => {
+  it('start with the position, keep a safe form of the image name, end with the tool', () => {
+    expect(nomFichier(0, 'Salon du haut.JPG', 'ciel', 'jpg')).toBe('01-Salon du haut-ciel.jpg');
+    expect(nomFichier(11, null, 'vider', 'png')).toBe('12-vider.png');
+    expect(nomFichier(2, '../../etc/passwd', 'saison', 'jpg')).not.toContain('/');
+  });
+});
+
+describe('unknown routes', () => {
+  const appel = (httpMethod: string, path: string) =>
+    creerIntrouvable()({ httpMethod, path, headers: {} } as unknown as APIGatewayProxyEvent, {} as Context);
+
+  it('answers 405 with Allow on a known path, 404 elsewhere, both with an Erreur body', async () => {
+    const methode = await appel('PUT', '/api/v1/travaux');
+    expect(methode.statusCode).toBe(405);
+    expect(methode.headers?.Allow).toBe('GET, POST');
+    const travail = await appel('DELETE', '/api/v1/travaux/2b1a9a55-2a4e-4b77-9a39-5d0d3c1c2f10');
+    expect(travail.statusCode).toBe(405);
+    const inconnu = await appel('GET', '/api/v1/factures');
+    expect(inconnu.statusCode).toBe(404);
+    expect(JSON.parse(inconnu.body)).toEqual({ error: { code: 'not_found', message: 'No route GET /api/v1/factures.' } });
+  });
+});

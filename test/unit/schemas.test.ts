@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { ErreurApi } from '../../lambdas/core/erreurs';
+import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
+import { validerRequete } from '../../lambdas/core/schemas';
+import { documentOpenApi, SchemaOutils } from '../../lambdas/core/openapi';
+
+const image = { url: 'https://photos.example.com/salon.jpg' };
+
+const refus = (fn: () => unknown): ErreurApi => {
+  try {
+    fn();
+  } catch (erreur) {
+    expect(erreur).toBeInstanceOf(ErreurApi);
+    return erreur as ErreurApi;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('validerRequete', () => {
+  it('applies every default and records them in valeurs', () => {
+    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern' });
+    expect(validerRequete('renovation', { outil: 'renovation', images: [image], valeurs: { zone: 'interieur' } }).valeurs).toEqual({
+      zone: 'interieur',
+      niveau: 'complete',
+      style: 'contemporary',
+    });
+    expect(validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent' } })).toEqual({
+      outil: 'annonce',
+      valeurs: { lieu: 'Gent', langue: 'Dutch' },
+      images: [],
+    });
+    expect(validerRequete('vider', { outil: 'vider', images: [image] }).valeurs).toEqual({});
+  });
+
+  it('refuses unknown settings, for every tool', () => {
+    for (const outil of OUTILS) {
+      const valeurs = outil === 'annonce' ? { lieu: 'Gent', couleur: 'rouge' } : { couleur: 'rouge' };
+      const corps = { outil, images: [image], valeurs };
+      const erreur = refus(() => validerRequete(outil, corps));
+      expect(erreur.code).toBe('invalid_settings');
+      expect(erreur.statut).toBe(422);
+      expect(erreur.message).toContain('couleur');
+    }
+  });
+
+  it('refuses values outside the allowed list and non-strings', () => {
+    expect(refus(() => validerRequete('staging', { outil: 'staging', images: [image], valeurs: { style: 'baroque' } })).code).toBe('invalid_settings');
+    expect(refus(() => validerRequete('staging', { outil: 'staging', images: [image], valeurs: { style: 3 } })).code).toBe('invalid_settings');
+  });
+
+  it('requires lieu for annonce and caps text settings at 1000 characters', () => {
+    expect(refus(() => validerRequete('annonce', { outil: 'annonce', valeurs: {} })).message).toContain('lieu');
+    expect(validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'x'.repeat(1000) } }).valeurs.lieu).toHaveLength(1000);
+    const erreur = refus(() => validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent', atouts: 'x'.repeat(1001) } }));
+    expect(erreur.code).toBe('invalid_settings');
+    expect(erreur.message).toContain('1000');
+  });
+
+  it('takes 0 to 6 images for annonce and 1 to 50 for the image tools', () => {
+    const six = Array.from({ length: 6 }, () => image);
+    expect(validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: six }).images).toHaveLength(6);
+    expect(refus(() => validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: [...six, image] })).code).toBe('invalid_image');
+    expect(refus(() => validerRequete('ciel', { outil: 'ciel', images: [] })).code).toBe('invalid_image');
+    expect(refus(() => validerRequete('ciel', { outil: 'ciel' })).code).toBe('invalid_image');
+  });
+
+  it('wants each image to be exactly one of url or base64, and urls in https', () => {
+    const invalide = (img: unknown) => refus(() => validerRequete('ciel', { outil: 'ciel', images: [img] }));
+    expect(invalide({ url: 'http://photos.example.com/a.jpg' }).code).toBe('invalid_image');
+    expect(invalide({ url: 'https://a.example/x.jpg', base64: 'AAAA' }).code).toBe('invalid_image');
+    expect(invalide({}).code).toBe('invalid_image');
+    expect(invalide({ url: 'not a url' }).code).toBe('invalid_image');
+    expect(validerRequete('ciel', { outil: 'ciel', images: [{ base64: 'data:image/png;base64,AAAA', nom: 'a.png' }] }).images).toEqual([
+      { base64: 'data:image/png;base64,AAAA', nom: 'a.png' },
+    ]);
+  });
+
+  it('refuses unknown top-level members', () => {
+    expect(refus(() => validerRequete('ciel', { outil: 'ciel', images: [image], priorite: 'haute' })).statut).toBe(422);
+  });
+});
+
+describe('catalogue and OpenAPI document', () => {
+  it('describes each setting with its allowed values, default and maximum length', () => {
+    expect(v.safeParse(SchemaOutils, { outils: OUTILS.map((o) => CATALOGUE[o]) }).success).toBe(true);
+    const lieu = CATALOGUE.annonce.champs.find((c) => c.nom === 'lieu');
+    expect(lieu).toMatchObject({ requis: true, longueur_max: 1000 });
+    expect(CATALOGUE.staging.champs.find((c) => c.nom === 'style')?.valeurs).toContain('japandi');
+    expect(OUTILS.map((o) => CATALOGUE[o].cout)).toEqual([4, 5, 8, 3, 2, 3]);
+  });
+
+  it('is OpenAPI 3.1 whose request schema is generated from the validating schemas', () => {
+    const document = documentOpenApi();
+    expect(document.openapi).toBe('3.1.0');
+    const requete = JSON.stringify(document.components.schemas.RequeteTravaux);
+    for (const valeur of ['warm bohemian', 'rafraichissement', 'Italian', 'additionalProperties']) expect(requete).toContain(valeur);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/outils', '/solde', '/travaux', '/travaux/{id}', '/lots/{id}']),
+    );
+  });
+});
