@@ -27,12 +27,12 @@ export interface FormulaireMultipart {
 
 const LIMITES = {
   fileSize: MAX_OCTETS_IMAGE,
-  // One more than allowed, so that "too many" is seen and answered rather than silently cut.
-  files: MAX_IMAGES_LOT + 1,
+  // Busboy signals the first file beyond this: it is answered (413), never silently dropped.
+  files: MAX_IMAGES_LOT,
   fields: 100,
   fieldSize: 10_000,
   fieldNameSize: 200,
-  parts: MAX_IMAGES_LOT + 1 + 100,
+  parts: MAX_IMAGES_LOT + 100,
 };
 
 export const lireMultipart = (corps: Buffer, contentType: string): Promise<FormulaireMultipart> =>

@@ -55,8 +55,8 @@ export const creerTelechargeur = (options: OptionsTelechargement = {}) => {
     new Promise((resoudre, rejeter) => {
       const annonce = Number(reponse.headers['content-length']);
       if (Number.isFinite(annonce) && annonce > maxOctets) {
-        reponse.destroy();
         rejeter(new ErreurTravail('image_trop_grande'));
+        reponse.destroy();
         return;
       }
       const morceaux: Buffer[] = [];
@@ -64,8 +64,9 @@ export const creerTelechargeur = (options: OptionsTelechargement = {}) => {
       reponse.on('data', (morceau: Buffer) => {
         total += morceau.length;
         if (total > maxOctets) {
-          reponse.destroy();
+          // Reject before destroying: destroying emits its own error, which must not win.
           rejeter(new ErreurTravail('image_trop_grande'));
+          reponse.destroy();
           return;
         }
         morceaux.push(morceau);

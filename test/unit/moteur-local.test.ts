@@ -1,0 +1,116 @@
+/** The local preview engine: real, different, reproducible images that keep untouched pixels. */
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { OutilImage } from '../../lambdas/core/outils';
+import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local';
+import { lireProvenance } from '../../lambdas/moteurs/provenance';
+import { imageTest } from '../support/client';
+
+const moteur = creerMoteurLocal();
+const OUTILS: OutilImage[] = ['vider', 'staging', 'renovation', 'saison', 'ciel'];
+
+const pixels = async (image: Buffer) => sharp(image).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+
+const ecartMoyen = (a: Buffer, b: Buffer): number => {
+  let somme = 0;
+  for (let i = 0; i < a.length; i++) somme += Math.abs(a[i]! - b[i]!);
+  return somme / a.length;
+};
+
+describe('local preview engine', () => {
+  it('each tool returns a real image of the same size, different from the input and from the other tools', async () => {
+    const source = await imageTest(1, 'png', 160, 120);
+    const entree = await pixels(source);
+    const sorties = new Map<string, Buffer>();
+    for (const outil of OUTILS) {
+      const { image, format, graine } = await moteur.retoucher({ outil, valeurs: {}, image: source, travail: 'travail-1' });
+      expect(format).toBe('png');
+      expect(graine).toEqual(expect.any(Number));
+      const sortie = await pixels(image);
+      expect([sortie.info.width, sortie.info.height]).toEqual([160, 120]);
+      expect(ecartMoyen(sortie.data, entree.data), outil).toBeGreaterThan(1);
+      sorties.set(outil, sortie.data);
+    }
+    for (const a of OUTILS) for (const b of OUTILS) if (a < b) expect(sorties.get(a)!.equals(sorties.get(b)!), `${a} vs ${b}`).toBe(false);
+  });
+
+  it('settings change the result: two staging styles differ, two renovation zones differ', async () => {
+    const source = await imageTest(2);
+    const style = async (valeurs: Record<string, string>, outil: OutilImage = 'staging') =>
+      (await moteur.retoucher({ outil, valeurs, image: source, travail: 't' })).image;
+    expect((await style({ style: 'japandi' })).equals(await style({ style: 'industrial' }))).toBe(false);
+    expect((await style({ piece: 'bedroom' })).equals(await style({ piece: 'kitchen' }))).toBe(false);
+    expect((await style({ zone: 'facade' }, 'renovation')).equals(await style({ zone: 'interieur' }, 'renovation'))).toBe(false);
+  });
+
+  it('is reproducible: the same job gives the same bytes', async () => {
+    const source = await imageTest(3);
+    const a = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: source, travail: 'même' });
+    const b = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: source, travail: 'même' });
+    expect(a.image.equals(b.image)).toBe(true);
+    expect(a.graine).toBe(b.graine);
+  });
+
+  it('ciel edits only the sky: the ground keeps its exact pixels', async () => {
+    const source = await imageTest(4, 'png', 120, 80);
+    const { image } = await moteur.retoucher({ outil: 'ciel', valeurs: {}, image: source, travail: 't' });
+    const [avant, apres] = [await pixels(source), await pixels(image)];
+    const ligne = 120 * 3;
+    const sol = (p: Buffer) => p.subarray(40 * ligne);
+    expect(sol(apres.data).equals(sol(avant.data))).toBe(true);
+    expect(apres.data.subarray(0, 40 * ligne).equals(avant.data.subarray(0, 40 * ligne))).toBe(false);
+  });
+
+  it('applies EXIF orientation: a portrait JPEG stored landscape comes back portrait', async () => {
+    const paysage = await sharp(await imageTest(5, 'jpeg', 90, 60)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const { image } = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: paysage, travail: 't' });
+    const meta = await sharp(image).metadata();
+    expect([meta.width, meta.height]).toEqual([60, 90]);
+  });
+
+  it('marks every result as edited by Retouche with its tool, as a local preview', async () => {
+    const { image } = await moteur.retoucher({ outil: 'renovation', valeurs: {}, image: await imageTest(6), travail: 't' });
+    const provenance = await lireProvenance(image);
+    expect(provenance).toContain('Edited by Retouche, tool renovation');
+    expect(provenance).toContain('local preview');
+  });
+
+  it('unreadable bytes end the job with image_illisible', async () => {
+    await expect(moteur.retoucher({ outil: 'ciel', valeurs: {}, image: Buffer.from([0xff, 0xd8, 0xff, 0, 1, 2]), travail: 't' })).rejects.toMatchObject({
+      name: 'image_illisible',
+    });
+  });
+});
+
+describe('local listing writer', () => {
+  const valeurs = { lieu: 'Gent', infos: '3 bedrooms; 120 m²', atouts: 'garden, quiet street' };
+
+  it('writes in each of the six languages, with only the facts given', () => {
+    const mots = { French: 'vendre', English: 'sale', Dutch: 'koop', German: 'verkaufen', Spanish: 'venta', Italian: 'vendita' };
+    for (const [langue, mot] of Object.entries(mots)) {
+      const texte = redigerAnnonceLocale({ ...valeurs, langue }, 2);
+      expect(texte, langue).toContain(mot);
+      expect(texte).toContain('Gent');
+      expect(texte).toContain('- garden');
+      expect(texte).toContain('120 m²');
+      // Digits only come from the facts given (3, 120) and the number of photos (2).
+      expect(texte.match(/\d+/g)?.sort()).toEqual(['120', '2', '3']);
+    }
+  });
+
+  it('defaults to Dutch and keeps user text from becoming Markdown structure', () => {
+    const texte = redigerAnnonceLocale({ lieu: '# Titre [lien](https://x.example)', atouts: '**gras**' }, 0);
+    expect(texte).toContain('Te koop');
+    expect(texte).not.toContain('](https://');
+    expect(texte).toContain('\\*\\*gras\\*\\*');
+    expect(texte.split('\n').filter((l) => l.startsWith('#'))).toHaveLength(2);
+  });
+
+  it('honours the simulated model time', async () => {
+    const lent = creerMoteurLocal({ delaiMs: 120 });
+    const debut = performance.now();
+    await lent.rediger({ valeurs: { lieu: 'Gent' }, images: [], travail: 't' });
+    expect(performance.now() - debut).toBeGreaterThanOrEqual(100);
+  });
+});
