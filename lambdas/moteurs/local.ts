@@ -90,8 +90,11 @@ const zoneSol = (largeur: number, hauteur: number) => ({
 
 const vider = async (p: Pixels, image: Sharp): Promise<Buffer> => {
   // What is behind furniture is, for a preview, the room's own surfaces smoothed out.
-  const sigma = Math.max(2, Math.round(Math.min(p.largeur, p.hauteur) / 25));
-  const flou = await image.clone().blur(sigma).raw().toBuffer();
+  // Blurred at an eighth of the size then scaled back: the same look, ten times cheaper on 12 MP.
+  const petit = { width: Math.max(1, Math.round(p.largeur / 8)), height: Math.max(1, Math.round(p.hauteur / 8)) };
+  const sigma = Math.max(0.8, Math.min(petit.width, petit.height) / 25);
+  const reduit = await image.clone().resize(petit).blur(sigma).raw().toBuffer();
+  const flou = await sharp(reduit, { raw: { ...petit, channels: 3 } }).resize(p.largeur, p.hauteur, { kernel: 'cubic' }).raw().toBuffer();
   const sortie = Buffer.from(p.data);
   const z = zoneSol(p.largeur, p.hauteur);
   for (let y = z.y; y < z.y + z.h; y++) {
