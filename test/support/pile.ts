@@ -25,6 +25,7 @@ export const demarrerPileTest = async (options: OptionsPileTest = {}) => {
   });
   return {
     ...pile,
+    dossier,
     urlBase: pile.urlBase.replace('localhost', '127.0.0.1'),
     creerCompte: (credits: number) => creerCompte(pile.deps, credits),
     arreter: async () => {
