@@ -54,6 +54,9 @@ export const lireMultipart = (corps: Buffer, contentType: string): Promise<Formu
     analyseur.on('file', (partie: string, flux: BusboyFileStream, nomFichier: string | undefined) => {
       const morceaux: Buffer[] = [];
       flux.on('data', (morceau: Buffer) => morceaux.push(morceau));
+      // A file part cut short ("Part terminated early") errors on the part's own stream; without a
+      // listener that would be an uncaught exception that kills the Lambda.
+      flux.on('error', () => echouer(new ErreurApi('invalid_body', 'The multipart body is malformed.')));
       flux.on('limit', () => {
         echouer(
           new ErreurApi('image_too_large', `The file ${nomFichier ?? partie} is larger than 15 MB.`, { partie, nom_fichier: nomFichier ?? null }),
