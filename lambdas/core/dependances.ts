@@ -6,9 +6,10 @@
  * Environment (set by CDK on AWS, by local/pile.ts locally):
  *   RETOUCHE_TABLE, RETOUCHE_BUCKET, RETOUCHE_MACHINE_ARN   resources
  *   RETOUCHE_LIENS_BASE, RETOUCHE_LIENS_CLE_ID                   link signing (CloudFront key group)
- *   RETOUCHE_LIENS_CLE_PRIVEE (PEM) or RETOUCHE_LIENS_SECRET_ARN  the private key, or where to read it
+ *   RETOUCHE_LIENS_CLE_PRIVEE (PEM) or RETOUCHE_LIENS_SECRET_ARN  the private key, or its secret (only
+ *                                                                 in functions that answer with links)
  *   RETOUCHE_S3_CHEMIN=1                                          path-style S3 (local S3 server)
- *   (the pipeline adds its engine and downloader: pipeline/dependances-pipeline.ts)
+ *   (the pipeline adds its engine or downloader: pipeline/dependances-pipeline.ts)
  *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN                        standard SDK endpoint overrides
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -47,13 +48,23 @@ const requis = (env: NodeJS.ProcessEnv, nom: string): string => {
   return valeur;
 };
 
-/** Reads the signing key once; on AWS it lives in Secrets Manager (see clePriveeLiens). */
-export type LecteurCle = () => Promise<string>;
+/**
+ * The private key that signs result links. Locally it is in the environment; on AWS it is a Secrets
+ * Manager secret that only the functions answering with links may read (the others never sign:
+ * their signer refuses, which a test of the stack's environment keeps true).
+ */
+const lireClePrivee = async (env: NodeJS.ProcessEnv): Promise<string | undefined> => {
+  if (env.RETOUCHE_LIENS_CLE_PRIVEE) return env.RETOUCHE_LIENS_CLE_PRIVEE;
+  const arn = env.RETOUCHE_LIENS_SECRET_ARN;
+  if (!arn) return undefined;
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+  if (!SecretString?.includes('PRIVATE KEY')) throw new Error('the link signing secret holds no private key');
+  return SecretString;
+};
 
-let lecteurCleSecrete: LecteurCle | undefined;
-/** Lets the deployed entry point say how the private key is read (Secrets Manager), once. */
-export const definirLecteurCle = (lecteur: LecteurCle): void => {
-  lecteurCleSecrete = lecteur;
+const sansSignature: SignerLien = () => {
+  throw new Error('this function has no link signing key (RETOUCHE_LIENS_CLE_PRIVEE or RETOUCHE_LIENS_SECRET_ARN)');
 };
 
 const cache = new Map<NodeJS.ProcessEnv, Promise<Dependances>>();
@@ -70,8 +81,7 @@ export const dependancesDepuisEnv = (env: NodeJS.ProcessEnv = process.env): Prom
 };
 
 const construire = async (env: NodeJS.ProcessEnv): Promise<Dependances> => {
-  const clePrivee = env.RETOUCHE_LIENS_CLE_PRIVEE ?? (lecteurCleSecrete ? await lecteurCleSecrete() : undefined);
-  if (!clePrivee) throw new Error('missing RETOUCHE_LIENS_CLE_PRIVEE (or a key reader)');
+  const clePrivee = await lireClePrivee(env);
   return {
     ddb: clientDocument(new DynamoDBClient({})),
     table: requis(env, 'RETOUCHE_TABLE'),
@@ -79,7 +89,9 @@ const construire = async (env: NodeJS.ProcessEnv): Promise<Dependances> => {
     bucket: requis(env, 'RETOUCHE_BUCKET'),
     sfn: new SFNClient({}),
     machine: env.RETOUCHE_MACHINE_ARN ?? '',
-    signer: creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee }),
+    signer: clePrivee
+      ? creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
+      : sansSignature,
     horloge: () => new Date(),
   };
 };

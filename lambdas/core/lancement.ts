@@ -31,6 +31,7 @@ import { CATALOGUE, estOutil, MAX_IMAGES_LOT, OUTILS, type IdOutil } from './out
 import { validerRequete, type ImageEntree } from './schemas';
 import { cles, JOURS, PARTITION_ATTENTE, RETENTION_SECONDES, ttlDans } from './table';
 import { avecReessais } from './transactions';
+import { PREFIXES } from './retention';
 
 export const MAX_TRAVAUX_EN_ATTENTE = 50;
 /** How long an `Idempotency-Key` is remembered. */
@@ -226,7 +227,7 @@ const reponseDejaDonnee = async (d: Dependances, requete: RequeteLancement): Pro
 // The launch
 
 export const cleEntree = (compte: string, travail: string, rang: number, format: FormatImage): string =>
-  `entrees/${compte}/${travail}/${rang}.${EXTENSIONS[format]}`;
+  `${PREFIXES.entrees}${compte}/${travail}/${rang}.${EXTENSIONS[format]}`;
 
 const parPaquets = async <T>(elements: readonly T[], taille: number, fn: (element: T) => Promise<void>): Promise<void> => {
   for (let debut = 0; debut < elements.length; debut += taille) {

@@ -10,10 +10,11 @@ import type { Dependances } from './dependances';
 import { statutFinalLot } from './modele';
 import { cles } from './table';
 import { ecrireZip } from './zip';
+import { PREFIXES } from './retention';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket'>;
 
-export const cleZip = (compte: string, lot: string): string => `zips/${compte}/${lot}.zip`;
+export const cleZip = (compte: string, lot: string): string => `${PREFIXES.zips}${compte}/${lot}.zip`;
 
 const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boolean> => {
   try {

@@ -13,6 +13,7 @@
  * | batch       | LOT#<id>                   | LOT       |                                                |
  * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
  */
+import { RETENTION_RESULTATS_JOURS } from './retention';
 
 export const ATTRIBUT_TTL = 'expire_a';
 
@@ -64,4 +65,4 @@ export const ttlDans = (maintenant: Date, secondes: number): number => Math.floo
 
 export const JOURS = 24 * 3600;
 /** Files are kept 90 days (spec); job and batch records live as long as their files. */
-export const RETENTION_SECONDES = 90 * JOURS;
+export const RETENTION_SECONDES = RETENTION_RESULTATS_JOURS * JOURS;

@@ -1,24 +1,30 @@
 /**
- * The pipeline's steps need two more things than the HTTP handlers: the engine and the SSRF-safe
- * downloader. They live apart so that the HTTP functions never bundle sharp or an engine.
- *
- *   RETOUCHE_MOTEUR=local|bedrock    engine (default local); RETOUCHE_LOCAL_DELAY_MS for the local one
+ * The pipeline's steps need more than the HTTP handlers: "Preparer" the SSRF-safe downloader,
+ * "Outil" the engine. The types live here; each step's entry point builds only what it uses, so that
+ * no function bundles sharp or an engine it never calls (see preparer.ts and outil.ts).
  */
-import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
-import { creerTelechargeur } from '../core/telechargement';
-import { moteurDepuisEnv } from '../moteurs/choix';
+import type { Dependances } from '../core/dependances';
 import type { Moteur } from '../moteurs/moteur';
 
-export interface DependancesPipeline extends Dependances {
-  /** The engine the tool step calls (local preview or Bedrock). */
-  moteur: Moteur;
+export interface DependancesPreparation extends Dependances {
   /** Fetches an image URL without SSRF, size-capped (core/telechargement.ts). */
   telecharger: (url: string) => Promise<Buffer>;
 }
 
-let cache: Promise<DependancesPipeline> | undefined;
+export interface DependancesOutil extends Dependances {
+  /** The engine the tool step calls (local preview or Bedrock: moteurs/choix.ts). */
+  moteur: Moteur;
+}
 
-export const dependancesPipelineDepuisEnv = (env: NodeJS.ProcessEnv = process.env): Promise<DependancesPipeline> => {
-  cache ??= dependancesDepuisEnv(env).then((d) => ({ ...d, moteur: moteurDepuisEnv(env), telecharger: creerTelechargeur() }));
-  return cache;
+/** What the local stack and the tests give every step. */
+export type DependancesPipeline = DependancesPreparation & DependancesOutil;
+
+/** Memoises a dependency builder: one per container. */
+export const unePourConteneur = <T>(construire: () => Promise<T>): (() => Promise<T>) => {
+  let cache: Promise<T> | undefined;
+  return () => {
+    cache ??= construire();
+    cache.catch(() => (cache = undefined));
+    return cache;
+  };
 };

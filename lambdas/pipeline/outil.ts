@@ -5,12 +5,15 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { lireEnregistrementTravail } from '../core/consultation';
-import { dependancesPipelineDepuisEnv, type DependancesPipeline } from './dependances-pipeline';
+import { dependancesDepuisEnv } from '../core/dependances';
+import { moteurDepuisEnv } from '../moteurs/choix';
+import { unePourConteneur, type DependancesOutil } from './dependances-pipeline';
 import { ErreurTravail } from '../core/erreurs';
 import { EXTENSIONS, TYPES_MIME } from '../core/images';
 import { etape, type SortieOutil } from './etape';
+import { PREFIXES } from '../core/retention';
 
-const lireObjet = async (d: DependancesPipeline, cle: string): Promise<Buffer> => {
+const lireObjet = async (d: DependancesOutil, cle: string): Promise<Buffer> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
   if (!Body) throw new Error(`empty object ${cle}`);
   return Buffer.from(await Body.transformToByteArray());
@@ -23,9 +26,9 @@ export const nomFichier = (index: number, nom: string | null, outil: string, ext
 };
 
 export const cleResultat = (compte: string, travail: string, fichier: string): string =>
-  `resultats/${compte}/${travail}/${fichier}`;
+  `${PREFIXES.resultats}${compte}/${travail}/${fichier}`;
 
-export const creer = (deps: () => Promise<DependancesPipeline>) =>
+export const creer = (deps: () => Promise<DependancesOutil>) =>
   etape(deps, 'outil', async (etat, d): Promise<SortieOutil> => {
     const travail = await lireEnregistrementTravail(d, etat.travail);
     if (!travail) throw new ErreurTravail('erreur_interne', `job ${etat.travail} is missing`);
@@ -43,4 +46,4 @@ export const creer = (deps: () => Promise<DependancesPipeline>) =>
     await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: sortie.image, ContentType: TYPES_MIME[sortie.format] }));
     return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine };
   });
-export const handler = creer(() => dependancesPipelineDepuisEnv());
+export const handler = creer(unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env) })));

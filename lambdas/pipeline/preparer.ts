@@ -5,13 +5,15 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { commencerTravail } from '../core/cycle';
-import { dependancesPipelineDepuisEnv, type DependancesPipeline } from './dependances-pipeline';
+import { dependancesDepuisEnv } from '../core/dependances';
+import { creerTelechargeur } from '../core/telechargement';
+import { unePourConteneur, type DependancesPreparation } from './dependances-pipeline';
 import { ErreurTravail } from '../core/erreurs';
 import { detecterFormat, TYPES_MIME } from '../core/images';
 import { cleEntree } from '../core/lancement';
 import { etape } from './etape';
 
-export const creer = (deps: () => Promise<DependancesPipeline>) =>
+export const creer = (deps: () => Promise<DependancesPreparation>) =>
   etape(deps, 'preparer', async (etat, d) => {
     const travail = await commencerTravail(d, etat.travail);
     const entrees = await Promise.all(
@@ -27,4 +29,6 @@ export const creer = (deps: () => Promise<DependancesPipeline>) =>
     );
     return { entrees };
   });
-export const handler = creer(() => dependancesPipelineDepuisEnv());
+export const handler = creer(
+  unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), telecharger: creerTelechargeur() })),
+);

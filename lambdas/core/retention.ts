@@ -1,0 +1,20 @@
+/**
+ * How long things are kept, in one place: the S3 lifecycle rules (lib/stockage.ts) and the DynamoDB
+ * TTLs (core/table.ts) are derived from these, so a job's record never outlives its files or the
+ * other way round.
+ */
+
+/** Results and batch ZIPs: 90 days (spec). Job and batch records live as long. */
+export const RETENTION_RESULTATS_JOURS = 90;
+
+/**
+ * Inputs are only needed while the job runs (minutes; retries are capped well under a day). A week
+ * leaves time to look into a support request, then the customer's photo is gone.
+ */
+export const RETENTION_ENTREES_JOURS = 7;
+
+/** Interrupted multipart uploads (large ZIPs) are cleaned up after a day. */
+export const NETTOYAGE_ENVOIS_INCOMPLETS_JOURS = 1;
+
+/** Key prefixes of the bucket, one per lifecycle. */
+export const PREFIXES = { entrees: 'entrees/', resultats: 'resultats/', zips: 'zips/' } as const;
