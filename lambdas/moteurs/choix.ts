@@ -1,7 +1,9 @@
 /**
  * Which engine a stage runs: `RETOUCHE_MOTEUR=local` (the deterministic preview engine, default) or
- * `bedrock` (production). One switch, read once per container.
+ * `bedrock` (production, configured by the `RETOUCHE_BEDROCK_*` variables: moteurs/bedrock/configuration.ts).
+ * One switch, read once per container.
  */
+import { creerMoteurBedrock } from './bedrock/index';
 import { creerMoteurLocal } from './local';
 import type { Moteur } from './moteur';
 
@@ -10,7 +12,9 @@ export const moteurDepuisEnv = (env: NodeJS.ProcessEnv): Moteur => {
   switch (choix) {
     case 'local':
       return creerMoteurLocal({ delaiMs: Number(env.RETOUCHE_LOCAL_DELAY_MS ?? 0) || 0 });
+    case 'bedrock':
+      return creerMoteurBedrock({ env });
     default:
-      throw new Error(`RETOUCHE_MOTEUR=${choix} is not an engine of this build (local)`);
+      throw new Error(`RETOUCHE_MOTEUR=${choix} is not an engine of this build (local, bedrock)`);
   }
 };

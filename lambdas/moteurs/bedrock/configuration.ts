@@ -1,0 +1,103 @@
+/**
+ * Which Bedrock models the production engine calls, and where. Everything is a setting read from the
+ * environment with a default that works in us-east-1, so a stage can move region or model version
+ * without a code change.
+ *
+ * This module imports nothing at run time (types only): the CDK stack imports it to grant
+ * `bedrock:InvokeModel` on exactly the models the engine calls, and must not bundle sharp or the SDK.
+ *
+ * | Variable | Default | Used by |
+ * |---|---|---|
+ * | `RETOUCHE_BEDROCK_REGION` | `us-east-1` | the Bedrock runtime client |
+ * | `RETOUCHE_BEDROCK_MODELE_INPAINT` | `us.stability.stable-image-inpaint-v1:0` | vider, staging |
+ * | `RETOUCHE_BEDROCK_MODELE_STRUCTURE` | `us.stability.stable-image-control-structure-v1:0` | renovation |
+ * | `RETOUCHE_BEDROCK_MODELE_REMPLACEMENT` | `us.stability.stable-image-search-replace-v1:0` | saison, ciel |
+ * | `RETOUCHE_BEDROCK_MODELE_TEXTE` | `us.anthropic.claude-haiku-4-5-20251001-v1:0` | annonce (Converse) |
+ * | `RETOUCHE_BEDROCK_MAX_TOKENS` | `1500` | annonce: the answer's ceiling (Bedrock reserves quota for it) |
+ * | `RETOUCHE_BEDROCK_COTE_TRAVAIL` | `1536` | long edge, in pixels, of the image sent to a model (256–3072) |
+ *
+ * A model is overridden per Stability *service*, not per tool: the request body is the service's
+ * (inpaint, control-structure, search-replace), so an override may change the region prefix or the
+ * version of a service, never swap one service for another.
+ */
+import type { OutilImage } from '../../core/outils';
+
+export const DEFAUTS = {
+  region: 'us-east-1',
+  inpaint: 'us.stability.stable-image-inpaint-v1:0',
+  structure: 'us.stability.stable-image-control-structure-v1:0',
+  remplacement: 'us.stability.stable-image-search-replace-v1:0',
+  texte: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+  maxTokens: 1500,
+  coteTravail: 1536,
+} as const;
+
+/** The models the engine calls: what the CDK stack grants, nothing more. */
+export interface ModelesBedrock {
+  region: string;
+  /** Model or inference profile id per image tool. */
+  images: Record<OutilImage, string>;
+  /** Model or inference profile id of the listing writer (Converse). */
+  texte: string;
+}
+
+export interface ConfigurationBedrock extends ModelesBedrock {
+  maxTokens: number;
+  coteTravail: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const texte = (env: Env, nom: string, defaut: string): string => env[nom]?.trim() || defaut;
+
+const entier = (env: Env, nom: string, defaut: number, min: number, max: number): number => {
+  const valeur = Number(env[nom]);
+  // A typo in a stage's settings must not send a 50 000 px image or a zero-token request.
+  return Number.isInteger(valeur) && valeur >= min && valeur <= max ? valeur : defaut;
+};
+
+/**
+ * The region and the model / inference profile ids the engine will call, as read from `env`.
+ * With an empty environment: region `us-east-1`; vider and staging on
+ * `us.stability.stable-image-inpaint-v1:0`, renovation on `us.stability.stable-image-control-structure-v1:0`,
+ * saison and ciel on `us.stability.stable-image-search-replace-v1:0`; texte
+ * `us.anthropic.claude-haiku-4-5-20251001-v1:0`.
+ */
+export const modelesBedrock = (env: Env = process.env): ModelesBedrock => {
+  const inpaint = texte(env, 'RETOUCHE_BEDROCK_MODELE_INPAINT', DEFAUTS.inpaint);
+  const structure = texte(env, 'RETOUCHE_BEDROCK_MODELE_STRUCTURE', DEFAUTS.structure);
+  const remplacement = texte(env, 'RETOUCHE_BEDROCK_MODELE_REMPLACEMENT', DEFAUTS.remplacement);
+  return {
+    region: texte(env, 'RETOUCHE_BEDROCK_REGION', DEFAUTS.region),
+    images: { vider: inpaint, staging: inpaint, renovation: structure, saison: remplacement, ciel: remplacement },
+    texte: texte(env, 'RETOUCHE_BEDROCK_MODELE_TEXTE', DEFAUTS.texte),
+  };
+};
+
+export const configurationBedrock = (env: Env = process.env): ConfigurationBedrock => ({
+  ...modelesBedrock(env),
+  maxTokens: entier(env, 'RETOUCHE_BEDROCK_MAX_TOKENS', DEFAUTS.maxTokens, 256, 8192),
+  // 3072² is exactly Stability's 9 437 184-pixel ceiling: no setting can exceed it.
+  coteTravail: entier(env, 'RETOUCHE_BEDROCK_COTE_TRAVAIL', DEFAUTS.coteTravail, 256, 3072),
+});
+
+/** Every distinct id the engine calls (images and text), for a grant or a dashboard. */
+export const identifiantsBedrock = (modeles: ModelesBedrock): string[] =>
+  [...new Set([...Object.values(modeles.images), modeles.texte])].sort();
+
+const PREFIXES_PROFIL = /^(us|eu|apac|us-gov|jp|au|ca|global)\./;
+
+/**
+ * IAM resources for `bedrock:InvokeModel` on these models. A cross-region inference profile
+ * (`us.…`) needs the profile in the stage's region and the foundation model in every region the
+ * profile routes to, hence `*` as the region of the foundation-model ARNs.
+ */
+export const ressourcesIamBedrock = (modeles: ModelesBedrock, compte: string, partition = 'aws'): string[] =>
+  identifiantsBedrock(modeles).flatMap((id) =>
+    PREFIXES_PROFIL.test(id)
+      ? [
+          `arn:${partition}:bedrock:${modeles.region}:${compte}:inference-profile/${id}`,
+          `arn:${partition}:bedrock:*::foundation-model/${id.replace(PREFIXES_PROFIL, '')}`,
+        ]
+      : [`arn:${partition}:bedrock:${modeles.region}::foundation-model/${id}`],
+  );

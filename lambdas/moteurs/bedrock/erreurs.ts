@@ -1,0 +1,82 @@
+/**
+ * Bedrock failures as job errors. The state machine retries `moteur_indisponible` with a long,
+ * jittered backoff (statemachines/travail.asl.json); every other code ends the job, refunded. So the
+ * one question here is: can waiting fix it?
+ */
+import { ErreurTravail, type CodeTravail } from '../../core/erreurs';
+
+/** Capacity or a passing fault on AWS's side: the same request will succeed later. */
+const INDISPONIBLE = new Set([
+  'ThrottlingException',
+  'ServiceUnavailableException',
+  'InternalServerException',
+  'ModelTimeoutException',
+  'ModelNotReadyException',
+]);
+
+/**
+ * The request itself is wrong, or the account is not allowed: retrying would spend the retry budget
+ * and fail the same way. `ServiceQuotaExceededException` is an account limit, not a rate: it needs
+ * a quota increase, not a wait. `ModelErrorException` is the model failing on this input.
+ */
+const EN_ECHEC = new Set([
+  'ValidationException',
+  'AccessDeniedException',
+  'ResourceNotFoundException',
+  'ServiceQuotaExceededException',
+  'ModelErrorException',
+  'ConflictException',
+]);
+
+interface ErreurSdk {
+  name?: unknown;
+  $fault?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+}
+
+const avecCause = (code: CodeTravail, cause: unknown): ErreurTravail =>
+  // The job's message stays the catalogue's (it is shown to the caller); the SDK's is for the logs.
+  Object.assign(new ErreurTravail(code), { cause });
+
+/** Maps what the Bedrock runtime client threw to the job error the state machine acts on. */
+export const erreurDeBedrock = (erreur: unknown): ErreurTravail => {
+  if (erreur instanceof ErreurTravail) return erreur;
+  const e = (typeof erreur === 'object' && erreur !== null ? erreur : {}) as ErreurSdk;
+  const nom = typeof e.name === 'string' ? e.name : '';
+  if (INDISPONIBLE.has(nom)) return avecCause('moteur_indisponible', erreur);
+  if (EN_ECHEC.has(nom)) return avecCause('moteur_en_echec', erreur);
+  const statut = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;
+  // An exception this build does not know yet: trust the service's own fault classification.
+  if (e.$fault === 'server' || statut === 429 || (statut !== undefined && statut >= 500)) return avecCause('moteur_indisponible', erreur);
+  if (e.$fault === 'client' || (statut !== undefined && statut >= 400)) return avecCause('moteur_en_echec', erreur);
+  // No answer at all (socket reset, DNS, timeout after the SDK's own retries): the network, not the request.
+  return avecCause('moteur_indisponible', erreur);
+};
+
+/**
+ * Stability answers a filtered or failed generation with a 200 and a non-null finish reason:
+ * "Filter reason: prompt", "Filter reason: input image", "Filter reason: output image" (content
+ * filter: retrying gives the same verdict) or "Inference error" (the model failed).
+ */
+export const erreurDeFinStability = (raison: unknown): ErreurTravail | null => {
+  if (raison === null || raison === undefined) return null;
+  const texte = String(raison);
+  return /filter/i.test(texte)
+    ? Object.assign(new ErreurTravail('contenu_refuse'), { cause: texte })
+    : Object.assign(new ErreurTravail('moteur_en_echec'), { cause: texte });
+};
+
+/** Converse's stop reasons: only a complete answer is a listing; a filter is a refusal. */
+export const erreurDeFinConverse = (raison: string | undefined): ErreurTravail | null => {
+  switch (raison) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return null;
+    case 'content_filtered':
+    case 'guardrail_intervened':
+      return Object.assign(new ErreurTravail('contenu_refuse'), { cause: raison });
+    default:
+      // max_tokens (a listing cut mid-sentence), malformed output, tool use we never asked for.
+      return Object.assign(new ErreurTravail('moteur_en_echec'), { cause: raison ?? 'no stop reason' });
+  }
+};

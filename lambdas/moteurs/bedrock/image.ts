@@ -1,0 +1,166 @@
+/**
+ * The image pipeline around a model call: the photo as the person sees it (EXIF orientation applied,
+ * 8-bit sRGB), a working copy a Stability service accepts, and the way back — the model's answer
+ * scaled to the photo's own resolution and composited through the edited area's mask, so that every
+ * pixel outside it is the input's, byte for byte.
+ */
+import sharp, { type Sharp } from 'sharp';
+import { ErreurTravail } from '../../core/erreurs';
+import { exifDeProvenance } from '../provenance';
+
+/** 8-bit RGB, row-major, no padding. */
+export interface Pixels {
+  data: Buffer;
+  largeur: number;
+  hauteur: number;
+}
+
+export type Format = 'jpeg' | 'png' | 'webp';
+
+/** Stability image services: every side ≥ 64 px, 4 096 to 9 437 184 pixels, aspect within 1:2.5–2.5:1. */
+export const LIMITES_STABILITY = { coteMin: 64, pixelsMax: 9_437_184, rapportMax: 2.5 } as const;
+/** Working sides are multiples of 64, so the model never rounds them and its answer lines up with the photo. */
+const MULTIPLE = 64;
+
+export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
+  try {
+    const { format: lu } = await sharp(octets).metadata();
+    const format: Format = lu === 'png' || lu === 'webp' ? lu : 'jpeg';
+    const { data, info } = await sharp(octets).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3) throw new Error(`${info.channels} channels`);
+    return { pixels: { data, largeur: info.width, hauteur: info.height }, format };
+  } catch {
+    throw new ErreurTravail('image_illisible');
+  }
+};
+
+/**
+ * Where the photo sits in the working image: scaled to fit the working size, then padded with its
+ * own mirrored edges up to sides that are multiples of 64 and a ratio within 2.5:1. Padding rather
+ * than stretching keeps the photo's proportions (a squashed sofa comes back as a squashed sofa),
+ * padding rather than cropping keeps all of it (a panorama stays whole). The padding is masked out
+ * and cut away on return.
+ */
+export interface Cadre {
+  source: { largeur: number; hauteur: number };
+  /** The photo scaled, inside the working image. */
+  photo: { largeur: number; hauteur: number };
+  /** Padding, in working pixels, around the scaled photo. */
+  marges: { haut: number; bas: number; gauche: number; droite: number };
+  /** The working image sent to the model. */
+  largeur: number;
+  hauteur: number;
+}
+
+const versLeHaut = (v: number) => Math.max(LIMITES_STABILITY.coteMin, Math.ceil(v / MULTIPLE) * MULTIPLE);
+
+export const cadreDeTravail = (largeur: number, hauteur: number, coteTravail: number): Cadre => {
+  const { rapportMax } = LIMITES_STABILITY;
+  // A multiple of 64 (≥ 64, ≤ 3072 by configuration): padding up to a multiple never passes it.
+  const cote = Math.max(MULTIPLE, Math.floor(coteTravail / MULTIPLE) * MULTIPLE);
+  const echelle = Math.min(1, cote / Math.max(largeur, hauteur));
+  const photo = { largeur: Math.max(1, Math.round(largeur * echelle)), hauteur: Math.max(1, Math.round(hauteur * echelle)) };
+  let l = versLeHaut(Math.max(photo.largeur, photo.hauteur / rapportMax));
+  let h = versLeHaut(Math.max(photo.hauteur, photo.largeur / rapportMax));
+  // Rounding the long side up can push a ratio of exactly 2.5 just past it: grow the short side.
+  while (l / h > rapportMax) h += MULTIPLE;
+  while (h / l > rapportMax) l += MULTIPLE;
+  const [dl, dh] = [l - photo.largeur, h - photo.hauteur];
+  const marges = { haut: Math.floor(dh / 2), bas: dh - Math.floor(dh / 2), gauche: Math.floor(dl / 2), droite: dl - Math.floor(dl / 2) };
+  return { source: { largeur, hauteur }, photo, marges, largeur: l, hauteur: h };
+};
+
+const etendre = (m: Cadre['marges']) => ({ top: m.haut, bottom: m.bas, left: m.gauche, right: m.droite });
+
+const versPixels = async (image: Sharp): Promise<Pixels> => {
+  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`${info.channels} channels`);
+  return { data, largeur: info.width, hauteur: info.height };
+};
+
+const depuisPixels = (p: Pixels) => sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+
+/** The photo at the scale the model works at (before padding). */
+export const reduire = (p: Pixels, cadre: Cadre): Promise<Pixels> =>
+  versPixels(depuisPixels(p).resize(cadre.photo.largeur, cadre.photo.hauteur, { fit: 'fill' }));
+
+/** The working image sent to the model: the reduced photo padded with its mirrored edges, as PNG (lossless). */
+export const imageDeTravail = (reduite: Pixels, cadre: Cadre): Promise<Buffer> =>
+  depuisPixels(reduite).extend({ ...etendre(cadre.marges), extendWith: 'mirror' }).png({ compressionLevel: 6 }).toBuffer();
+
+/** A mask (one channel, 255 = edit) at the working size, as a greyscale PNG: the padding is never edited. */
+export const masqueDeTravail = async (masque: Buffer, cadre: Cadre): Promise<Buffer> => {
+  const { photo, marges } = cadre;
+  const reduit = await redimensionnerMasque(masque, cadre.source, photo);
+  const travail = Buffer.alloc(cadre.largeur * cadre.hauteur);
+  for (let y = 0; y < photo.hauteur; y++) reduit.copy(travail, (y + marges.haut) * cadre.largeur + marges.gauche, y * photo.largeur, (y + 1) * photo.largeur);
+  return sharp(travail, { raw: { width: cadre.largeur, height: cadre.hauteur, channels: 1 } }).toColourspace('b-w').png().toBuffer();
+};
+
+type Taille = { largeur: number; hauteur: number };
+
+/** A binary mask resized, still binary (one channel, 0 or 255). */
+export const redimensionnerMasque = async (masque: Buffer, de: Taille, vers: Taille): Promise<Buffer> => {
+  if (de.largeur === vers.largeur && de.hauteur === vers.hauteur) return masque;
+  // sharp writes a one-channel raw input back as sRGB unless told otherwise.
+  const gris = await sharp(masque, { raw: { width: de.largeur, height: de.hauteur, channels: 1 } })
+    .resize(vers.largeur, vers.hauteur, { fit: 'fill' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+  for (let i = 0; i < gris.length; i++) gris[i] = gris[i]! >= 128 ? 255 : 0;
+  return gris;
+};
+
+/** The model's answer at the working scale, padding cut away: comparable pixel for pixel with `reduire`. */
+export const reponseReduite = async (reponse: Buffer, cadre: Cadre): Promise<Pixels> => {
+  const { photo, marges } = cadre;
+  try {
+    // An answer of another size is taken as the whole working frame, scaled.
+    return await versPixels(
+      sharp(reponse)
+        .toColourspace('srgb')
+        .removeAlpha()
+        .resize(cadre.largeur, cadre.hauteur, { fit: 'fill' })
+        .extract({ left: marges.gauche, top: marges.haut, width: photo.largeur, height: photo.hauteur }),
+    );
+  } catch (erreur) {
+    throw Object.assign(new ErreurTravail('moteur_en_echec'), { cause: erreur });
+  }
+};
+
+/** Back to the photo's own resolution. */
+export const agrandir = (p: Pixels, vers: Taille): Promise<Pixels> =>
+  p.largeur === vers.largeur && p.hauteur === vers.hauteur
+    ? Promise.resolve(p)
+    : versPixels(depuisPixels(p).resize(vers.largeur, vers.hauteur, { fit: 'fill', kernel: 'lanczos3' }));
+
+/**
+ * `alpha` (one channel, 0–255) weighs the model's pixels against the photo's: 0 keeps the photo's
+ * exactly (no arithmetic, so no rounding), 255 takes the model's.
+ */
+export const recomposer = (origine: Pixels, resultat: Pixels, alpha: Uint8Array): Buffer => {
+  const sortie = Buffer.from(origine.data);
+  for (let p = 0, i = 0; p < alpha.length; p++, i += 3) {
+    const a = alpha[p]!;
+    if (a === 0) continue;
+    if (a === 255) {
+      sortie[i] = resultat.data[i]!;
+      sortie[i + 1] = resultat.data[i + 1]!;
+      sortie[i + 2] = resultat.data[i + 2]!;
+      continue;
+    }
+    for (let c = 0; c < 3; c++) sortie[i + c] = Math.round((origine.data[i + c]! * (255 - a) + resultat.data[i + c]! * a) / 255);
+  }
+  return sortie;
+};
+
+const QUALITE = 90;
+
+/** The result in the input's format, marked as edited by Retouche (tool, seed) in its EXIF. */
+export const encoder = async (p: Pixels, format: Format, provenance: { outil: string; graine: number | null }): Promise<Buffer> => {
+  const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).withExif(
+    exifDeProvenance({ outil: provenance.outil, apercu: false, graine: provenance.graine }),
+  );
+  return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
+};

@@ -1,0 +1,93 @@
+/**
+ * The edited area of each tool, as a one-channel mask at the photo's resolution (255 = edit).
+ *
+ * Two kinds: a region fixed in advance (inpainting: the model is told where to paint, and the same
+ * mask composites its answer), and a region read from the answer (search-replace finds its own
+ * target, e.g. the sky: what it really changed is kept, everything else — including the faint
+ * global drift of a diffusion model's re-encoding — goes back to the photo's pixels).
+ */
+import sharp from 'sharp';
+import type { Pixels } from './image';
+
+/** A rectangle in fractions of the photo's width and height. */
+export interface Rectangle {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export type Zone =
+  /** Fixed region: sent to the model as its mask, and used to composite. */
+  | { type: 'rectangle'; rectangle: Rectangle }
+  /** The whole frame is the edit (a global restyle): nothing of the photo is kept. */
+  | { type: 'cadre' }
+  /** Whatever the model changed clearly, within a horizontal band (fractions of the height). */
+  | { type: 'difference'; haut: number; bas: number };
+
+export const masqueRectangle = (largeur: number, hauteur: number, r: Rectangle): Buffer => {
+  const masque = Buffer.alloc(largeur * hauteur);
+  const [x0, x1] = [Math.round(r.x0 * largeur), Math.round(r.x1 * largeur)];
+  const [y0, y1] = [Math.round(r.y0 * hauteur), Math.round(r.y1 * hauteur)];
+  for (let y = y0; y < y1; y++) masque.fill(255, y * largeur + x0, y * largeur + x1);
+  return masque;
+};
+
+const flouter = async (masque: Buffer, largeur: number, hauteur: number, sigma: number): Promise<Buffer> =>
+  // sharp writes a one-channel raw input back as sRGB unless told otherwise.
+  sharp(masque, { raw: { width: largeur, height: hauteur, channels: 1 } }).blur(sigma).extractChannel(0).raw().toBuffer();
+
+/** Blur radius of seams: about half a percent of the short side, at least a pixel. */
+const sigmaDe = (largeur: number, hauteur: number) => Math.max(1, Math.min(largeur, hauteur) * 0.005);
+
+/**
+ * A soft edge that stays *inside* the mask: the blend ramps from the photo at the mask's border to
+ * the model a few pixels in, and nothing outside the mask is touched.
+ */
+export const adoucir = async (masque: Buffer, largeur: number, hauteur: number): Promise<Uint8Array> => {
+  const flou = await flouter(masque, largeur, hauteur, sigmaDe(largeur, hauteur));
+  const alpha = new Uint8Array(masque.length);
+  for (let i = 0; i < masque.length; i++) {
+    if (!masque[i]) continue;
+    // The blurred border sits at about 128: stretch 128–255 to 0–255 so the ramp starts at zero.
+    alpha[i] = Math.max(0, Math.min(255, 2 * flou[i]! - 255));
+  }
+  return alpha;
+};
+
+/** Clearly changed, not sensor noise or re-encoding drift: a mean gap of ~10% over a small neighbourhood. */
+const SEUIL_DIFFERENCE = 28;
+
+/**
+ * What the model actually replaced, within a band of rows: per-pixel difference, smoothed so that
+ * isolated specks of drift drop out, then grown a little so the blend covers the replaced edge.
+ */
+export const masqueDifference = async (origine: Pixels, resultat: Pixels, haut: number, bas: number): Promise<Buffer> => {
+  const { largeur, hauteur } = origine;
+  const ecart = Buffer.alloc(largeur * hauteur);
+  const [debut, fin] = [Math.floor(haut * hauteur), Math.ceil(bas * hauteur)];
+  for (let y = debut; y < fin; y++) {
+    for (let x = 0; x < largeur; x++) {
+      const p = y * largeur + x;
+      const i = p * 3;
+      ecart[p] = Math.max(
+        Math.abs(origine.data[i]! - resultat.data[i]!),
+        Math.abs(origine.data[i + 1]! - resultat.data[i + 1]!),
+        Math.abs(origine.data[i + 2]! - resultat.data[i + 2]!),
+      );
+    }
+  }
+  const sigma = sigmaDe(largeur, hauteur);
+  const lisse = await flouter(ecart, largeur, hauteur, sigma);
+  const masque = Buffer.alloc(largeur * hauteur);
+  for (let p = 0; p < masque.length; p++) if (lisse[p]! > SEUIL_DIFFERENCE) masque[p] = 255;
+  // Grow by about two blur radii, then keep within the band: rows outside it are never edited.
+  const grand = await flouter(masque, largeur, hauteur, 2 * sigma);
+  for (let p = 0; p < masque.length; p++) {
+    const y = Math.floor(p / largeur);
+    masque[p] = y >= debut && y < fin && grand[p]! > 24 ? 255 : 0;
+  }
+  return masque;
+};
+
+export const masqueCadre = (largeur: number, hauteur: number): Buffer => Buffer.alloc(largeur * hauteur, 255);

@@ -1,0 +1,31 @@
+/**
+ * What one image tool asks of Bedrock: which model, which request body, which part of the photo it
+ * may change. The engine (index.ts) does the rest — decoding, working size, masks, compositing —
+ * the same way for every tool.
+ */
+import type { Pixels } from './image';
+import type { Zone } from './masques';
+
+/** What the engine hands a recipe to build its body: base64 PNGs at the working size, and the seed. */
+export interface EntreeModele {
+  image: string;
+  /** Present when the zone is a rectangle: white is what the model repaints. */
+  masque?: string;
+  graine: number;
+}
+
+export interface Recette {
+  modele: string;
+  zone: Zone;
+  corps(entree: EntreeModele): Record<string, unknown> & { seed: number };
+  /** A deterministic step on the photo before the model sees it (ciel: light and straight lines). */
+  pretraiter?: (photo: Pixels) => Promise<Pixels>;
+}
+
+export type Valeurs = Readonly<Record<string, string>>;
+
+/** Every answer comes back lossless: it is scaled and composited before the one final encoding. */
+export const FORMAT_REPONSE = 'png';
+
+/** What no listing photo should gain from a model, whatever the tool. */
+export const A_EVITER = 'people, text, watermark, logo, cartoon, illustration, painting, blurry, distorted perspective';

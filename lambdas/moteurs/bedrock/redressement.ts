@@ -1,0 +1,131 @@
+/**
+ * The deterministic half of `ciel`: balanced light and straight vertical lines, computed from the
+ * photo itself (no model, same input → same bytes). Walls and door frames that lean — a camera held
+ * askew (roll) or tilted up at a facade (verticals converging, "keystone") — are the most common flaw
+ * of listing photos, and a model asked to replace the sky must not be the one that moves walls.
+ */
+import sharp from 'sharp';
+import type { Pixels } from './image';
+
+const DEG = Math.PI / 180;
+
+export interface Verticales {
+  /** Lean of verticals at the centre column, radians; positive: tops lean right. */
+  roulis: number;
+  /** Change of that lean across the width (left edge to right edge), radians: converging verticals. */
+  trapeze: number;
+}
+
+/** Beyond these the estimate is more likely a diagonal roof or a staircase than a tilted camera. */
+const ROULIS_MAX = 4 * DEG;
+const TRAPEZE_MAX = 10 * DEG;
+/** Below these a correction would only resample the photo for nothing. */
+const ROULIS_MIN = 0.15 * DEG;
+const TRAPEZE_MIN = 0.3 * DEG;
+/** Edges within this of vertical count as "meant to be vertical". */
+const TOLERANCE = 12 * DEG;
+
+/**
+ * Fits lean(x) = roulis + trapeze · (x − centre) / width on strong near-vertical edges (Sobel on a
+ * small grey copy), weighted by edge strength, twice: the second pass drops edges more than 1.5°
+ * off the first fit (furniture, plants), which are not architecture.
+ */
+export const estimerVerticales = async (p: Pixels): Promise<Verticales> => {
+  const largeurAnalyse = Math.min(p.largeur, 640);
+  const { data: g, info } = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    .resize({ width: largeurAnalyse })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const [l, h] = [info.width, info.height];
+  const aretes: { xn: number; angle: number; poids: number }[] = [];
+  const tolerance = Math.tan(TOLERANCE);
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < l - 1; x++) {
+      const at = (dx: number, dy: number) => g[(y + dy) * l + (x + dx)]!;
+      const gx = at(1, -1) + 2 * at(1, 0) + at(1, 1) - at(-1, -1) - 2 * at(-1, 0) - at(-1, 1);
+      const gy = at(-1, 1) + 2 * at(0, 1) + at(1, 1) - at(-1, -1) - 2 * at(0, -1) - at(1, -1);
+      const force = Math.abs(gx) + Math.abs(gy);
+      if (force < 160 || Math.abs(gy) > Math.abs(gx) * tolerance) continue;
+      aretes.push({ xn: (x - l / 2) / l, angle: Math.atan(gy / gx), poids: force });
+    }
+  }
+  const nulle: Verticales = { roulis: 0, trapeze: 0 };
+  // Too little architecture in view (a garden, a close-up): leave the geometry alone.
+  if (aretes.length < l * h * 0.004) return nulle;
+
+  const ajuster = (retenues: typeof aretes): Verticales | null => {
+    let [s, sx, sxx, sy, sxy] = [0, 0, 0, 0, 0];
+    for (const { xn, angle, poids } of retenues) {
+      s += poids, sx += poids * xn, sxx += poids * xn * xn, sy += poids * angle, sxy += poids * xn * angle;
+    }
+    const det = s * sxx - sx * sx;
+    if (s === 0 || Math.abs(det) < 1e-9 * s * s) return s === 0 ? null : { roulis: sy / s, trapeze: 0 };
+    return { roulis: (sxx * sy - sx * sxy) / det, trapeze: (s * sxy - sx * sy) / det };
+  };
+  const premier = ajuster(aretes);
+  if (!premier) return nulle;
+  const proches = aretes.filter(({ xn, angle }) => Math.abs(angle - (premier.roulis + premier.trapeze * xn)) < 1.5 * DEG);
+  const second = proches.length >= aretes.length * 0.25 ? ajuster(proches) : null;
+  if (!second) return nulle;
+  return {
+    roulis: Math.max(-ROULIS_MAX, Math.min(ROULIS_MAX, second.roulis)),
+    trapeze: Math.max(-TRAPEZE_MAX, Math.min(TRAPEZE_MAX, second.trapeze)),
+  };
+};
+
+/**
+ * Makes the fitted verticals vertical: each output column samples the input along the leaning line
+ * that passes through it at mid-height, with a slight zoom so that no corner samples outside the
+ * photo. Bilinear, at full resolution; the size is unchanged.
+ */
+export const redresserVerticales = (p: Pixels, v: Verticales): Pixels => {
+  if (Math.abs(v.roulis) < ROULIS_MIN && Math.abs(v.trapeze) < TRAPEZE_MIN) return p;
+  const { largeur: l, hauteur: h, data } = p;
+  const [cx, cy] = [(l - 1) / 2, (h - 1) / 2];
+  const pente = (xn: number) => Math.tan(v.roulis + v.trapeze * xn);
+  const penteMax = Math.max(Math.abs(pente(-0.5)), Math.abs(pente(0.5)));
+  const zoom = 1 + (h / l) * penteMax + 2 / l;
+  const base = new Float64Array(l);
+  const pentes = new Float64Array(l);
+  for (let u = 0; u < l; u++) {
+    base[u] = cx + (u - cx) / zoom;
+    pentes[u] = pente((base[u]! - cx) / l);
+  }
+  const sortie = Buffer.alloc(data.length);
+  for (let vy = 0; vy < h; vy++) {
+    const y = cy + (vy - cy) / zoom;
+    const y0 = Math.min(h - 1, Math.max(0, Math.floor(y)));
+    const y1 = Math.min(h - 1, y0 + 1);
+    const fy = Math.min(1, Math.max(0, y - y0));
+    const decalage = cy - y;
+    for (let u = 0; u < l; u++) {
+      const x = Math.min(l - 1, Math.max(0, base[u]! + decalage * pentes[u]!));
+      const x0 = Math.floor(x);
+      const x1 = Math.min(l - 1, x0 + 1);
+      const fx = x - x0;
+      const [a, b, c, d] = [(y0 * l + x0) * 3, (y0 * l + x1) * 3, (y1 * l + x0) * 3, (y1 * l + x1) * 3];
+      const o = (vy * l + u) * 3;
+      for (let k = 0; k < 3; k++) {
+        const haut = data[a + k]! + (data[b + k]! - data[a + k]!) * fx;
+        const bas = data[c + k]! + (data[d + k]! - data[c + k]!) * fx;
+        sortie[o + k] = Math.round(haut + (bas - haut) * fy);
+      }
+    }
+  }
+  return { data: sortie, largeur: l, hauteur: h };
+};
+
+/** Grey-world white balance, gently (±8% per channel), then the luminance stretched between its 1st and 99th percentiles. */
+export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => {
+  const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+  const { channels } = await image.clone().stats();
+  const moyennes = channels.slice(0, 3).map((c) => Math.max(1, c.mean));
+  const gris = moyennes.reduce((a, b) => a + b, 0) / 3;
+  const gains = moyennes.map((m) => Math.max(0.92, Math.min(1.08, gris / m)));
+  const data = await image.linear(gains, [0, 0, 0]).normalise({ lower: 1, upper: 99 }).raw().toBuffer();
+  return { data, largeur: p.largeur, hauteur: p.hauteur };
+};
+
+/** Straight lines first (on the photo's own light), then light: the base the sky is composited into. */
+export const redresser = async (p: Pixels): Promise<Pixels> => equilibrerLumiere(redresserVerticales(p, await estimerVerticales(p)));
