@@ -43,7 +43,9 @@ const dependances = (): DepsComptes => {
     const sorties = JSON.parse(readFileSync(values.outputs, 'utf8')) as Record<string, Record<string, string>>;
     const pile = Object.values(sorties).find((s) => s.TableName);
     if (!pile?.TableName) sortir(1, `${values.outputs} has no TableName output: is it the file of 'cdk deploy --outputs-file'?`);
-    return { ddb: clientDocument(new DynamoDBClient({})), table: pile!.TableName!, horloge: () => new Date() };
+    // The stage's region is in its API URL (https://<id>.execute-api.<region>.amazonaws.com/…).
+    const region = process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\./.exec(pile!.ApiUrl ?? '')?.[1];
+    return { ddb: clientDocument(new DynamoDBClient(region ? { region } : {})), table: pile!.TableName!, horloge: () => new Date() };
   }
   const fichier = join(resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche'), FICHIER_PILE);
   const pile = existsSync(fichier) ? (JSON.parse(readFileSync(fichier, 'utf8')) as { dynamodb?: string; table?: string }) : {};

@@ -1,0 +1,77 @@
+/**
+ * GET /fichiers/{cle+} — only where CloudFront is not deployed (`-c liens=api`, for LocalStack): the
+ * same signed links are checked here exactly as CloudFront checks them (core/liens.ts), then the
+ * client is redirected to a one-minute S3 URL. That short URL is used at once, so the role's
+ * temporary credentials cannot expire under it; the link the customer keeps is the 24-hour one.
+ */
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ErreurApi } from '../core/erreurs';
+import { verifierLien } from '../core/liens';
+import { routePublique } from './adaptateur';
+
+export interface ConfigFichier {
+  s3: S3Client;
+  bucket: string;
+  /** Base of the links as signed: `https://…/v1/api/v1/fichiers`. */
+  base: string;
+  clesPubliques: Readonly<Record<string, string>>;
+  horloge: () => Date;
+}
+
+export const VALIDITE_REDIRECTION_SECONDES = 60;
+
+const decoderSansErreur = (texte: string): string => {
+  try {
+    return decodeURIComponent(texte);
+  } catch {
+    return texte;
+  }
+};
+
+/** The link as the client holds it: the base, the object path (re-encoded as signed), the query. */
+const lienDe = (event: APIGatewayProxyEvent, base: string): string => {
+  const cle = event.pathParameters?.proxy ?? '';
+  // Whether the gateway hands the path decoded or not, keys never hold '%' (see nomFichier), so
+  // decoding then encoding gives the path exactly as it was signed.
+  const chemin = cle.split('/').map((morceau) => encodeURIComponent(decoderSansErreur(morceau))).join('/');
+  const requete = new URLSearchParams();
+  for (const [nom, valeurs] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    for (const valeur of valeurs ?? []) requete.append(nom, valeur);
+  }
+  return `${base.replace(/\/$/, '')}/${chemin}?${requete.toString()}`;
+};
+
+export const creer = (config: () => ConfigFichier) =>
+  routePublique(async (event) => {
+    const c = config();
+    const verification = verifierLien(lienDe(event, c.base), c.clesPubliques, c.base, c.horloge());
+    if (!verification.valide) {
+      throw new ErreurApi('forbidden', `This link is not valid (${verification.raison}); fetch the job again for a fresh link.`);
+    }
+    const nom = verification.cle.split('/').pop() ?? 'fichier';
+    const url = await getSignedUrl(
+      c.s3,
+      new GetObjectCommand({
+        Bucket: c.bucket,
+        Key: verification.cle,
+        ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(nom)}`,
+      }),
+      { expiresIn: VALIDITE_REDIRECTION_SECONDES },
+    );
+    return { statusCode: 302, headers: { Location: url, 'Cache-Control': 'no-store' }, body: '' };
+  });
+
+let cache: ConfigFichier | undefined;
+export const handler = creer(() => {
+  const env = process.env;
+  cache ??= {
+    s3: new S3Client({}),
+    bucket: env.RETOUCHE_BUCKET ?? '',
+    base: env.RETOUCHE_LIENS_BASE ?? '',
+    clesPubliques: { [env.RETOUCHE_LIENS_CLE_ID ?? '']: env.RETOUCHE_LIENS_CLE_PUBLIQUE ?? '' },
+    horloge: () => new Date(),
+  };
+  return cache;
+});

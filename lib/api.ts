@@ -1,0 +1,225 @@
+/**
+ * API: a REST API whose routes come from lambdas/http/routes.ts (the list the local stack dispatches
+ * with), one function per route, `introuvable` behind every other path and method, and Gateway
+ * Responses so that what API Gateway answers by itself still carries the spec's Erreur body.
+ */
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { INDEX } from '../lambdas/core/table';
+import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
+import { AUTHENTIFICATION, accorder, type Acces } from './acces';
+import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
+import { Fonction } from './fonction';
+import type { Liens } from './liens';
+
+/** The name of the API stage: part of every URL (`…/v1/api/v1/…`). */
+export const NOM_STAGE = 'v1';
+
+interface Reglage {
+  description: string;
+  memoire: number;
+  delai: Duration;
+  acces: Acces;
+}
+
+const rapide = (description: string, acces: Acces): Reglage => ({ description, memoire: 512, delai: Duration.seconds(10), acces });
+
+/** Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. */
+export const REGLAGES_ROUTES: Record<string, Reglage> = {
+  outils: rapide('GET /outils: the tool catalogue', {}),
+  openapi: rapide('GET /openapi.json: the OpenAPI document', {}),
+  solde: rapide('GET /solde: the credit balance', { table: { actions: AUTHENTIFICATION } }),
+  'travaux-liste': rapide('GET /travaux: recent jobs', {
+    table: { actions: [...AUTHENTIFICATION, 'Query'], index: [INDEX.parCompte, INDEX.parOutil] },
+    signer: true,
+  }),
+  travail: rapide('GET /travaux/{id}: one job with fresh links', { table: { actions: AUTHENTIFICATION }, signer: true }),
+  lot: rapide('GET /lots/{id}: one batch with fresh links', { table: { actions: [...AUTHENTIFICATION, 'BatchGetItem'] }, signer: true }),
+  'travaux-creer': {
+    description: 'POST /travaux: validates, debits atomically, starts one execution per job',
+    memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
+    delai: Duration.seconds(29), // API Gateway's own integration limit
+    acces: {
+      table: { actions: [...AUTHENTIFICATION, 'BatchGetItem', 'PutItem', 'ConditionCheckItem'] },
+      s3: [{ prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] }],
+      demarrer: true,
+      signer: true,
+    },
+  },
+};
+
+/** Gateway Responses: the gateway's own errors in the Erreur body, with our codes. */
+const REPONSES_PASSERELLE: { type: ResponseType; statut?: string; code: string }[] = [
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statut: '404', code: 'not_found' },
+  { type: ResponseType.RESOURCE_NOT_FOUND, statut: '404', code: 'not_found' },
+  { type: ResponseType.THROTTLED, code: 'rate_limited' },
+  { type: ResponseType.QUOTA_EXCEEDED, code: 'rate_limited' },
+  { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large' },
+  { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: 'unsupported_media_type' },
+  { type: ResponseType.BAD_REQUEST_BODY, code: 'invalid_body' },
+  { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'invalid_parameter' },
+  { type: ResponseType.ACCESS_DENIED, code: 'forbidden' },
+  { type: ResponseType.INTEGRATION_TIMEOUT, code: 'internal_error' },
+  // What is left of 4XX here is access denial of some kind (signature, WAF, expired token): all 403.
+  { type: ResponseType.DEFAULT_4XX, code: 'forbidden' },
+  { type: ResponseType.DEFAULT_5XX, code: 'internal_error' },
+];
+
+export interface ProprietesApi {
+  config: ConfigurationStage;
+  table: ITable;
+  bucket: IBucket;
+  machine: IStateMachine;
+  liens: Liens;
+}
+
+export class Api extends Construct {
+  readonly api: RestApi;
+  /** Route functions by module name (lambdas/http/<name>.ts). */
+  readonly fonctions: Record<string, Fonction> = {};
+  /** Every function of the API, route or not (for alarms). */
+  readonly toutes: Fonction[] = [];
+  /** Base URL of the spec's paths: `https://…/v1/api/v1`. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, p: ProprietesApi) {
+    super(scope, id);
+    const { config, table, bucket, machine, liens } = p;
+    const journalAcces = new LogGroup(this, 'JournalAcces', { retention: retentionJournaux(config), removalPolicy: politiqueDonnees(config) });
+    this.api = new RestApi(this, 'Api', {
+      description: `Retouche ${config.stage}: photo retouching API (spec 1.0.0)`,
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...TYPES_BINAIRES],
+      // Our routes answer every path; the default 403 "Missing Authentication Token" never shows.
+      deployOptions: {
+        stageName: NOM_STAGE,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false, // request bodies hold images and API keys
+        accessLogDestination: new LogGroupLogDestination(journalAcces),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        // A ceiling for the whole stage; the per-key limit (120/min) is exact, in the handlers.
+        throttlingRateLimit: 500,
+        throttlingBurstLimit: 1000,
+      },
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: politiqueDonnees(config),
+    });
+    this.url = `https://${this.api.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}/${NOM_STAGE}${BASE_CHEMIN}`;
+
+    const fichiers = liens.distribution ? undefined : `${this.url}/fichiers`;
+    const signature = liens.base(fichiers);
+    const commun = {
+      retention: retentionJournaux(config),
+      removalPolicy: politiqueDonnees(config),
+      environnement: { RETOUCHE_TABLE: table.tableName, RETOUCHE_BUCKET: bucket.bucketName },
+    };
+    const ressources = { table, bucket, machine, secret: liens.secret };
+
+    const base = this.api.root.resourceForPath(BASE_CHEMIN.slice(1));
+    const parChemin = new Map<string, IResource>();
+    for (const route of ROUTES) {
+      const reglage = REGLAGES_ROUTES[route.fonction];
+      if (!reglage) throw new Error(`no settings for the function of ${route.methode} ${route.chemin}`);
+      const fn = (this.fonctions[route.fonction] ??= new Fonction(this, nomConstruct(route.fonction), {
+        ...commun,
+        module: `http/${route.fonction}`,
+        description: reglage.description,
+        memoire: reglage.memoire,
+        delai: reglage.delai,
+        environnement: {
+          ...commun.environnement,
+          ...(reglage.acces.signer
+            ? { RETOUCHE_LIENS_BASE: signature.base, RETOUCHE_LIENS_CLE_ID: signature.idCle, RETOUCHE_LIENS_SECRET_ARN: liens.secret.secretArn }
+            : {}),
+          ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
+        },
+      }));
+      accorder(fn, ressources, reglage.acces);
+      const ressource = base.resourceForPath(route.chemin.slice(1));
+      ressource.addMethod(route.methode, new LambdaIntegration(fn));
+      parChemin.set(route.chemin, ressource);
+    }
+
+    // Unknown paths and methods: an Erreur (404 or 405) from our own function, never the gateway's 403.
+    const introuvable = new Fonction(this, 'Introuvable', {
+      ...commun,
+      module: 'http/introuvable',
+      description: 'Unknown routes (404) and methods (405)',
+      memoire: 256,
+      delai: Duration.seconds(5),
+      environnement: {},
+    });
+    const integrationIntrouvable = new LambdaIntegration(introuvable);
+    this.toutes.push(...Object.values(this.fonctions), introuvable);
+    const partout = new Set<IResource>([this.api.root, this.api.root.getResource('api') ?? base, base, ...parChemin.values()]);
+    for (const chemin of parChemin.keys()) {
+      // Intermediate resources (e.g. /travaux above /travaux/{id}) exist too and must answer.
+      const morceaux = chemin.split('/').filter(Boolean);
+      for (let n = 1; n <= morceaux.length; n++) partout.add(base.resourceForPath(morceaux.slice(0, n).join('/')));
+    }
+    for (const ressource of partout) ressource.addMethod('ANY', integrationIntrouvable);
+    this.api.root.addResource('{proxy+}').addMethod('ANY', integrationIntrouvable);
+    base.addResource('{proxy+}').addMethod('ANY', integrationIntrouvable);
+
+    if (fichiers) {
+      // LocalStack fallback (no CloudFront): the API checks link signatures itself.
+      const fichier = new Fonction(this, 'Fichier', {
+        ...commun,
+        module: 'http/fichier',
+        description: 'GET /fichiers/...: checks a signed link, redirects to a one-minute S3 URL (no-CloudFront fallback)',
+        memoire: 256,
+        delai: Duration.seconds(5),
+        environnement: {
+          ...commun.environnement,
+          RETOUCHE_LIENS_BASE: signature.base,
+          RETOUCHE_LIENS_CLE_ID: signature.idCle,
+          RETOUCHE_LIENS_CLE_PUBLIQUE: liens.clePublique,
+        },
+      });
+      accorder(fichier, ressources, { s3: [{ prefixe: 'resultats', actions: ['GetObject'] }, { prefixe: 'zips', actions: ['GetObject'] }] });
+      base.addResource('fichiers').addResource('{proxy+}').addMethod('GET', new LambdaIntegration(fichier));
+      this.toutes.push(fichier);
+    }
+
+    for (const { type, statut, code } of REPONSES_PASSERELLE) {
+      this.api.addGatewayResponse(`Reponse${type.responseType}`, {
+        type,
+        ...(statut ? { statusCode: statut } : {}),
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: {
+          'application/json': `{"error":{"code":"${code}","message":$context.error.messageString,"type":"$context.error.responseType"}}`,
+        },
+      });
+    }
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The account-level role API Gateway uses to write access logs; AWS maintains its policy for that one purpose.',
+      },
+      { id: 'AwsSolutions::AwsSolutions-APIG2', reason: 'Requests are validated by the handlers with the valibot schemas, which also generate openapi.json.' },
+      { id: 'AwsSolutions::AwsSolutions-APIG3', reason: 'No WAF: every route but two public documents checks an API key and an exact per-key rate limit.' },
+      { id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'Authentication is the spec\'s own API keys (Bearer), checked against hashed keys in the handlers.' },
+      { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'Customers are machines with API keys, not Cognito users.' },
+    );
+  }
+}
+
+const nomConstruct = (fonction: string): string =>
+  fonction.split('-').map((m) => m.charAt(0).toUpperCase() + m.slice(1)).join('');

@@ -1,0 +1,113 @@
+/**
+ * Every Lambda of the service is built the same way: esbuild bundle (ESM, minified, source maps) of a
+ * module under lambdas/, arm64, the current Node.js runtime, X-Ray tracing, Powertools settings, and
+ * its own log group with an explicit retention. Memory and timeout are chosen per function, by purpose.
+ */
+import { Duration, RemovalPolicy, Validations, type Acknowledgment } from 'aws-cdk-lib';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const RACINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The current Node.js Lambda runtime (Node 24, LTS until 2028). */
+export const RUNTIME = Runtime.NODEJS_24_X;
+
+export interface ProprietesFonction {
+  /** Module under lambdas/, without extension, e.g. `http/solde`. */
+  module: string;
+  description: string;
+  memoire: number;
+  delai: Duration;
+  retention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+  environnement?: Record<string, string>;
+  /** Needs sharp (native libvips): installed for linux-arm64 next to the bundle. */
+  sharp?: boolean;
+  reservedConcurrentExecutions?: number;
+}
+
+// ESM bundles still contain CommonJS dependencies that call require(): give them one.
+export const BANNIERE = "import { createRequire as __creerRequire } from 'node:module'; const require = __creerRequire(import.meta.url);";
+
+const versionSharp = (): string =>
+  (JSON.parse(readFileSync(path.join(RACINE, 'node_modules/sharp/package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * sharp ships its native part as per-platform packages; the machine that synthesizes is rarely
+ * linux-arm64, so the Lambda's copy is installed for that platform (the registry is reached at
+ * synth time, like any deploy; tests synthesize without bundling).
+ */
+const installerSharp = (dossier: string): string[] => [
+  // A package.json of its own first: without one, npm would walk up and install into the project.
+  `cd "${dossier}" && echo '{"private":true,"type":"module","dependencies":{"sharp":"${versionSharp()}"}}' > package.json`,
+  `cd "${dossier}" && npm install --no-package-lock --no-audit --no-fund --omit=dev --os=linux --cpu=arm64 --libc=glibc`,
+];
+
+export const bundling = (sharp: boolean): BundlingOptions => ({
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // The SDK is bundled, not taken from the runtime: the code runs against the versions it was tested with.
+  externalModules: sharp ? ['sharp'] : [],
+  mainFields: ['module', 'main'],
+  banner: BANNIERE,
+  ...(sharp
+    ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_: string, sortie: string) => installerSharp(sortie) } }
+    : {}),
+});
+
+export class Fonction extends NodejsFunction {
+  /** The handler module under lambdas/ (e.g. `http/solde`), for tests and readers of the tree. */
+  readonly module: string;
+  readonly avecSharp: boolean;
+
+  constructor(scope: Construct, id: string, p: ProprietesFonction) {
+    const journaux = new LogGroup(scope, `${id}Journaux`, { retention: p.retention, removalPolicy: p.removalPolicy });
+    // Its own role, allowed to write to its own log group only (not the managed
+    // AWSLambdaBasicExecutionRole, which may write to every log group of the account).
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: p.description.slice(0, 1000) });
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [journaux.logGroupArn] }));
+    super(scope, id, {
+      entry: path.join(RACINE, 'lambdas', `${p.module}.ts`),
+      handler: 'handler',
+      projectRoot: RACINE,
+      depsLockFilePath: path.join(RACINE, 'package-lock.json'),
+      description: p.description,
+      runtime: RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: p.memoire,
+      timeout: p.delai,
+      tracing: Tracing.ACTIVE,
+      logGroup: journaux,
+      role,
+      bundling: bundling(p.sharp ?? false),
+      ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'retouche',
+        POWERTOOLS_METRICS_NAMESPACE: 'Retouche',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...p.environnement,
+      },
+    });
+    this.module = p.module;
+    this.avecSharp = p.sharp ?? false;
+    this.reconnaitre({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and PutTelemetryRecords only accept Resource "*" (AWS documented).',
+    });
+  }
+
+  /** Acknowledges a cdk-nag finding on this function and on its role (a sibling construct). */
+  reconnaitre(...regles: Acknowledgment[]): void {
+    Validations.of(this).acknowledge(...regles);
+    if (this.role) Validations.of(this.role).acknowledge(...regles);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * One stack per stage (`Retouche-<stage>`), composed of the service's constructs. Resource names
+ * are left to CloudFormation, so two stages (or two developers) never collide in one account.
+ */
+import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Api } from './api';
+import type { ConfigurationStage } from './configuration';
+import { Donnees } from './donnees';
+import { Flux } from './flux';
+import { Liens } from './liens';
+import { modelesDuStage } from './modeles';
+import { Observabilite } from './observabilite';
+import { Stockage } from './stockage';
+
+export interface ProprietesRetouche extends StackProps {
+  config: ConfigurationStage;
+}
+
+/** Output names the admin CLI reads (`npm run admin -- --outputs cdk-outputs.json …`). */
+export const SORTIES = { api: 'ApiUrl', table: 'TableName', bucket: 'BucketName', liens: 'LiensBase', alarmes: 'AlarmesTopic' } as const;
+
+export class RetoucheStack extends Stack {
+  readonly donnees: Donnees;
+  readonly stockage: Stockage;
+  readonly liens: Liens;
+  readonly flux: Flux;
+  readonly api: Api;
+  readonly observabilite: Observabilite;
+
+  constructor(scope: Construct, id: string, props: ProprietesRetouche) {
+    super(scope, id, props);
+    const { config } = props;
+    Tags.of(this).add('service', 'retouche');
+    Tags.of(this).add('stage', config.stage);
+
+    this.donnees = new Donnees(this, 'Donnees', config);
+    this.stockage = new Stockage(this, 'Stockage', config);
+    this.liens = new Liens(this, 'Liens', config, this.stockage.bucket);
+    this.flux = new Flux(this, 'Flux', {
+      config,
+      table: this.donnees.table,
+      bucket: this.stockage.bucket,
+      modeles: modelesDuStage(this),
+    });
+    this.api = new Api(this, 'Api', {
+      config,
+      table: this.donnees.table,
+      bucket: this.stockage.bucket,
+      machine: this.flux.machine,
+      liens: this.liens,
+    });
+    this.observabilite = new Observabilite(this, 'Observabilite', {
+      config,
+      api: this.api.api,
+      machine: this.flux.machine,
+      fonctions: [...this.api.toutes, ...Object.values(this.flux.etapes), this.flux.relance],
+    });
+
+    new CfnOutput(this, SORTIES.api, { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });
+    new CfnOutput(this, SORTIES.table, { value: this.donnees.table.tableName, description: 'DynamoDB table (admin CLI)' });
+    new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
+    new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });
+    new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
+  }
+}
