@@ -27,7 +27,7 @@ export interface ProprietesFonction {
   retention: RetentionDays;
   removalPolicy: RemovalPolicy;
   environnement?: Record<string, string>;
-  /** Needs sharp (native libvips): installed for linux-arm64 next to the bundle. */
+  /** Works on images: sharp (native libvips) and the notice's font installed for linux-arm64 next to the bundle. */
   sharp?: boolean;
   reservedConcurrentExecutions?: number;
 }
@@ -35,19 +35,24 @@ export interface ProprietesFonction {
 // ESM bundles still contain CommonJS dependencies that call require(): give them one.
 export const BANNIERE = "import { createRequire as __creerRequire } from 'node:module'; const require = __creerRequire(import.meta.url);";
 
-const versionSharp = (): string =>
-  (JSON.parse(readFileSync(path.join(RACINE, 'node_modules/sharp/package.json'), 'utf8')) as { version: string }).version;
+const version = (paquet: string): string =>
+  (JSON.parse(readFileSync(path.join(RACINE, 'node_modules', paquet, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * sharp ships its native part as per-platform packages; the machine that synthesizes is rarely
  * linux-arm64, so the Lambda's copy is installed for that platform (the registry is reached at
- * synth time, like any deploy; tests synthesize without bundling).
+ * synth time, like any deploy; tests synthesize without bundling). The staging notice's font is a
+ * file read at run time (moteurs/mention.ts), so its package goes with it, at the tested versions.
  */
-const installerSharp = (dossier: string): string[] => [
-  // A package.json of its own first: without one, npm would walk up and install into the project.
-  `cd "${dossier}" && echo '{"private":true,"type":"module","dependencies":{"sharp":"${versionSharp()}"}}' > package.json`,
-  `cd "${dossier}" && npm install --no-package-lock --no-audit --no-fund --omit=dev --os=linux --cpu=arm64 --libc=glibc`,
-];
+const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans'];
+const installerImages = (dossier: string): string[] => {
+  const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
+  return [
+    // A package.json of its own first: without one, npm would walk up and install into the project.
+    `cd "${dossier}" && echo '${JSON.stringify({ private: true, type: 'module', dependencies: dependances })}' > package.json`,
+    `cd "${dossier}" && npm install --no-package-lock --no-audit --no-fund --omit=dev --os=linux --cpu=arm64 --libc=glibc`,
+  ];
+};
 
 export const bundling = (sharp: boolean): BundlingOptions => ({
   format: OutputFormat.ESM,
@@ -59,7 +64,7 @@ export const bundling = (sharp: boolean): BundlingOptions => ({
   mainFields: ['module', 'main'],
   banner: BANNIERE,
   ...(sharp
-    ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_: string, sortie: string) => installerSharp(sortie) } }
+    ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_: string, sortie: string) => installerImages(sortie) } }
     : {}),
 });
 

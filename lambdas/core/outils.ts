@@ -30,6 +30,12 @@ export interface Outil {
   champs: readonly Champ[];
 }
 
+/** The six languages of `annonce` and of the staging notice. */
+export const LANGUES = ['French', 'English', 'Dutch', 'German', 'Spanish', 'Italian'] as const;
+export type Langue = (typeof LANGUES)[number];
+/** `mention` value that draws no notice. */
+export const SANS_MENTION = 'none';
+
 export const MAX_IMAGES_LOT = 50;
 export const MAX_IMAGES_ANNONCE = 6;
 export const LONGUEUR_MAX_TEXTE = 1000;
@@ -67,6 +73,15 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
         description: 'Furnishing style.',
         valeurs: ['modern', 'Scandinavian', 'industrial', 'classic elegant', 'japandi', 'warm bohemian'],
         defaut: 'modern',
+      },
+      {
+        // Our extension (README, "Our extensions"): off unless asked, so spec clients see no change.
+        nom: 'mention',
+        type: 'string',
+        requis: false,
+        description: 'Visible "virtually staged" notice drawn on the photo, in this language (Retouche extension); none by default.',
+        valeurs: [SANS_MENTION, ...LANGUES],
+        defaut: SANS_MENTION,
       },
     ],
   },
@@ -131,7 +146,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
         type: 'string',
         requis: false,
         description: 'Language of the listing.',
-        valeurs: ['French', 'English', 'Dutch', 'German', 'Spanish', 'Italian'],
+        valeurs: LANGUES,
         defaut: 'Dutch',
       },
       {

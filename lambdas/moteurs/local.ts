@@ -3,26 +3,22 @@
  * photo, without a model. It is what `npm start` and the tests run, so that every path of the
  * service (inputs, results, ZIPs, links) carries real images a person can look at.
  *
- * Each tool edits a region through a mask and leaves the other pixels exactly as they were, like the
- * production engine composites the model's output into the original.
+ * Each tool edits the region its production recipe edits (the same zones) and leaves the other
+ * pixels exactly as they were, as the production engine composites the model's answer into the
+ * original; `ciel`, as in production, first corrects the light and verticals of the whole photo.
+ * Results say in their metadata that they are previews (resultat.ts).
  */
 import { setTimeout as attendre } from 'node:timers/promises';
-import { createHash } from 'node:crypto';
-import sharp, { type Sharp } from 'sharp';
-import { ErreurTravail } from '../core/erreurs';
+import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
-import type { DemandeRetouche, ImageRetouchee, Moteur } from './moteur';
-import { exifDeProvenance } from './provenance';
-
-interface Pixels {
-  data: Buffer;
-  largeur: number;
-  hauteur: number;
-}
-
-/** A job's seed: stable for a job id, so a preview can be reproduced byte for byte. */
-export const graineDe = (travail: string): number => createHash('sha256').update(travail).digest().readUInt32BE(0);
+import { ZONE_STAGING } from './bedrock/staging';
+import type { Rectangle } from './bedrock/masques';
+import { ZONE_VIDER } from './bedrock/vider';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from './moteur';
+import { decoder, depuisPixels, type Pixels } from './pixels';
+import { redresser } from './redressement';
+import { fichierResultat } from './resultat';
 
 const luminance = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
 const saturation = (r: number, g: number, b: number) => Math.max(r, g, b) - Math.min(r, g, b);
@@ -60,47 +56,103 @@ const ciel = (p: Pixels): Buffer => {
   return sortie;
 };
 
+const estNeige = (r: number, g: number, b: number) => luminance(r, g, b) > 165 && saturation(r, g, b) < 30 && b >= r - 8;
+
+/**
+ * Snow on the ground: snow-like pixels reached from the bottom of the frame without crossing anything
+ * else, so a white render or a snowy roof above a dark eave stays what it is.
+ */
+const masqueNeige = (p: Pixels, debut: number, ciel: Uint8Array): Uint8Array => {
+  const { data, largeur, hauteur } = p;
+  // The sky and the haze that continues it are bright and grey too: never lawn.
+  const masque = Uint8Array.from(ciel);
+  const pile: number[] = [];
+  const visiter = (x: number, y: number) => {
+    const p = y * largeur + x;
+    if (masque[p] || !estNeige(data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!)) return;
+    masque[p] = 1;
+    pile.push(p);
+  };
+  for (let x = 0; x < largeur; x++) visiter(x, hauteur - 1);
+  while (pile.length) {
+    const p = pile.pop()!;
+    const [x, y] = [p % largeur, Math.floor(p / largeur)];
+    if (x > 0) visiter(x - 1, y);
+    if (x < largeur - 1) visiter(x + 1, y);
+    if (y > debut) visiter(x, y - 1);
+    if (y < hauteur - 1) visiter(x, y + 1);
+  }
+  for (let i = 0; i < masque.length; i++) if (ciel[i]) masque[i] = 0;
+  return masque;
+};
+
+/** A per-pixel value in [0, 1) from its position: grass texture that is the same on every run. */
+const hachage = (x: number, y: number) => {
+  let v = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1);
+  v = Math.imul(v ^ (v >>> 15), 0x85ebca6b);
+  return ((v ^ (v >>> 13)) >>> 0) / 2 ** 32;
+};
+
 const saison = (p: Pixels): Buffer => {
   const sortie = Buffer.from(p.data);
   const debut = Math.floor(p.hauteur * 0.4);
+  const ciel = masqueCiel(p);
+  const neige = masqueNeige(p, debut, ciel);
   for (let y = debut; y < p.hauteur; y++) {
     for (let x = 0; x < p.largeur; x++) {
       const i = (y * p.largeur + x) * 3;
       const r = p.data[i]!, g = p.data[i + 1]!, b = p.data[i + 2]!;
-      if (luminance(r, g, b) > 170 && saturation(r, g, b) < 45) {
-        // Snow becomes lawn, keeping its light and shade.
-        const l = luminance(r, g, b) / 255;
-        sortie[i] = borner(70 * l), sortie[i + 1] = borner(150 * l + 20), sortie[i + 2] = borner(55 * l);
-      } else {
-        // A warmer, greener summer light on the ground.
-        sortie[i] = borner(r * 1.06 + 6), sortie[i + 1] = borner(g * 1.12 + 8), sortie[i + 2] = borner(b * 0.88);
+      if (neige[y * p.largeur + x]) {
+        // Snow becomes lawn, keeping its light and shade, with a blade-scale variation.
+        const l = (0.55 + 0.5 * (luminance(r, g, b) / 255)) * (0.88 + 0.24 * hachage(x, y));
+        sortie[i] = borner(74 * l), sortie[i + 1] = borner(122 * l), sortie[i + 2] = borner(46 * l);
+      } else if (!ciel[y * p.largeur + x]) {
+        // A warmer summer light on everything else of the ground.
+        sortie[i] = borner(r * 1.04 + 4), sortie[i + 1] = borner(g * 1.04 + 3), sortie[i + 2] = borner(b * 0.94);
       }
     }
   }
   return sortie;
 };
 
-/** The floor area where furniture stands in most listing photos. */
-const zoneSol = (largeur: number, hauteur: number) => ({
-  x: Math.floor(largeur * 0.12),
-  y: Math.floor(hauteur * 0.5),
-  l: Math.max(1, Math.floor(largeur * 0.76)),
-  h: Math.max(1, Math.floor(hauteur * 0.45)),
+/** A zone in fractions (the production recipe's) as pixel bounds, rounded as its mask is. */
+const bornes = (z: Rectangle, l: number, h: number) => ({
+  x0: Math.round(z.x0 * l),
+  x1: Math.round(z.x1 * l),
+  y0: Math.round(z.y0 * h),
+  y1: Math.round(z.y1 * h),
 });
 
-const vider = async (p: Pixels, image: Sharp): Promise<Buffer> => {
-  // What is behind furniture is, for a preview, the room's own surfaces smoothed out.
-  // Blurred at an eighth of the size then scaled back: the same look, ten times cheaper on 12 MP.
-  const petit = { width: Math.max(1, Math.round(p.largeur / 8)), height: Math.max(1, Math.round(p.hauteur / 8)) };
-  const sigma = Math.max(0.8, Math.min(petit.width, petit.height) / 25);
-  const reduit = await image.clone().resize(petit).blur(sigma).raw().toBuffer();
-  const flou = await sharp(reduit, { raw: { ...petit, channels: 3 } }).resize(p.largeur, p.hauteur, { kernel: 'cubic' }).raw().toBuffer();
-  const sortie = Buffer.from(p.data);
-  const z = zoneSol(p.largeur, p.hauteur);
-  for (let y = z.y; y < z.y + z.h; y++) {
-    for (let x = z.x; x < z.x + z.l; x++) {
-      const i = (y * p.largeur + x) * 3;
-      for (let c = 0; c < 3; c++) sortie[i + c] = flou[i + c]!;
+/**
+ * What is behind furniture is, for a preview, the room's own surfaces continued: each row of the zone
+ * runs from the pixels just left of it to those just right of it (a floor or a wall continues across
+ * the room), blended near the top edge into the pixels just above so there is no seam. A seeded grain
+ * keeps the fill from looking painted. Nothing of the covered pixels is used: no ghost of the furniture.
+ */
+const vider = (p: Pixels, graine: number): Buffer => {
+  const { largeur: l, hauteur: h, data } = p;
+  const sortie = Buffer.from(data);
+  const z = bornes(ZONE_VIDER, l, h);
+  const px = (x: number, y: number) => (Math.min(h - 1, Math.max(0, y)) * l + Math.min(l - 1, Math.max(0, x))) * 3;
+  // A few pixels averaged on each side: one pixel of the border can be an edge or noise.
+  const bord = (x: number, y: number, sens: number, c: number) => {
+    let somme = 0;
+    for (let k = 0; k < 4; k++) somme += data[px(x + sens * k, y) + c]!;
+    return somme / 4;
+  };
+  const fondu = Math.max(2, Math.round(h * 0.04));
+  let alea = graine || 1;
+  const bruit = () => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 6;
+  for (let y = z.y0; y < z.y1; y++) {
+    const haut = Math.max(0, 1 - (y - z.y0) / fondu);
+    for (let x = z.x0; x < z.x1; x++) {
+      const t = (x - z.x0 + 0.5) / (z.x1 - z.x0);
+      const i = (y * l + x) * 3;
+      const grain = bruit();
+      for (let c = 0; c < 3; c++) {
+        const ligne = (1 - t) * bord(z.x0 - 1, y, -1, c) + t * bord(z.x1, y, 1, c);
+        sortie[i + c] = borner((1 - haut) * ligne + haut * data[px(x, z.y0 - 1) + c]! + grain);
+      }
     }
   }
   return sortie;
@@ -115,34 +167,78 @@ const PALETTES: Record<string, [string, string, string]> = {
   'warm bohemian': ['#c8643b', '#e0b25a', '#5c7a4a'],
 };
 
-/** Simple silhouettes per room, drawn in the floor area. */
+/**
+ * Furniture per room, in fractions of the frame, standing in the staging zone. Each part is shaded
+ * top-light to bottom-dark and casts a soft contact shadow, so the preview reads as objects in the
+ * room rather than flat stickers.
+ */
 const meubles = (piece: string, l: number, h: number, [clair, fonce, accent]: [string, string, string]): string => {
-  const r = (x: number, y: number, w: number, hh: number, c: string, rx = 0.02) =>
-    `<rect x="${x * l}" y="${y * h}" width="${w * l}" height="${hh * h}" rx="${rx * l}" fill="${c}"/>`;
+  const X = (v: number) => (v * l).toFixed(1);
+  const Y = (v: number) => (v * h).toFixed(1);
+  const bloc = (x: number, y: number, w: number, hh: number, c: string, rayon = 0.008) =>
+    `<rect x="${X(x)}" y="${Y(y)}" width="${X(w)}" height="${Y(hh)}" rx="${X(rayon)}" fill="${c}"/>` +
+    `<rect x="${X(x)}" y="${Y(y)}" width="${X(w)}" height="${Y(hh)}" rx="${X(rayon)}" fill="url(#relief)"/>`;
+  const ombre = (cx: number, cy: number, rx: number, ry: number) =>
+    `<ellipse cx="${X(cx)}" cy="${Y(cy)}" rx="${X(rx)}" ry="${Y(ry)}" fill="#000" fill-opacity="0.35" filter="url(#flou)"/>`;
+  const pieds = (x0: number, x1: number, y: number, hh: number) => bloc(x0, y, 0.008, hh, '#2a2622', 0.002) + bloc(x1 - 0.008, y, 0.008, hh, '#2a2622', 0.002);
+  const plante = (x: number, y: number) =>
+    ombre(x, y + 0.02, 0.035, 0.012) + bloc(x - 0.022, y - 0.07, 0.044, 0.09, '#5a5550', 0.006) +
+    [[0, -0.16, 0.05], [-0.03, -0.12, 0.035], [0.03, -0.11, 0.035], [0, -0.22, 0.03]]
+      .map(([dx, dy, r]) => `<ellipse cx="${X(x + dx!)}" cy="${Y(y + dy!)}" rx="${X(r!)}" ry="${Y(r! * 1.3)}" fill="#4f7a45"/>`)
+      .join('');
+  const lampe = (x: number, y: number) =>
+    ombre(x, y + 0.005, 0.025, 0.008) + bloc(x - 0.003, y - 0.3, 0.006, 0.3, '#2a2622', 0.002) + bloc(x - 0.03, y - 0.36, 0.06, 0.07, '#f2ead8', 0.004);
   switch (piece) {
     case 'bedroom':
-      return r(0.25, 0.6, 0.5, 0.28, clair) + r(0.25, 0.55, 0.5, 0.08, fonce) + r(0.3, 0.62, 0.15, 0.06, accent);
-    case "children's bedroom":
-      return r(0.15, 0.65, 0.35, 0.22, accent) + r(0.6, 0.7, 0.2, 0.15, clair) + r(0.63, 0.66, 0.05, 0.05, fonce, 0.03);
+    case "children's bedroom": {
+      const enfant = piece !== 'bedroom';
+      const [x, w] = enfant ? [0.2, 0.32] : [0.27, 0.46];
+      return (
+        ombre(x + w / 2, 0.93, w / 1.8, 0.03) + bloc(x, 0.5, w, 0.2, fonce) + bloc(x, 0.66, w, 0.25, clair) + bloc(x, 0.74, w, 0.17, enfant ? accent : clair) +
+        bloc(x + 0.03, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) + bloc(x + w / 2 + 0.02, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) +
+        (enfant
+          ? ombre(0.72, 0.88, 0.1, 0.02) + bloc(0.62, 0.66, 0.2, 0.04, clair) + pieds(0.63, 0.81, 0.7, 0.17) + bloc(0.68, 0.6, 0.05, 0.06, accent)
+          : ombre(0.2, 0.86, 0.05, 0.012) + bloc(0.15, 0.72, 0.09, 0.13, fonce) + lampe(0.195, 0.72) +
+            ombre(0.8, 0.86, 0.05, 0.012) + bloc(0.76, 0.72, 0.09, 0.13, fonce) + lampe(0.805, 0.72))
+      );
+    }
     case 'kitchen':
-      return r(0.3, 0.62, 0.4, 0.22, clair) + r(0.3, 0.6, 0.4, 0.03, fonce) + r(0.34, 0.52, 0.06, 0.08, accent);
-    case 'dining room':
-      return r(0.3, 0.62, 0.4, 0.05, fonce) + r(0.33, 0.67, 0.03, 0.18, fonce) + r(0.64, 0.67, 0.03, 0.18, fonce) + r(0.22, 0.6, 0.06, 0.25, accent) + r(0.72, 0.6, 0.06, 0.25, accent);
+    case 'dining room': {
+      const chaises = [0.3, 0.42, 0.54, 0.66].map((x) => ombre(x + 0.03, 0.95, 0.04, 0.01) + bloc(x, 0.62, 0.06, 0.12, accent) + bloc(x, 0.74, 0.06, 0.03, accent) + pieds(x, x + 0.06, 0.77, 0.16)).join('');
+      return ombre(0.5, 0.92, 0.25, 0.03) + bloc(0.25, 0.68, 0.5, 0.035, fonce, 0.004) + pieds(0.27, 0.73, 0.715, 0.19) + chaises + (piece === 'dining room' ? plante(0.85, 0.85) : '');
+    }
     case 'home office':
-      return r(0.3, 0.6, 0.42, 0.04, fonce) + r(0.32, 0.64, 0.03, 0.2, fonce) + r(0.67, 0.64, 0.03, 0.2, fonce) + r(0.45, 0.5, 0.12, 0.09, accent) + r(0.45, 0.7, 0.1, 0.16, clair);
+      return (
+        ombre(0.5, 0.9, 0.22, 0.025) + bloc(0.3, 0.64, 0.4, 0.03, fonce, 0.003) + pieds(0.31, 0.69, 0.67, 0.22) + bloc(0.44, 0.52, 0.12, 0.1, '#1f1f1f', 0.004) +
+        ombre(0.5, 0.95, 0.06, 0.012) + bloc(0.45, 0.7, 0.1, 0.1, accent, 0.02) + bloc(0.455, 0.8, 0.09, 0.03, accent) + pieds(0.47, 0.53, 0.83, 0.11) +
+        ombre(0.86, 0.9, 0.06, 0.015) + bloc(0.8, 0.46, 0.12, 0.43, clair, 0.004) + plante(0.14, 0.88)
+      );
     default:
-      return r(0.2, 0.62, 0.45, 0.2, clair) + r(0.2, 0.56, 0.45, 0.08, fonce) + r(0.7, 0.7, 0.12, 0.1, accent) + r(0.3, 0.86, 0.3, 0.05, accent, 0.1);
+      return (
+        `<ellipse cx="${X(0.5)}" cy="${Y(0.86)}" rx="${X(0.3)}" ry="${Y(0.08)}" fill="${accent}" fill-opacity="0.55"/>` +
+        ombre(0.45, 0.8, 0.26, 0.03) + bloc(0.2, 0.55, 0.5, 0.13, clair, 0.015) + bloc(0.2, 0.66, 0.5, 0.1, clair) +
+        bloc(0.17, 0.6, 0.05, 0.18, clair) + bloc(0.68, 0.6, 0.05, 0.18, clair) + bloc(0.26, 0.59, 0.08, 0.07, accent, 0.01) + bloc(0.56, 0.59, 0.08, 0.07, accent, 0.01) +
+        ombre(0.48, 0.93, 0.13, 0.018) + bloc(0.36, 0.82, 0.24, 0.025, fonce, 0.003) + pieds(0.37, 0.59, 0.845, 0.07) +
+        lampe(0.8, 0.8) + plante(0.88, 0.9)
+      );
   }
 };
 
+/** The gradients and blur the furniture refers to. */
+const defsMeubles = (largeur: number) =>
+  '<defs><linearGradient id="relief" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fff" stop-opacity="0.18"/>' +
+  '<stop offset="1" stop-color="#000" stop-opacity="0.28"/></linearGradient>' +
+  `<filter id="flou"><feGaussianBlur stdDeviation="${Math.max(1, largeur * 0.006).toFixed(1)}"/></filter></defs>`;
+
 const staging = async (p: Pixels, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
   const palette = PALETTES[valeurs.style ?? 'modern'] ?? PALETTES.modern!;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${meubles(valeurs.piece ?? 'living room', p.largeur, p.hauteur, palette)}</svg>`;
-  return sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
-    .composite([{ input: Buffer.from(svg) }])
-    .removeAlpha()
-    .raw()
-    .toBuffer();
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${defsMeubles(p.largeur)}${meubles(valeurs.piece ?? 'living room', p.largeur, p.hauteur, palette)}</svg>`;
+  const dessine = await depuisPixels(p).composite([{ input: Buffer.from(svg) }]).removeAlpha().raw().toBuffer();
+  // Only the production recipe's zone may change, as there: the rest is the photo's own pixels.
+  const sortie = Buffer.from(p.data);
+  const z = bornes(ZONE_STAGING, p.largeur, p.hauteur);
+  for (let y = z.y0; y < z.y1; y++) dessine.copy(sortie, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x1) * 3);
+  return sortie;
 };
 
 const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
@@ -155,49 +251,42 @@ const renovation = (p: Pixels, valeurs: Readonly<Record<string, string>>): Buffe
   const sortie = Buffer.from(p.data);
   const teinte = TEINTES_RENOVATION[valeurs.style ?? 'contemporary'] ?? TEINTES_RENOVATION.contemporary!;
   const force = valeurs.niveau === 'rafraichissement' ? 0.25 : 0.5;
-  // Facade: the building, below the sky line; interior: the walls, above the floor.
-  const [debut, fin] = valeurs.zone === 'interieur' ? [0, 0.55] : [0.3, 0.9];
-  for (let y = Math.floor(p.hauteur * debut); y < Math.floor(p.hauteur * fin); y++) {
+  // Facade: the building, below the sky line, never the sky itself; interior: the walls, above the floor.
+  const [debut, fin] = (valeurs.zone === 'interieur' ? [0, 0.55] : [0.3, 0.9]).map((f) => Math.floor(p.hauteur * f)) as [number, number];
+  const ciel = valeurs.zone === 'interieur' ? null : masqueCiel(p);
+  // The change fades in and out over the band's edges: no line across the photo.
+  const fondu = Math.max(1, (fin - debut) * 0.15);
+  for (let y = debut; y < fin; y++) {
+    const poids = force * Math.min(1, (y - debut + 1) / fondu, (fin - y) / fondu);
     for (let x = 0; x < p.largeur; x++) {
+      if (ciel?.[y * p.largeur + x]) continue;
       const i = (y * p.largeur + x) * 3;
       const l = luminance(p.data[i]!, p.data[i + 1]!, p.data[i + 2]!) / 255;
       // New render in the style's colour, shaded by the original light: walls change, shapes stay.
-      for (let c = 0; c < 3; c++) sortie[i + c] = borner((1 - force) * p.data[i + c]! + force * teinte[c]! * (0.55 + 0.6 * l));
+      for (let c = 0; c < 3; c++) sortie[i + c] = borner((1 - poids) * p.data[i + c]! + poids * teinte[c]! * (0.55 + 0.6 * l));
     }
   }
   return sortie;
 };
 
-const FORMATS = { jpeg: 'jpeg', png: 'png', webp: 'webp' } as const;
-
 export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => ({
   async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
     if (options.delaiMs) await attendre(options.delaiMs);
     const graine = graineDe(demande.travail);
-    let entree: Sharp;
-    let format: keyof typeof FORMATS;
-    let pixels: Pixels;
-    try {
-      const meta = await sharp(demande.image).metadata();
-      format = meta.format === 'png' || meta.format === 'webp' ? meta.format : 'jpeg';
-      entree = sharp(demande.image).rotate().toColourspace('srgb').removeAlpha();
-      const { data, info } = await entree.clone().raw().toBuffer({ resolveWithObject: true });
-      pixels = { data, largeur: info.width, hauteur: info.height };
-    } catch {
-      throw new ErreurTravail('image_illisible');
-    }
-    const traitements: Record<OutilImage, () => Buffer | Promise<Buffer>> = {
-      ciel: () => ciel(pixels),
-      saison: () => saison(pixels),
-      vider: () => vider(pixels, sharp(pixels.data, { raw: { width: pixels.largeur, height: pixels.hauteur, channels: 3 } })),
-      staging: () => staging(pixels, demande.valeurs),
-      renovation: () => renovation(pixels, demande.valeurs),
+    const { pixels, format } = await decoder(demande.image);
+    const traitements: Record<OutilImage, () => Promise<Pixels>> = {
+      // As in production: light and verticals corrected first, then the sky of the corrected photo.
+      ciel: async () => {
+        const redressee = await redresser(pixels);
+        return { ...redressee, data: ciel(redressee) };
+      },
+      saison: async () => ({ ...pixels, data: saison(pixels) }),
+      vider: async () => ({ ...pixels, data: vider(pixels, graine) }),
+      staging: async () => ({ ...pixels, data: await staging(pixels, demande.valeurs) }),
+      renovation: async () => ({ ...pixels, data: renovation(pixels, demande.valeurs) }),
     };
-    const brut = await traitements[demande.outil]();
-    const sortie = sharp(brut, { raw: { width: pixels.largeur, height: pixels.hauteur, channels: 3 } }).withExif(
-      exifDeProvenance({ outil: demande.outil, apercu: true, graine }),
-    );
-    const image = await (format === 'jpeg' ? sortie.jpeg({ quality: 90 }) : format === 'png' ? sortie.png() : sortie.webp({ quality: 90 })).toBuffer();
+    const resultat = await traitements[demande.outil]();
+    const image = await fichierResultat(resultat, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: true, graine });
     return { image, format, graine };
   },
 

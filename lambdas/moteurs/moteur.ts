@@ -6,6 +6,7 @@
  * Errors: an engine throws `ErreurTravail` (core/erreurs.ts). `moteur_indisponible` is transient and
  * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).
  */
+import { createHash } from 'node:crypto';
 import type { OutilImage } from '../core/outils';
 
 export interface DemandeRetouche {
@@ -37,3 +38,6 @@ export interface Moteur {
   /** Writes the listing text, in Markdown, in `valeurs.langue`. */
   rediger(demande: DemandeAnnonce): Promise<{ texte: string }>;
 }
+
+/** A job's seed: stable for a job id, so a result can be reproduced from the job alone. */
+export const graineDe = (travail: string): number => createHash('sha256').update(travail).digest().readUInt32BE(0);

@@ -26,14 +26,15 @@ import type { OutilImage } from '../../lambdas/core/outils';
 import { COTE_MAX_PHOTO, OCTETS_MAX_PHOTO } from '../../lambdas/moteurs/bedrock/annonce';
 import { configurationBedrock, modelesBedrock, ressourcesIamBedrock } from '../../lambdas/moteurs/bedrock/configuration';
 import { erreurDeBedrock } from '../../lambdas/moteurs/bedrock/erreurs';
-import { cadreDeTravail, LIMITES_STABILITY, type Pixels } from '../../lambdas/moteurs/bedrock/image';
+import { cadreDeTravail, LIMITES_STABILITY } from '../../lambdas/moteurs/bedrock/image';
+import type { Pixels } from '../../lambdas/moteurs/pixels';
 import { creerMoteurBedrock } from '../../lambdas/moteurs/bedrock/index';
-import { estimerVerticales, redresser, redresserVerticales } from '../../lambdas/moteurs/bedrock/redressement';
+import { estimerVerticales, redresser, redresserVerticales } from '../../lambdas/moteurs/redressement';
 import { FORCES_CONTROLE, parametresRenovation } from '../../lambdas/moteurs/bedrock/renovation';
 import { MEUBLES, promptStaging, STYLES_STAGING } from '../../lambdas/moteurs/bedrock/staging';
 import { ZONE_VIDER } from '../../lambdas/moteurs/bedrock/vider';
 import { moteurDepuisEnv } from '../../lambdas/moteurs/choix';
-import { graineDe } from '../../lambdas/moteurs/local';
+import { graineDe } from '../../lambdas/moteurs/moteur';
 import { lireProvenance } from '../../lambdas/moteurs/provenance';
 
 const client = new BedrockRuntimeClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
@@ -340,6 +341,23 @@ describe('Bedrock engine: what comes back', () => {
     const { image, graine } = await moteur.retoucher({ outil: 'staging', valeurs: {}, image: await photo(128, 96, 'jpeg'), travail: 't' });
     const provenance = await lireProvenance(image);
     expect(provenance).toBe(`Edited by Retouche, tool staging, seed ${graine}`);
+  });
+
+  it('staging with mention draws the notice over the composited result, in the lower left corner only', async () => {
+    modeleUni({ r: 200, g: 200, b: 200 });
+    const source = await photo(320, 240);
+    const avec = async (mention: string) =>
+      (await brut((await moteur.retoucher({ outil: 'staging', valeurs: { mention }, image: source, travail: 't' })).image)).data;
+    const [sans, francais] = [await avec('none'), await avec('French')];
+    expect(francais.equals(sans)).toBe(false);
+    // Nothing changed above the lower fifth, nor on the right half.
+    for (let y = 0; y < 240; y++) {
+      const debut = y < 192 ? 0 : 160;
+      expect(francais.subarray((y * 320 + debut) * 3, (y + 1) * 320 * 3).equals(sans.subarray((y * 320 + debut) * 3, (y + 1) * 320 * 3)), `row ${y}`).toBe(true);
+    }
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(2);
+    // The model is never asked to draw text: the prompt is the same with or without the notice.
+    expect(corpsEnvoye(1).prompt).toBe(corpsEnvoye(0).prompt);
   });
 
   it('unreadable bytes end the job with image_illisible, without calling the model', async () => {

@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import type { OutilImage } from '../../lambdas/core/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local';
+import { ZONE_STAGING } from '../../lambdas/moteurs/bedrock/staging';
+import { ZONE_VIDER } from '../../lambdas/moteurs/bedrock/vider';
+import { decoder } from '../../lambdas/moteurs/pixels';
 import { lireProvenance } from '../../lambdas/moteurs/provenance';
+import { redresser } from '../../lambdas/moteurs/redressement';
 import { imageTest } from '../support/client';
 
 const moteur = creerMoteurLocal();
@@ -52,14 +56,64 @@ describe('local preview engine', () => {
     expect(a.graine).toBe(b.graine);
   });
 
-  it('ciel edits only the sky: the ground keeps its exact pixels', async () => {
+  /** Rows and columns, in pixels, where a result differs from `reference` (both raw RGB of the same size). */
+  const modifie = (a: Buffer, reference: Buffer, largeur: number) => {
+    const zone = { x0: Infinity, x1: -1, y0: Infinity, y1: -1 };
+    for (let p = 0; p < a.length / 3; p++) {
+      const i = p * 3;
+      if (a[i] === reference[i] && a[i + 1] === reference[i + 1] && a[i + 2] === reference[i + 2]) continue;
+      const [x, y] = [p % largeur, Math.floor(p / largeur)];
+      zone.x0 = Math.min(zone.x0, x), zone.x1 = Math.max(zone.x1, x + 1), zone.y0 = Math.min(zone.y0, y), zone.y1 = Math.max(zone.y1, y + 1);
+    }
+    return zone;
+  };
+
+  it('vider, staging, renovation and saison change only their zone: every other pixel is the input, exactly', async () => {
+    const [l, h] = [200, 150];
+    const source = await imageTest(4, 'png', l, h);
+    const avant = await pixels(source);
+    const dedans = (z: { x0: number; x1: number; y0: number; y1: number }, r: { x0: number; x1: number; y0: number; y1: number }) =>
+      z.x0 >= Math.round(r.x0 * l) && z.x1 <= Math.round(r.x1 * l) && z.y0 >= Math.round(r.y0 * h) && z.y1 <= Math.round(r.y1 * h);
+    const zones: [OutilImage, Record<string, string>, { x0: number; x1: number; y0: number; y1: number }][] = [
+      ['vider', {}, ZONE_VIDER],
+      ['staging', { piece: 'bedroom', style: 'industrial' }, ZONE_STAGING],
+      ['renovation', { zone: 'interieur' }, { x0: 0, x1: 1, y0: 0, y1: 0.55 }],
+      ['renovation', { zone: 'facade' }, { x0: 0, x1: 1, y0: 0.3, y1: 0.9 }],
+      ['saison', {}, { x0: 0, x1: 1, y0: 0.4, y1: 1 }],
+    ];
+    for (const [outil, valeurs, attendue] of zones) {
+      const { image } = await moteur.retoucher({ outil, valeurs, image: source, travail: 't' });
+      const change = modifie((await pixels(image)).data, avant.data, l);
+      expect(change.x1, `${outil} changed something`).toBeGreaterThan(0);
+      expect(dedans(change, attendue), `${outil} ${JSON.stringify(valeurs)} changed ${JSON.stringify(change)}`).toBe(true);
+    }
+  });
+
+  it('ciel corrects light and verticals as production does, then replaces only the sky: the ground is the corrected photo, exactly', async () => {
     const source = await imageTest(4, 'png', 120, 80);
     const { image } = await moteur.retoucher({ outil: 'ciel', valeurs: {}, image: source, travail: 't' });
-    const [avant, apres] = [await pixels(source), await pixels(image)];
-    const ligne = 120 * 3;
-    const sol = (p: Buffer) => p.subarray(40 * ligne);
-    expect(sol(apres.data).equals(sol(avant.data))).toBe(true);
-    expect(apres.data.subarray(0, 40 * ligne).equals(avant.data.subarray(0, 40 * ligne))).toBe(false);
+    const corrigee = await redresser((await decoder(source)).pixels);
+    const apres = await pixels(image);
+    const change = modifie(apres.data, corrigee.data, 120);
+    expect(change.y0).toBe(0);
+    expect(change.y1).toBeLessThanOrEqual(Math.floor(80 * 0.65));
+  });
+
+  it('draws the "virtually staged" notice when asked, in the language asked, only in the lower left corner', async () => {
+    const [l, h] = [320, 240];
+    const source = await imageTest(7, 'png', l, h);
+    const staging = async (mention: string) =>
+      (await pixels((await moteur.retoucher({ outil: 'staging', valeurs: { mention }, image: source, travail: 't' })).image)).data;
+    const sans = await staging('none');
+    const anglais = await staging('English');
+    const allemand = await staging('German');
+    const notice = modifie(anglais, sans, l);
+    expect(notice.x0).toBeLessThan(l * 0.1);
+    expect(notice.y1).toBe(h - Math.round(Math.min(l, h) * 0.025));
+    expect(notice.y0).toBeGreaterThan(h * 0.8);
+    expect(notice.x1).toBeLessThan(l * 0.6);
+    // A longer text, a wider plate.
+    expect(modifie(allemand, sans, l).x1).toBeGreaterThan(notice.x1);
   });
 
   it('applies EXIF orientation: a portrait JPEG stored landscape comes back portrait', async () => {

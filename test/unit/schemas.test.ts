@@ -19,7 +19,7 @@ const refus = (fn: () => unknown): ErreurApi => {
 
 describe('validerRequete', () => {
   it('applies every default and records them in valeurs', () => {
-    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern' });
+    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern', mention: 'none' });
     expect(validerRequete('renovation', { outil: 'renovation', images: [image], valeurs: { zone: 'interieur' } }).valeurs).toEqual({
       zone: 'interieur',
       niveau: 'complete',
@@ -31,6 +31,13 @@ describe('validerRequete', () => {
       images: [],
     });
     expect(validerRequete('vider', { outil: 'vider', images: [image] }).valeurs).toEqual({});
+  });
+
+  it('staging takes a visible notice in one of the six languages (our extension), none by default', () => {
+    const mention = CATALOGUE.staging.champs.find((c) => c.nom === 'mention');
+    expect(mention).toMatchObject({ requis: false, defaut: 'none', valeurs: ['none', 'French', 'English', 'Dutch', 'German', 'Spanish', 'Italian'] });
+    expect(validerRequete('staging', { outil: 'staging', images: [image], valeurs: { mention: 'French' } }).valeurs.mention).toBe('French');
+    expect(refus(() => validerRequete('staging', { outil: 'staging', images: [image], valeurs: { mention: 'yes' } })).statut).toBe(422);
   });
 
   it('refuses unknown settings, for every tool', () => {

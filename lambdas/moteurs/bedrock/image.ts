@@ -4,35 +4,14 @@
  * scaled to the photo's own resolution and composited through the edited area's mask, so that every
  * pixel outside it is the input's, byte for byte.
  */
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
-import { exifDeProvenance } from '../provenance';
-
-/** 8-bit RGB, row-major, no padding. */
-export interface Pixels {
-  data: Buffer;
-  largeur: number;
-  hauteur: number;
-}
-
-export type Format = 'jpeg' | 'png' | 'webp';
+import { depuisPixels, versPixels, type Pixels } from '../pixels';
 
 /** Stability image services: every side ≥ 64 px, 4 096 to 9 437 184 pixels, aspect within 1:2.5–2.5:1. */
 export const LIMITES_STABILITY = { coteMin: 64, pixelsMax: 9_437_184, rapportMax: 2.5 } as const;
 /** Working sides are multiples of 64, so the model never rounds them and its answer lines up with the photo. */
 const MULTIPLE = 64;
-
-export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
-  try {
-    const { format: lu } = await sharp(octets).metadata();
-    const format: Format = lu === 'png' || lu === 'webp' ? lu : 'jpeg';
-    const { data, info } = await sharp(octets).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    if (info.channels !== 3) throw new Error(`${info.channels} channels`);
-    return { pixels: { data, largeur: info.width, hauteur: info.height }, format };
-  } catch {
-    throw new ErreurTravail('image_illisible');
-  }
-};
 
 /**
  * Where the photo sits in the working image: scaled to fit the working size, then padded with its
@@ -71,14 +50,6 @@ export const cadreDeTravail = (largeur: number, hauteur: number, coteTravail: nu
 };
 
 const etendre = (m: Cadre['marges']) => ({ top: m.haut, bottom: m.bas, left: m.gauche, right: m.droite });
-
-const versPixels = async (image: Sharp): Promise<Pixels> => {
-  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3) throw new Error(`${info.channels} channels`);
-  return { data, largeur: info.width, hauteur: info.height };
-};
-
-const depuisPixels = (p: Pixels) => sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
 
 /** The photo at the scale the model works at (before padding). */
 export const reduire = (p: Pixels, cadre: Cadre): Promise<Pixels> =>
@@ -153,14 +124,4 @@ export const recomposer = (origine: Pixels, resultat: Pixels, alpha: Uint8Array)
     for (let c = 0; c < 3; c++) sortie[i + c] = Math.round((origine.data[i + c]! * (255 - a) + resultat.data[i + c]! * a) / 255);
   }
   return sortie;
-};
-
-const QUALITE = 90;
-
-/** The result in the input's format, marked as edited by Retouche (tool, seed) in its EXIF. */
-export const encoder = async (p: Pixels, format: Format, provenance: { outil: string; graine: number | null }): Promise<Buffer> => {
-  const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).withExif(
-    exifDeProvenance({ outil: provenance.outil, apercu: false, graine: provenance.graine }),
-  );
-  return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
 };

@@ -10,13 +10,14 @@
  */
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { OutilImage } from '../../core/outils';
-import { graineDe } from '../local';
-import type { DemandeRetouche, ImageRetouchee, Moteur } from '../moteur';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../moteur';
 import { redigerAnnonce } from './annonce';
 import { recetteCiel } from './ciel';
 import { configurationBedrock, type ConfigurationBedrock } from './configuration';
-import { agrandir, cadreDeTravail, decoder, encoder, imageDeTravail, masqueDeTravail, recomposer, redimensionnerMasque, reduire, reponseReduite } from './image';
+import { agrandir, cadreDeTravail, imageDeTravail, masqueDeTravail, recomposer, redimensionnerMasque, reduire, reponseReduite } from './image';
 import { adoucir, masqueDifference, masqueRectangle } from './masques';
+import { decoder } from '../pixels';
+import { fichierResultat } from '../resultat';
 import type { Recette, Valeurs } from './recette';
 import { recetteRenovation } from './renovation';
 import { recetteSaison } from './saison';
@@ -83,7 +84,7 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
         alpha = await adoucir(masque, largeur, hauteur);
       }
       const pixels = { data: recomposer(base, resultat, alpha), largeur, hauteur };
-      const image = await encoder(pixels, format, { outil: demande.outil, graine: reponse.graine });
+      const image = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine: reponse.graine });
       return { image, format, graine: reponse.graine };
     },
 

@@ -7,7 +7,7 @@
  * global drift of a diffusion model's re-encoding — goes back to the photo's pixels).
  */
 import sharp from 'sharp';
-import type { Pixels } from './image';
+import type { Pixels } from '../pixels';
 
 /** A rectangle in fractions of the photo's width and height. */
 export interface Rectangle {

@@ -5,7 +5,7 @@
  * of listing photos, and a model asked to replace the sky must not be the one that moves walls.
  */
 import sharp from 'sharp';
-import type { Pixels } from './image';
+import type { Pixels } from './pixels';
 
 const DEG = Math.PI / 180;
 
