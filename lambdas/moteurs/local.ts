@@ -145,13 +145,14 @@ const vider = (p: Pixels, graine: number): Buffer => {
   const bruit = () => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 6;
   for (let y = z.y0; y < z.y1; y++) {
     const haut = Math.max(0, 1 - (y - z.y0) / fondu);
+    const [gauche, droite] = [-1, 1].map((sens) => [0, 1, 2].map((c) => bord(sens < 0 ? z.x0 - 1 : z.x1, y, sens, c))) as [number[], number[]];
     for (let x = z.x0; x < z.x1; x++) {
       const t = (x - z.x0 + 0.5) / (z.x1 - z.x0);
       const i = (y * l + x) * 3;
       const grain = bruit();
       for (let c = 0; c < 3; c++) {
-        const ligne = (1 - t) * bord(z.x0 - 1, y, -1, c) + t * bord(z.x1, y, 1, c);
-        sortie[i + c] = borner((1 - haut) * ligne + haut * data[px(x, z.y0 - 1) + c]! + grain);
+        const ligne = (1 - t) * gauche[c]! + t * droite[c]!;
+        sortie[i + c] = borner(haut === 0 ? ligne + grain : (1 - haut) * ligne + haut * data[px(x, z.y0 - 1) + c]! + grain);
       }
     }
   }
