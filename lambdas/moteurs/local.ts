@@ -9,7 +9,6 @@
  * Results say in their metadata that they are previews (resultat.ts).
  */
 import { setTimeout as attendre } from 'node:timers/promises';
-import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
 import { ZONE_STAGING } from './bedrock/staging';
