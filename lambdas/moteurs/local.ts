@@ -12,7 +12,7 @@ import { setTimeout as attendre } from 'node:timers/promises';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
 import { ZONE_STAGING } from './bedrock/staging';
-import type { Rectangle } from './bedrock/masques';
+import { bornesRectangle } from './bedrock/masques';
 import { ZONE_VIDER } from './bedrock/vider';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from './moteur';
 import { decoder, depuisPixels, type Pixels } from './pixels';
@@ -114,14 +114,6 @@ const saison = (p: Pixels): Buffer => {
   return sortie;
 };
 
-/** A zone in fractions (the production recipe's) as pixel bounds, rounded as its mask is. */
-const bornes = (z: Rectangle, l: number, h: number) => ({
-  x0: Math.round(z.x0 * l),
-  x1: Math.round(z.x1 * l),
-  y0: Math.round(z.y0 * h),
-  y1: Math.round(z.y1 * h),
-});
-
 /**
  * What is behind furniture is, for a preview, the room's own surfaces continued: each row of the zone
  * runs from the pixels just left of it to those just right of it (a floor or a wall continues across
@@ -131,7 +123,7 @@ const bornes = (z: Rectangle, l: number, h: number) => ({
 const vider = (p: Pixels, graine: number): Buffer => {
   const { largeur: l, hauteur: h, data } = p;
   const sortie = Buffer.from(data);
-  const z = bornes(ZONE_VIDER, l, h);
+  const z = bornesRectangle(l, h, ZONE_VIDER);
   const px = (x: number, y: number) => (Math.min(h - 1, Math.max(0, y)) * l + Math.min(l - 1, Math.max(0, x))) * 3;
   // A few pixels averaged on each side: one pixel of the border can be an edge or noise.
   const bord = (x: number, y: number, sens: number, c: number) => {
@@ -236,7 +228,7 @@ const staging = async (p: Pixels, valeurs: Readonly<Record<string, string>>): Pr
   const dessine = await depuisPixels(p).composite([{ input: Buffer.from(svg) }]).removeAlpha().raw().toBuffer();
   // Only the production recipe's zone may change, as there: the rest is the photo's own pixels.
   const sortie = Buffer.from(p.data);
-  const z = bornes(ZONE_STAGING, p.largeur, p.hauteur);
+  const z = bornesRectangle(p.largeur, p.hauteur, ZONE_STAGING);
   for (let y = z.y0; y < z.y1; y++) dessine.copy(sortie, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x1) * 3);
   return sortie;
 };

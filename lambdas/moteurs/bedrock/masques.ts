@@ -25,10 +25,17 @@ export type Zone =
   /** Whatever the model changed clearly, within a horizontal band (fractions of the height). */
   | { type: 'difference'; haut: number; bas: number };
 
+/** The rectangle in pixels (end bounds excluded): the one rounding both engines edit by. */
+export const bornesRectangle = (largeur: number, hauteur: number, r: Rectangle) => ({
+  x0: Math.round(r.x0 * largeur),
+  x1: Math.round(r.x1 * largeur),
+  y0: Math.round(r.y0 * hauteur),
+  y1: Math.round(r.y1 * hauteur),
+});
+
 export const masqueRectangle = (largeur: number, hauteur: number, r: Rectangle): Buffer => {
   const masque = Buffer.alloc(largeur * hauteur);
-  const [x0, x1] = [Math.round(r.x0 * largeur), Math.round(r.x1 * largeur)];
-  const [y0, y1] = [Math.round(r.y0 * hauteur), Math.round(r.y1 * hauteur)];
+  const { x0, x1, y0, y1 } = bornesRectangle(largeur, hauteur, r);
   for (let y = y0; y < y1; y++) masque.fill(255, y * largeur + x0, y * largeur + x1);
   return masque;
 };
