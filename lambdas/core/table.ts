@@ -6,7 +6,7 @@
  * |-------------|----------------------------|-----------|------------------------------------------------|
  * | account     | COMPTE#<id>                | COMPTE    |                                                |
  * | API key     | CLE#<sha256 of the key>    | CLE       | gsi1: COMPTE#<id> / CLE#<created>              |
- * | rate window | DEBIT#<key hash>#<minute>  | DEBIT     | (expires through TTL)                          |
+ * | rate window | CADENCE#<key hash>#<minute>| CADENCE   | (expires through TTL)                          |
  * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     |
  * |             |                            |           | gsi2: COMPTE#<id>#<outil> / <created>#<id>     |
  * |             |                            |           | gsi3 (sparse, while en_attente): ATTENTE / ... |
@@ -49,10 +49,13 @@ export const DEFINITION_TABLE: DefinitionTable = {
 /** Every index projects all attributes, so a query never needs a second read. */
 export const PROJECTION_INDEX = 'ALL' as const;
 
+/** Rate-window items start with this: the only items authenticated GET handlers may write (IAM LeadingKeys). */
+export const PREFIXE_CADENCE = 'CADENCE#';
+
 export const cles = {
   compte: (id: string) => ({ pk: `COMPTE#${id}`, sk: 'COMPTE' }),
   cle: (empreinte: string) => ({ pk: `CLE#${empreinte}`, sk: 'CLE' }),
-  debit: (empreinte: string, minute: number) => ({ pk: `DEBIT#${empreinte}#${minute}`, sk: 'DEBIT' }),
+  cadence: (empreinte: string, minute: number) => ({ pk: `${PREFIXE_CADENCE}${empreinte}#${minute}`, sk: 'CADENCE' }),
   travail: (id: string) => ({ pk: `TRAVAIL#${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `LOT#${id}`, sk: 'LOT' }),
   idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),

@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authentifier, type Appelant } from '../core/comptes';
-import { compterRequete } from '../core/debit';
+import { compterRequete } from '../core/cadence';
 import type { Dependances } from '../core/dependances';
 import { ErreurApi } from '../core/erreurs';
 import { journal } from '../core/journal';

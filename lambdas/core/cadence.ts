@@ -1,5 +1,5 @@
 /**
- * Request rate per key: 120 per calendar minute, counted exactly in DynamoDB (one counter item per
+ * Request rate per key ("cadence"; "debit" means charging credits only, lancement.ts): 120 per calendar minute, counted exactly in DynamoDB (one counter item per
  * key and minute, incremented only while under the limit). API Gateway usage plans are a best-effort
  * token bucket per second, which cannot promise the spec's count; this can. A refused request does
  * not count, so a client that waits `Retry-After` seconds always gets through.
@@ -18,7 +18,7 @@ export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'hor
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cles.debit(empreinte, minute),
+        Key: cles.cadence(empreinte, minute),
         UpdateExpression: 'ADD n :un SET expire_a = :ttl',
         ConditionExpression: 'attribute_not_exists(n) OR n < :max',
         ExpressionAttributeValues: { ':un': 1, ':max': REQUETES_PAR_MINUTE, ':ttl': ttlDans(maintenant, 120) },
