@@ -3,25 +3,39 @@
  * other actions its code calls, on those resources only. The grant helpers of CDK give more (every
  * index, every key, `Arn:*`), so they are not used for the table and the bucket.
  */
-import { Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { CfnStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { PREFIXES } from '../lambdas/core/retention';
+import { PREFIXE_CADENCE } from '../lambdas/core/table';
 import type { Fonction } from './fonction';
 
 type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'DeleteItem';
 type Prefixe = keyof typeof PREFIXES;
 type ActionS3 = 'GetObject' | 'PutObject' | 'DeleteObject' | 'AbortMultipartUpload';
 
+export interface AccesTable {
+  /** Actions on any item of the table; `Query` goes to the indexes below (every query names one). */
+  actions: ActionTable[];
+  index?: string[];
+  /**
+   * UpdateItem only on the items whose partition key starts with one of these prefixes (IAM
+   * `dynamodb:LeadingKeys`). Such a function cannot write anything else, accounts included.
+   */
+  miseAJourLimiteeA?: string[];
+}
+
 export interface Acces {
-  table?: { actions: ActionTable[]; index?: string[] };
+  table?: AccesTable;
   s3?: { prefixe: Prefixe; actions: ActionS3[] }[];
   /** Starts executions of the job state machine. */
   demarrer?: boolean;
+  /** Reads the state of the job state machine's executions (DescribeExecution), of that machine only. */
+  suivre?: boolean;
   /** Reads the link signing key. */
   signer?: boolean;
 }
@@ -29,20 +43,39 @@ export interface Acces {
 export interface Ressources {
   table: ITable;
   bucket: IBucket;
-  machine?: IStateMachine;
+  machine?: StateMachine;
   secret?: ISecret;
 }
 
-export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
-  if (acces.table) {
-    const { actions, index = [] } = acces.table;
+/** `<AWS::Region>` where cdk-nag prints a pseudo parameter, the value itself when the stack's env gives one. */
+const lisible = (valeur: string, pseudo: string): string => (Token.isUnresolved(valeur) ? `<AWS::${pseudo}>` : valeur);
+
+const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => {
+  const { actions, index = [], miseAJourLimiteeA } = acces;
+  const surElements = actions.filter((a) => a !== 'Query');
+  if (surElements.length > 0) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: surElements.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
+  }
+  if (actions.includes('Query')) {
+    if (index.length === 0) throw new Error('Query is granted on named indexes only');
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: index.map((nom) => `${table.tableArn}/index/${nom}`) }),
+    );
+  }
+  if (miseAJourLimiteeA) {
+    if (actions.includes('UpdateItem')) throw new Error('UpdateItem is granted either on every item or on some prefixes, not both');
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: actions.map((a) => `dynamodb:${a}`),
-        resources: [r.table.tableArn, ...index.map((nom) => `${r.table.tableArn}/index/${nom}`)],
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': miseAJourLimiteeA.map((p) => `${p}*`) } },
       }),
     );
   }
+};
+
+export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
+  if (acces.table) accorderTable(fn, r.table, acces.table);
   for (const { prefixe, actions } of acces.s3 ?? []) {
     fn.addToRolePolicy(
       new PolicyStatement({ actions: actions.map((a) => `s3:${a}`), resources: [r.bucket.arnForObjects(`${PREFIXES[prefixe]}*`)] }),
@@ -57,12 +90,45 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
     if (!r.machine) throw new Error('no state machine to start');
     fn.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [r.machine.stateMachineArn] }));
   }
+  if (acces.suivre) {
+    if (!r.machine) throw new Error('no state machine to follow');
+    const stack = Stack.of(r.machine);
+    // arn:<partition>:states:<region>:<account>:execution:<machine name>:<execution name>
+    const executions = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${r.machine.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+    const idMachine = stack.getLogicalId(r.machine.node.defaultChild as CfnStateMachine);
+    const arnLisible = [
+      'arn',
+      lisible(stack.partition, 'Partition'),
+      'states',
+      lisible(stack.region, 'Region'),
+      lisible(stack.account, 'AccountId'),
+      'execution',
+      `<${idMachine}.Name>`,
+      '*',
+    ].join(':');
+    fn.reconnaitre({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arnLisible}]`,
+      reason: 'Execution names are job ids created at run time: the grant is the executions of one state machine.',
+    });
+  }
   if (acces.signer) {
     if (!r.secret) throw new Error('no link secret to read');
     fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [r.secret.secretArn] }));
   }
 };
 
-/** What every authenticated route does before its own work: look the key up, count the request. */
-export const AUTHENTIFICATION: ActionTable[] = ['GetItem', 'UpdateItem'];
-
+/**
+ * What an authenticated GET route does before its own reads: look its key up (GetItem) and count
+ * the request on its rate-window item (lambdas/core/cadence.ts), the only item it may write.
+ */
+export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [], index?: string[]): AccesTable => ({
+  actions: ['GetItem', ...lectures],
+  ...(index ? { index } : {}),
+  miseAJourLimiteeA: [PREFIXE_CADENCE],
+});

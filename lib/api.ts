@@ -17,17 +17,20 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { INDEX } from '../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
-import { AUTHENTIFICATION, accorder, type Acces } from './acces';
+import { accorder, lectureAuthentifiee, type Acces } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
 import type { Liens } from './liens';
 
 /** The name of the API stage: part of every URL (`…/v1/api/v1/…`). */
 export const NOM_STAGE = 'v1';
+
+/** Lambda timeout of POST /travaux, under API Gateway's 29 s (see its settings below). */
+export const DELAI_TRAVAUX_CREER = Duration.seconds(20);
 
 interface Reglage {
   description: string;
@@ -38,23 +41,32 @@ interface Reglage {
 
 const rapide = (description: string, acces: Acces): Reglage => ({ description, memoire: 512, delai: Duration.seconds(10), acces });
 
-/** Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. */
+/**
+ * Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. The GET
+ * routes may write their rate-window items only (`lectureAuthentifiee`); POST /travaux alone writes
+ * accounts, since it debits them.
+ */
 export const REGLAGES_ROUTES: Record<string, Reglage> = {
   outils: rapide('GET /outils: the tool catalogue', {}),
   openapi: rapide('GET /openapi.json: the OpenAPI document', {}),
-  solde: rapide('GET /solde: the credit balance', { table: { actions: AUTHENTIFICATION } }),
+  solde: rapide('GET /solde: the credit balance', { table: lectureAuthentifiee() }),
   'travaux-liste': rapide('GET /travaux: recent jobs', {
-    table: { actions: [...AUTHENTIFICATION, 'Query'], index: [INDEX.parCompte, INDEX.parOutil] },
+    table: lectureAuthentifiee(['Query'], [INDEX.parCompte, INDEX.parOutil]),
     signer: true,
   }),
-  travail: rapide('GET /travaux/{id}: one job with fresh links', { table: { actions: AUTHENTIFICATION }, signer: true }),
-  lot: rapide('GET /lots/{id}: one batch with fresh links', { table: { actions: [...AUTHENTIFICATION, 'BatchGetItem'] }, signer: true }),
+  travail: rapide('GET /travaux/{id}: one job with fresh links', { table: lectureAuthentifiee(), signer: true }),
+  lot: rapide('GET /lots/{id}: one batch with fresh links', { table: lectureAuthentifiee(['BatchGetItem']), signer: true }),
   'travaux-creer': {
     description: 'POST /travaux: validates, debits atomically, starts one execution per job',
     memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
-    delai: Duration.seconds(29), // API Gateway's own integration limit
+    // API Gateway gives up at 29 s. The handler refuses to commit a debit when too little of its
+    // time is left, and it must still be able to answer (an error, or the jobs it did start) before
+    // the gateway does: 20 s leaves it that margin.
+    delai: DELAI_TRAVAUX_CREER,
     acces: {
-      table: { actions: [...AUTHENTIFICATION, 'BatchGetItem', 'PutItem', 'ConditionCheckItem'] },
+      // GetItem: key, account, idempotency record; UpdateItem: the rate window and the debit of the
+      // account; PutItem: jobs, batch and idempotency record, in the debit's transaction.
+      table: { actions: ['GetItem', 'UpdateItem', 'PutItem'] },
       s3: [{ prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] }],
       demarrer: true,
       signer: true,
@@ -83,7 +95,7 @@ export interface ProprietesApi {
   config: ConfigurationStage;
   table: ITable;
   bucket: IBucket;
-  machine: IStateMachine;
+  machine: StateMachine;
   liens: Liens;
 }
 
@@ -221,5 +233,6 @@ export class Api extends Construct {
   }
 }
 
-const nomConstruct = (fonction: string): string =>
+/** Construct id of a route's function: `travaux-creer` → `TravauxCreer`. */
+export const nomConstruct = (fonction: string): string =>
   fonction.split('-').map((m) => m.charAt(0).toUpperCase() + m.slice(1)).join('');

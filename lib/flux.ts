@@ -1,7 +1,8 @@
 /**
  * Workflow: the job's state machine, built from statemachines/travail.asl.json (the file the local
- * stack runs), its five step functions, and the reconciler that restarts jobs whose execution never
- * began. One Standard execution per job, named after the job (lambdas/core/lancement.ts).
+ * stack runs), its five step functions, and the sweeper that finishes whatever a failure left open
+ * (jobs never started, executions that failed, timed out or were aborted, batches whose ZIP step
+ * died). One Standard execution per job, named after the job (lambdas/core/lancement.ts).
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -78,6 +79,19 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
   },
 };
 
+/** How often the sweeper runs. */
+export const PERIODE_BALAYAGE = Duration.minutes(1);
+
+const ACCES_BALAYEUR: Acces = {
+  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem', 'ConditionCheckItem'], index: [INDEX.ouverts] },
+  s3: [
+    { prefixe: 'resultats', actions: ['GetObject'] },
+    { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
+  ],
+  demarrer: true,
+  suivre: true, // DescribeExecution: did a job's execution fail, time out or get aborted?
+};
+
 export interface ProprietesFlux {
   config: ConfigurationStage;
   table: ITable;
@@ -88,7 +102,8 @@ export interface ProprietesFlux {
 export class Flux extends Construct {
   readonly machine: StateMachine;
   readonly etapes: Record<Etape, Fonction>;
-  readonly relance: Fonction;
+  /** lambdas/pipeline/balayeur.ts, on a schedule. */
+  readonly balayeur: Fonction;
 
   constructor(scope: Construct, id: string, p: ProprietesFlux) {
     super(scope, id);
@@ -139,8 +154,8 @@ export class Flux extends Construct {
       // Every transition, without the data: image URLs given by customers may carry their own tokens.
       // The job record in DynamoDB holds the outcome and the error code.
       logs: { destination: journaux, level: LogLevel.ALL, includeExecutionData: false },
-      // No execution timeout: a timed-out execution would skip its Catch, and with it the refund.
-      // Every task has its own timeout and bounded retries instead.
+      // The execution timeout is the definition's own TimeoutSeconds, not set here: a job whose
+      // execution timed out skipped its Catch, and the sweeper runs it again or refunds it.
     });
     // The definition comes from a file, so CDK cannot infer whom it calls: exactly these functions.
     this.machine.addToRolePolicy(
@@ -151,27 +166,23 @@ export class Flux extends Construct {
       reason: 'X-Ray segments and CloudWatch Logs delivery for Step Functions only accept Resource "*" (AWS documented).',
     });
 
-    this.relance = new Fonction(this, 'Relance', {
+    this.balayeur = new Fonction(this, 'Balayeur', {
       ...commun,
-      module: 'pipeline/relancer',
-      description: 'Every 2 minutes: starts the execution of jobs whose request died between debit and start',
-      memoire: 256,
-      delai: Duration.minutes(1),
+      module: 'pipeline/balayeur',
+      description: 'Every minute: starts, runs again or refunds open jobs past their bound, and closes their batches',
+      // It may stream a batch ZIP (up to 50 results of 15 MB, S3 to S3) when the batch's own step died.
+      memoire: 1024,
+      delai: Duration.minutes(10),
       environnement: { ...commun.environnement, RETOUCHE_MACHINE_ARN: this.machine.stateMachineArn },
-      reservedConcurrentExecutions: 1, // two reconcilers at once would only race each other
+      reservedConcurrentExecutions: 1, // two sweepers at once would only race each other
     });
-    accorder(
-      this.relance,
-      { table, bucket, machine: this.machine },
-      {
-        table: { actions: ['Query', 'GetItem', 'UpdateItem', 'ConditionCheckItem'], index: [INDEX.enAttente] },
-        demarrer: true,
-      },
-    );
+    // A tick that finds the sweeper still busy is dropped, not queued: the next minute's tick comes anyway.
+    this.balayeur.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    accorder(this.balayeur, { table, bucket, machine: this.machine }, ACCES_BALAYEUR);
     new Rule(this, 'Horaire', {
-      description: 'Retouche: reconciler of jobs left en_attente',
-      schedule: Schedule.rate(Duration.minutes(2)),
-      targets: [new LambdaFunction(this.relance, { retryAttempts: 0 })],
+      description: 'Retouche: sweeper of open jobs and batches',
+      schedule: Schedule.rate(PERIODE_BALAYAGE),
+      targets: [new LambdaFunction(this.balayeur, { retryAttempts: 0 })],
     });
   }
 }

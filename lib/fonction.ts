@@ -12,11 +12,15 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ESPACE_MESURES } from '../lambdas/core/mesures';
 
 export const RACINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The current Node.js Lambda runtime (Node 24, LTS until 2028). */
 export const RUNTIME = Runtime.NODEJS_24_X;
+
+/** Powertools' service name: the `service` dimension of every metric the functions emit (alarms filter on it). */
+export const SERVICE_POWERTOOLS = 'retouche';
 
 export interface ProprietesFonction {
   /** Module under lambdas/, without extension, e.g. `http/solde`. */
@@ -96,8 +100,8 @@ export class Fonction extends NodejsFunction {
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'retouche',
-        POWERTOOLS_METRICS_NAMESPACE: 'Retouche',
+        POWERTOOLS_SERVICE_NAME: SERVICE_POWERTOOLS,
+        POWERTOOLS_METRICS_NAMESPACE: ESPACE_MESURES,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...p.environnement,
       },

@@ -1,6 +1,11 @@
 /**
- * Operations: alarms on what costs customers or money (failed executions, Lambda errors and
- * throttles, API 5xx, refunds above normal), all sent to one SNS topic, and a dashboard.
+ * Operations: alarms on what costs customers or money, all sent to one SNS topic, and a dashboard.
+ *
+ * Every job and batch ends with exact credits whatever fails: a failed job is refunded by its own
+ * execution, and what a failure leaves open is finished by the sweeper (lambdas/pipeline/balayeur.ts).
+ * So a refunded job is a figure, not an alarm; what alarms is a failure of that machinery itself: an
+ * execution that failed past its refund, work older than the guaranteed bound, a sweeper that throws
+ * or does not run.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -23,17 +28,52 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { ESPACE_MESURES, MESURES } from '../lambdas/core/mesures';
 import { OUTILS } from '../lambdas/core/outils';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
+import { SERVICE_POWERTOOLS } from './fonction';
 
-/** Refunds per 15 minutes that are "above normal": a model or a dependency is failing for many jobs. */
-export const SEUIL_REMBOURSEMENTS = 10;
+/** Alarm thresholds: an alarm fires at this value or above (`balayeurAbsent`: below it). */
+export const SEUILS = {
+  /** Failed executions per 5 minutes: a refund or a batch ZIP failed past its retries. */
+  executionsEchouees: 1,
+  /** Timed out or aborted executions per 5 minutes. */
+  executionsInterrompues: 1,
+  /** Jobs, then batches, older than the guaranteed bound in one sweep (Maximum over 5 minutes). */
+  travauxEnRetard: 1,
+  lotsEnRetard: 1,
+  /** Sweeper errors per 5 minutes: one is enough, it is the last line. */
+  erreursBalayeur: 1,
+  /** Sweeps published in `PERIODE_BALAYEUR_ABSENT`: fewer than this, the sweeper did not run. */
+  balayeurAbsent: 1,
+  /** Errors of any other function per 5 minutes (job errors are answered or refunded, not thrown). */
+  erreursFonction: 3,
+  /** Throttled invocations of a function per 5 minutes. */
+  limitations: 1,
+  /** API 5xx answers per 5 minutes. */
+  api5xx: 5,
+} as const;
+
+/** The sweeper runs every minute and publishes its figures each time: ten minutes without any is an outage. */
+export const PERIODE_BALAYEUR_ABSENT = Duration.minutes(10);
 
 export interface ProprietesObservabilite {
   config: ConfigurationStage;
   api: RestApi;
   machine: StateMachine;
+  /** Functions watched for errors and throttles. */
   fonctions: LambdaFunction[];
+  /**
+   * The sweeper, watched on its own terms: any error, and any ten minutes without a sweep. Not among
+   * `fonctions`: with one reserved instance, a tick that comes while a long sweep runs is throttled
+   * by design.
+   */
+  balayeur: LambdaFunction;
+}
+
+interface OptionsAlarme {
+  comparaison?: ComparisonOperator;
+  donneesManquantes?: TreatMissingData;
 }
 
 export class Observabilite extends Construct {
@@ -53,14 +93,14 @@ export class Observabilite extends Construct {
     if (p.config.emailAlarmes) this.sujet.addSubscription(new EmailSubscription(p.config.emailAlarmes));
     const action = new SnsAction(this.sujet);
 
-    const alarme = (nom: string, description: string, metrique: IMetric, seuil: number) => {
+    const alarme = (nom: string, description: string, metrique: IMetric, seuil: number, options: OptionsAlarme = {}) => {
       const a = new Alarm(this, nom, {
         alarmDescription: description,
         metric: metrique,
         threshold: seuil,
         evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+        comparisonOperator: options.comparaison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: options.donneesManquantes ?? TreatMissingData.NOT_BREACHING,
       });
       a.addAlarmAction(action);
       this.alarmes.push(a);
@@ -68,39 +108,59 @@ export class Observabilite extends Construct {
     };
 
     const cinq = Duration.minutes(5);
-    alarme('ExecutionsEchouees', 'Job executions failed (a failed job is refunded, but the definition or a step is broken)',
-      p.machine.metricFailed({ period: cinq, statistic: 'Sum' }), 1);
-    alarme('ExecutionsInterrompues', 'Job executions timed out or were aborted: their refund did not run',
+    alarme('ExecutionsEchouees',
+      'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook in README)',
+      p.machine.metricFailed({ period: cinq, statistic: 'Sum' }), SEUILS.executionsEchouees);
+    alarme('ExecutionsInterrompues', 'Job executions timed out or were aborted: the sweeper runs such jobs again or refunds them',
       new MathExpression({
         expression: 'a + b',
         usingMetrics: { a: p.machine.metricTimedOut({ period: cinq }), b: p.machine.metricAborted({ period: cinq }) },
         period: cinq,
-      }), 1);
+      }), SEUILS.executionsInterrompues);
+
+    // The sweeper's figures (lambdas/core/mesures.ts), emitted by Powertools with the `service` dimension only.
+    const figure = (nom: string, statistic: string, period: Duration) =>
+      new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: SERVICE_POWERTOOLS }, period, statistic });
+    alarme('TravauxEnRetard', 'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook in README)',
+      figure(MESURES.travauxEnRetard, 'Maximum', cinq), SEUILS.travauxEnRetard);
+    alarme('LotsEnRetard', 'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook in README)',
+      figure(MESURES.lotsEnRetard, 'Maximum', cinq), SEUILS.lotsEnRetard);
+    alarme('BalayeurEnErreur', 'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
+      p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursBalayeur);
+    alarme('BalayeurAbsent', `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,
+      figure(MESURES.travauxEnRetard, 'SampleCount', PERIODE_BALAYEUR_ABSENT), SEUILS.balayeurAbsent,
+      { comparaison: ComparisonOperator.LESS_THAN_THRESHOLD, donneesManquantes: TreatMissingData.BREACHING });
+
     // One alarm per function (a math expression may sum at most 10 metrics), so the alarm names the culprit.
     for (const fn of p.fonctions) {
       const nom = fn.node.path.split('/').slice(1).join('');
       alarme(`Erreurs${nom}`, `${fn.node.path}: the function threw (job errors are answered or refunded, not thrown)`,
-        fn.metricErrors({ period: cinq, statistic: 'Sum' }), 3);
+        fn.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursFonction);
       alarme(`Limitations${nom}`, `${fn.node.path}: invocations were throttled (concurrency)`,
-        fn.metricThrottles({ period: cinq, statistic: 'Sum' }), 1);
+        fn.metricThrottles({ period: cinq, statistic: 'Sum' }), SEUILS.limitations);
     }
-    alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), 5);
-    // Refunds are counted per tool (lambdas/core/mesures.ts); the alarm watches their sum.
+    alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), SEUILS.api5xx);
+
+    // Refunds are counted per tool (lambdas/core/mesures.ts): a graph, not an alarm.
     const quinze = Duration.minutes(15);
     const parOutil = Object.fromEntries(
       OUTILS.map((outil) => [
         outil,
-        new Metric({ namespace: 'Retouche', metricName: 'Remboursements', dimensionsMap: { service: 'retouche', outil }, period: quinze, statistic: 'Sum' }),
+        new Metric({
+          namespace: ESPACE_MESURES,
+          metricName: MESURES.remboursements,
+          dimensionsMap: { service: SERVICE_POWERTOOLS, outil },
+          period: quinze,
+          statistic: 'Sum',
+        }),
       ]),
     );
     const remboursements = new MathExpression({ expression: OUTILS.join(' + '), usingMetrics: parOutil, period: quinze, label: 'Refunds' });
-    alarme('RemboursementsAnormaux', `More than ${SEUIL_REMBOURSEMENTS} refunds in 15 minutes: a model or a dependency fails for many jobs`,
-      remboursements, SEUIL_REMBOURSEMENTS);
 
     new Dashboard(this, 'Tableau', {
       defaultInterval: Duration.hours(24),
       widgets: [
-        [new TextWidget({ markdown: `# Retouche ${p.config.stage}\nJobs, refunds, API and functions. Alarms go to the SNS topic of this stack.`, width: 24, height: 2 })],
+        [new TextWidget({ markdown: `# Retouche ${p.config.stage}\nJobs, refunds, the sweeper, API and functions. Alarms go to the SNS topic of this stack.`, width: 24, height: 2 })],
         [
           new GraphWidget({
             title: 'Jobs (executions)',
@@ -110,12 +170,23 @@ export class Observabilite extends Construct {
           new GraphWidget({ title: 'Refunds', left: [remboursements], width: 12 }),
         ],
         [
+          new GraphWidget({
+            title: 'Sweeper: late jobs and batches (max), jobs and batches it took over (sum)',
+            left: [
+              figure(MESURES.travauxEnRetard, 'Maximum', cinq).with({ label: 'Late jobs' }),
+              figure(MESURES.lotsEnRetard, 'Maximum', cinq).with({ label: 'Late batches' }),
+            ],
+            right: [figure(MESURES.reprises, 'Sum', cinq).with({ label: 'Taken over' })],
+            width: 24,
+          }),
+        ],
+        [
           new GraphWidget({ title: 'API requests and errors', left: [p.api.metricCount(), p.api.metricClientError(), p.api.metricServerError()], width: 12 }),
           new GraphWidget({ title: 'API latency (p50, p99)', left: [p.api.metricLatency({ statistic: 'p50' }), p.api.metricLatency({ statistic: 'p99' })], width: 12 }),
         ],
         [
-          new GraphWidget({ title: 'Lambda errors', left: p.fonctions.map((fn) => fn.metricErrors()), width: 12 }),
-          new GraphWidget({ title: 'Lambda duration p99', left: p.fonctions.map((fn) => fn.metricDuration({ statistic: 'p99' })), width: 12 }),
+          new GraphWidget({ title: 'Lambda errors', left: [...p.fonctions, p.balayeur].map((fn) => fn.metricErrors()), width: 12 }),
+          new GraphWidget({ title: 'Lambda duration p99', left: [...p.fonctions, p.balayeur].map((fn) => fn.metricDuration({ statistic: 'p99' })), width: 12 }),
         ],
       ],
     });

@@ -54,7 +54,8 @@ export class RetoucheStack extends Stack {
       config,
       api: this.api.api,
       machine: this.flux.machine,
-      fonctions: [...this.api.toutes, ...Object.values(this.flux.etapes), this.flux.relance],
+      fonctions: [...this.api.toutes, ...Object.values(this.flux.etapes)],
+      balayeur: this.flux.balayeur,
     });
 
     new CfnOutput(this, SORTIES.api, { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });

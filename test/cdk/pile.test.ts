@@ -9,11 +9,15 @@ import { createRequire } from 'node:module';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFINITION_TABLE, INDEX } from '../../lambdas/core/table';
+import { ESPACE_MESURES, MESURES } from '../../lambdas/core/mesures';
+import { PREFIXES } from '../../lambdas/core/retention';
+import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE } from '../../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
+import { nomConstruct } from '../../lib/api';
 import { construireApplication } from '../../lib/application';
 import { FICHIER_DEFINITION } from '../../lib/flux';
 import { RACINE } from '../../lib/fonction';
+import { SEUILS } from '../../lib/observabilite';
 
 const validerAsl = createRequire(import.meta.url)('asl-validator') as (
   definition: unknown,
@@ -29,11 +33,22 @@ interface Synthese {
   rapportNag: { pluginReports: { pluginName: string; conclusion: string; violations: unknown[] }[] };
 }
 
-const synthetiser = (contexte: Record<string, unknown>): Synthese => {
+/** `env`: the account and region `cdk synth` sees when credentials are configured (CDK_DEFAULT_*). */
+const synthetiser = (contexte: Record<string, unknown>, env?: { account: string; region: string }): Synthese => {
   const app = new App({
     context: { ...contexteCdk, ...contexte, 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true },
   });
-  const stack = construireApplication(app);
+  const avant = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  const fixer = (nom: string, valeur: string | undefined) => (valeur === undefined ? delete process.env[nom] : (process.env[nom] = valeur));
+  fixer('CDK_DEFAULT_ACCOUNT', env?.account);
+  fixer('CDK_DEFAULT_REGION', env?.region);
+  let stack;
+  try {
+    stack = construireApplication(app);
+  } finally {
+    fixer('CDK_DEFAULT_ACCOUNT', avant.account);
+    fixer('CDK_DEFAULT_REGION', avant.region);
+  }
   const template = Template.fromStack(stack);
   const assemblage = app.synth();
   const rapportNag = JSON.parse(readFileSync(path.join(assemblage.directory, 'validation-report.json'), 'utf8'));
@@ -60,6 +75,60 @@ const actionsDe = (declarations: { Action: string | string[] }[]) => declaration
 const fonctionDuModule = (s: Synthese, chemin: string): [string, Ressource] => {
   for (const [p, f] of fonctionsParChemin(s)) if (p.endsWith(`/${chemin}/Resource`)) return f;
   throw new Error(`no function ${chemin}`);
+};
+
+/** Logical id of the resource built at `<stack>/<chemin>/Resource`. */
+const idDe = (s: Synthese, chemin: string): string => {
+  const trouve = Object.entries(s.ressources).find(([, r]) => r.Metadata?.['aws:cdk:path']?.endsWith(`/${chemin}/Resource`));
+  if (!trouve) throw new Error(`no resource ${chemin}`);
+  return trouve[0];
+};
+
+interface Declaration {
+  Action: string[];
+  Resource: unknown[];
+  Condition?: unknown;
+}
+
+const trier = (declarations: Declaration[]) => [...declarations].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+/** A function's own statements (all but writing its log group and X-Ray), actions and resources as sorted lists. */
+const declarationsMetier = (s: Synthese, chemin: string): Declaration[] => {
+  const [, f] = fonctionDuModule(s, chemin);
+  return trier(
+    declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0])
+      .map((d) => d as typeof d & { Effect: string; Condition?: unknown })
+      .filter((d) => ![d.Action].flat().every((a) => a.startsWith('logs:') || a.startsWith('xray:')))
+      .map((d) => {
+        expect(d.Effect, chemin).toBe('Allow');
+        return { Action: [d.Action].flat().sort(), Resource: [d.Resource].flat(), ...(d.Condition ? { Condition: d.Condition } : {}) };
+      }),
+  );
+};
+
+/** The template's references to the stack's table, bucket, state machine and link secret, as grants write them. */
+const references = (s: Synthese) => {
+  const table = { 'Fn::GetAtt': [idDe(s, 'Donnees/Table'), 'Arn'] };
+  const machine = idDe(s, 'Flux/Travail');
+  return {
+    table,
+    index: (nom: string) => ({ 'Fn::Join': ['', [table, `/index/${nom}`]] }),
+    objets: (prefixe: keyof typeof PREFIXES) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [idDe(s, 'Stockage/Fichiers'), 'Arn'] }, `/${PREFIXES[prefixe]}*`]] }),
+    machine: { Ref: machine },
+    executions: {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':execution:', { 'Fn::GetAtt': [machine, 'Name'] }, ':*']],
+    },
+    secret: { Ref: idDe(s, 'Liens/ClePrivee') },
+  };
+};
+
+/** UpdateItem on the rate-window items only: what an authenticated GET handler may write. */
+const MISE_A_JOUR_CADENCE = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PREFIXE_CADENCE}*`] } };
+
+/** An alarm's properties, tags aside, by its construct id under Observabilite. */
+const alarme = (s: Synthese, nom: string): Record<string, unknown> => {
+  const { Tags: _, ...proprietes } = s.ressources[idDe(s, `Observabilite/${nom}`)]!.Properties;
+  return proprietes;
 };
 
 describe('the dev stage', () => {
@@ -246,12 +315,15 @@ describe('the dev stage', () => {
       'Api/Solde': ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       'Api/Travail': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue'],
       'Api/TravauxCreer': [
-        'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
+        'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
         's3:DeleteObject', 's3:PutObject', 'secretsmanager:GetSecretValue', 'states:StartExecution',
       ],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject'],
-      'Flux/Relance': ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'states:StartExecution'],
+      'Flux/Balayeur': [
+        'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
+        's3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
+      ],
     };
     const journaux = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const traces = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -281,6 +353,108 @@ describe('the dev stage', () => {
     expect(s3).not.toContain('/zips/*');
   });
 
+  it('lets the authenticated GET handlers write their rate-window items and nothing else', () => {
+    // The condition covers the keys the rate limiter writes, and not an account's.
+    expect(cles.cadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
+    expect(cles.compte('compte').pk.startsWith(PREFIXE_CADENCE)).toBe(false);
+    const r = references(s);
+    const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
+    const signer = { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] };
+    expect(declarationsMetier(s, 'Api/Solde')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence]));
+    expect(declarationsMetier(s, 'Api/Travail')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]));
+    expect(declarationsMetier(s, 'Api/Lot')).toEqual(
+      trier([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]),
+    );
+    expect(declarationsMetier(s, 'Api/TravauxListe')).toEqual(
+      trier([
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte), r.index(INDEX.parOutil)] },
+        cadence,
+        signer,
+      ]),
+    );
+    // Whatever GET routes routes.ts adds later: no write without the condition.
+    const get = [...new Set(ROUTES.filter((route) => route.methode === 'GET').map((route) => route.fonction))];
+    expect(get).toEqual(expect.arrayContaining(['solde', 'travaux-liste', 'travail', 'lot']));
+    for (const fonction of get) {
+      for (const d of declarationsMetier(s, `Api/${nomConstruct(fonction)}`)) {
+        const ecritures = d.Action.filter((a) => /^dynamodb:(UpdateItem|PutItem|DeleteItem|BatchWriteItem|ConditionCheckItem)$/.test(a));
+        if (ecritures.length > 0) expect(d, fonction).toEqual(cadence);
+      }
+    }
+  });
+
+  it('lets POST /travaux debit, record and start jobs, in 20 s, without reading jobs back or refunding', () => {
+    const [, creer] = fonctionDuModule(s, 'Api/TravauxCreer');
+    // Under API Gateway's 29 s, with time to answer after a debit.
+    expect(creer.Properties.Timeout).toBe(20);
+    const r = references(s);
+    expect(declarationsMetier(s, 'Api/TravauxCreer')).toEqual(
+      trier([
+        // Unconditioned UpdateItem: the debit of the account (and the rate window).
+        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [r.table] },
+        { Action: ['s3:DeleteObject', 's3:PutObject'], Resource: [r.objets('entrees')] },
+        { Action: ['states:StartExecution'], Resource: [r.machine] },
+        { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] },
+      ]),
+    );
+  });
+
+  it('runs the sweeper every minute, one at a time, with exactly the grants it needs', () => {
+    const [idBalayeur, balayeur] = fonctionDuModule(s, 'Flux/Balayeur');
+    expect(balayeur.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      MemorySize: 1024,
+      Timeout: 600,
+      ReservedConcurrentExecutions: 1,
+    });
+    const r = references(s);
+    const env = balayeur.Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_')).sort()).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_MACHINE_ARN', 'RETOUCHE_TABLE']);
+    expect(env.RETOUCHE_MACHINE_ARN).toEqual(r.machine);
+    expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
+
+    const regles = deType(s, 'AWS::Events::Rule').map(([, regle]) => regle.Properties);
+    expect(regles).toEqual([
+      expect.objectContaining({
+        ScheduleExpression: 'rate(1 minute)',
+        State: 'ENABLED',
+        Targets: [{ Arn: { 'Fn::GetAtt': [idBalayeur, 'Arn'] }, Id: 'Target0', RetryPolicy: { MaximumRetryAttempts: 0 } }],
+      }),
+    ]);
+    // A tick that finds it busy is dropped, not queued behind it.
+    s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: idBalayeur },
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+    });
+
+    expect(declarationsMetier(s, 'Flux/Balayeur')).toEqual(
+      trier([
+        {
+          Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          Resource: [r.table],
+        },
+        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.ouverts)] },
+        { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
+        { Action: ['s3:AbortMultipartUpload', 's3:PutObject'], Resource: [r.objets('zips')] },
+        { Action: ['states:StartExecution'], Resource: [r.machine] },
+        // The executions of this state machine only.
+        { Action: ['states:DescribeExecution'], Resource: [r.executions] },
+      ]),
+    );
+    expect(INDEX.ouverts).toBe('gsi3');
+  });
+
+  it('grants no action wildcard (no states:*, dynamodb:*, s3:*) to any role', () => {
+    for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]) {
+        for (const action of [d.Action].flat()) expect(action, id).not.toMatch(/\*/);
+      }
+    }
+  });
+
   it('grants bedrock:InvokeModel on the configured models and profiles only', () => {
     const [, outil] = fonctionDuModule(s, 'Flux/Outil');
     const bedrock = declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]).find((d) => d.Action === 'bedrock:InvokeModel')!;
@@ -291,29 +465,102 @@ describe('the dev stage', () => {
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('bedrock');
   });
 
-  it('alarms on failed executions, Lambda errors and throttles, API 5xx and refunds above normal, to one topic', () => {
+  it('alarms on failed executions, late work, the sweeper, Lambda errors and throttles and API 5xx, to one topic', () => {
     const alarmes = deType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     const metrique = (nom: string) =>
       alarmes.filter((a) => a.MetricName === nom || JSON.stringify(a.Metrics ?? []).includes(`"MetricName":"${nom}"`));
+    const sujet = [{ Ref: idDe(s, 'Observabilite/Alarmes') }];
+    const machine = [{ Name: 'StateMachineArn', Value: { Ref: idDe(s, 'Flux/Travail') } }];
+    const service = [{ Name: 'service', Value: 'retouche' }];
+    const [idBalayeur] = fonctionDuModule(s, 'Flux/Balayeur');
+
+    expect(alarme(s, 'ExecutionsEchouees')).toEqual({
+      AlarmDescription: 'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook in README)',
+      AlarmActions: sujet,
+      Namespace: 'AWS/States',
+      MetricName: 'ExecutionsFailed',
+      Dimensions: machine,
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarme(s, 'ExecutionsInterrompues')).toMatchObject({
+      AlarmDescription: 'Job executions timed out or were aborted: the sweeper runs such jobs again or refunds them',
+      AlarmActions: sujet,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    expect(JSON.stringify(alarme(s, 'ExecutionsInterrompues').Metrics)).toMatch(/ExecutionsTimedOut.*ExecutionsAborted/);
+    for (const [nom, mesure] of [['TravauxEnRetard', MESURES.travauxEnRetard], ['LotsEnRetard', MESURES.lotsEnRetard]] as const) {
+      expect(alarme(s, nom)).toEqual({
+        AlarmDescription: expect.stringContaining('past the guaranteed bound'),
+        AlarmActions: sujet,
+        Namespace: ESPACE_MESURES,
+        MetricName: mesure,
+        // As Powertools' singleMetric emits it: the service dimension only.
+        Dimensions: service,
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    }
+    expect(alarme(s, 'BalayeurEnErreur')).toEqual({
+      AlarmDescription: expect.stringContaining('sweeper'),
+      AlarmActions: sujet,
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: idBalayeur } }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    // The sweeper publishes its figures every run, zeros included: none for ten minutes, it did not run.
+    expect(alarme(s, 'BalayeurAbsent')).toEqual({
+      AlarmDescription: expect.stringContaining('did not run'),
+      AlarmActions: sujet,
+      Namespace: ESPACE_MESURES,
+      MetricName: MESURES.travauxEnRetard,
+      Dimensions: service,
+      Statistic: 'SampleCount',
+      Period: 600,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+    expect(SEUILS).toMatchObject({ executionsEchouees: 1, travauxEnRetard: 1, lotsEnRetard: 1, erreursBalayeur: 1, balayeurAbsent: 1 });
+
+    // A refunded job is a figure on the dashboard, not an alarm.
+    expect(metrique(MESURES.remboursements)).toHaveLength(0);
+    expect(Object.values(s.ressources).some((r) => r.Metadata?.['aws:cdk:path']?.includes('RemboursementsAnormaux'))).toBe(false);
     expect(metrique('ExecutionsFailed')).toHaveLength(1);
     expect(metrique('5XXError')).toHaveLength(1);
-    expect(metrique('Remboursements')).toHaveLength(1);
     const fonctions = deType(s, 'AWS::Lambda::Function').length;
-    // Every function but the deploy-time key generator is watched.
+    // Errors: every function but the deploy-time key generator (the sweeper's own alarm among them, at 1).
     expect(metrique('Errors')).toHaveLength(fonctions - 1);
-    expect(metrique('Throttles')).toHaveLength(fonctions - 1);
-    const [[idSujet]] = deType(s, 'AWS::SNS::Topic') as [[string, Ressource]];
-    for (const a of alarmes) expect(a.AlarmActions).toEqual([{ Ref: idSujet }]);
+    // Throttles: neither the key generator nor the sweeper, whose overlapping ticks are throttled by design.
+    expect(metrique('Throttles')).toHaveLength(fonctions - 2);
+    expect(metrique('Throttles').some((a) => JSON.stringify(a.Dimensions).includes(idBalayeur))).toBe(false);
+    for (const a of alarmes) expect(a.AlarmActions).toEqual(sujet);
+
     s.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const [[, tableau]] = deType(s, 'AWS::CloudWatch::Dashboard') as [[string, Ressource]];
+    const corps = JSON.stringify(tableau.Properties.DashboardBody);
+    for (const nom of [MESURES.remboursements, MESURES.travauxEnRetard, MESURES.lotsEnRetard, MESURES.reprises]) expect(corps).toContain(nom);
   });
 
   it('outputs what operators and the admin CLI need', () => {
     const sorties = s.template.toJSON().Outputs as Record<string, unknown>;
     expect(Object.keys(sorties)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase']));
-  });
-
-  it('restarts stuck jobs on a schedule', () => {
-    s.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(2 minutes)' });
   });
 
   it('hard-codes no resource name', () => {
@@ -339,9 +586,20 @@ describe('a production stage', () => {
     // -c concurrenceOutil caps the model calls at once; the other functions stay unreserved.
     const reservees = deType(s, 'AWS::Lambda::Function').filter(([, f]) => f.Properties.ReservedConcurrentExecutions !== undefined);
     expect(reservees.map(([, f]) => [f.Metadata['aws:cdk:path'].split('/')[2], f.Properties.ReservedConcurrentExecutions]).sort()).toEqual([
+      ['Balayeur', 1],
       ['Outil', 8],
-      ['Relance', 1],
     ]);
+  });
+});
+
+describe('a synth with credentials (CDK_DEFAULT_ACCOUNT and _REGION set, as on a deploy)', () => {
+  it('still passes cdk-nag: acknowledged findings name the literal account and region', () => {
+    const s = synthetiser({ stage: 'dev' }, { account: '123456789012', region: 'eu-west-1' });
+    const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
+    expect(nag?.violations).toEqual([]);
+    expect(nag?.conclusion).toBe('success');
+    const executions = declarationsMetier(s, 'Flux/Balayeur').find((d) => d.Action.includes('states:DescribeExecution'))!;
+    expect(JSON.stringify(executions.Resource)).toContain(':states:eu-west-1:123456789012:execution:');
   });
 });
 
