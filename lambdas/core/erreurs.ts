@@ -64,8 +64,8 @@ export const CODES_TRAVAIL = {
   url_refusee: 'The image URL was refused.',
   /** Fetching the image URL failed (HTTP error, timeout, connection refused). */
   telechargement_echoue: 'The image could not be downloaded.',
-  /** The downloaded image is larger than 15 MB. */
-  image_trop_grande: 'The image is larger than 15 MB.',
+  /** The image is larger than 15 MB (downloaded) or 50 megapixels (any input, read from its header or refused by the decoder). */
+  image_trop_grande: 'The image is larger than 15 MB or 50 megapixels.',
   /** The model refused the content (content filter). */
   contenu_refuse: 'The content was refused by the model.',
   /** The model stayed unavailable or throttled after every retry. Transient: retried first. */

@@ -4,6 +4,7 @@
  * outside its edited area come back exactly as they were.
  */
 import sharp, { type Sharp } from 'sharp';
+import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../core/dimensions';
 import { ErreurTravail } from '../core/erreurs';
 
 export interface Pixels {
@@ -15,15 +16,33 @@ export interface Pixels {
 /** Results are written in the input's own format. */
 export type Format = 'jpeg' | 'png' | 'webp';
 
+/**
+ * Options for sharp on any image that comes from outside (an input, a model's answer): the decoder
+ * refuses more pixels than the API accepts, so no header can make it allocate gigabytes.
+ */
+export const OPTIONS_ENTREE = { limitInputPixels: MAX_PIXELS_IMAGE } as const;
+
+/** sharp's own words when `limitInputPixels` refuses an image. */
+export const estHorsLimitePixels = (erreur: unknown): boolean =>
+  erreur instanceof Error && /pixel limit/i.test(erreur.message);
+
 export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
+  // The header first, to say how large; the decoder's limit below refuses whatever this misses.
+  const dimensions = lireDimensions(octets);
+  if (dimensions && depasseLimite(dimensions)) throw new ErreurTravail('image_trop_grande', messageTropGrande(dimensions, 'The image'));
   try {
-    const { format: lu } = await sharp(octets).metadata();
+    const { format: lu } = await sharp(octets, OPTIONS_ENTREE).metadata();
     const format: Format = lu === 'png' || lu === 'webp' ? lu : 'jpeg';
-    const { data, info } = await sharp(octets).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(octets, OPTIONS_ENTREE)
+      .rotate()
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`${info.channels} channels`);
     return { pixels: { data, largeur: info.width, hauteur: info.height }, format };
-  } catch {
-    throw new ErreurTravail('image_illisible');
+  } catch (erreur) {
+    throw new ErreurTravail(estHorsLimitePixels(erreur) ? 'image_trop_grande' : 'image_illisible');
   }
 };
 

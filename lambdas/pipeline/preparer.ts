@@ -1,13 +1,15 @@
 /**
  * Step "Preparer": marks the job `en_cours`, then makes sure every input is a checked image in S3.
  * Uploaded images are already there (checked by POST /travaux); an https URL is fetched here, with
- * the SSRF guard and the size cap of core/telechargement.ts, and its bytes checked the same way.
+ * the SSRF guard and the size cap of core/telechargement.ts, and its bytes checked the same way
+ * (format and, from the header, pixel count).
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { commencerTravail } from '../core/cycle';
 import { dependancesDepuisEnv } from '../core/dependances';
 import { creerTelechargeur } from '../core/telechargement';
 import { unePourConteneur, type DependancesPreparation } from './dependances-pipeline';
+import { depasseLimite, lireDimensions, messageTropGrande } from '../core/dimensions';
 import { ErreurTravail } from '../core/erreurs';
 import { detecterFormat, TYPES_MIME } from '../core/images';
 import { cleEntree } from '../core/lancement';
@@ -22,6 +24,11 @@ export const creer = (deps: () => Promise<DependancesPreparation>) =>
         const octets = await d.telecharger(entree.url);
         const format = detecterFormat(octets);
         if (!format) throw new ErreurTravail('image_illisible', 'The downloaded file is not a JPEG, PNG or WebP image.');
+        // A small file can announce gigapixels: refused before any step decodes it.
+        const dimensions = lireDimensions(octets);
+        if (dimensions && depasseLimite(dimensions)) {
+          throw new ErreurTravail('image_trop_grande', messageTropGrande(dimensions, 'The downloaded image'));
+        }
         const cle = cleEntree(travail.compte, travail.id, rang, format);
         await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: octets, ContentType: TYPES_MIME[format] }));
         return cle;

@@ -9,6 +9,7 @@ import { ConverseCommand, type BedrockRuntimeClient, type ContentBlock, type Con
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
 import { CATALOGUE } from '../../core/outils';
+import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
 import type { DemandeAnnonce } from '../moteur';
 import { erreurDeBedrock, erreurDeFinConverse } from './erreurs';
 
@@ -37,7 +38,7 @@ export const systemeAnnonce = (langue: string): string =>
 /** One photo as Converse takes it: upright (EXIF), sRGB JPEG, long edge ≤ 1568 px, ≤ 3.75 MB. */
 export const photoPourConverse = async (octets: Buffer): Promise<Buffer> => {
   try {
-    const redimensionnee = await sharp(octets)
+    const redimensionnee = await sharp(octets, OPTIONS_ENTREE)
       .rotate()
       .toColourspace('srgb')
       .resize({ width: COTE_MAX_PHOTO, height: COTE_MAX_PHOTO, fit: 'inside', withoutEnlargement: true })
@@ -49,8 +50,8 @@ export const photoPourConverse = async (octets: Buffer): Promise<Buffer> => {
       const jpeg = await sharp(redimensionnee.data, { raw: { width, height, channels } }).flatten({ background: '#ffffff' }).jpeg({ quality }).toBuffer();
       if (jpeg.length <= OCTETS_MAX_PHOTO) return jpeg;
     }
-  } catch {
-    throw new ErreurTravail('image_illisible');
+  } catch (erreur) {
+    throw new ErreurTravail(estHorsLimitePixels(erreur) ? 'image_trop_grande' : 'image_illisible');
   }
   throw Object.assign(new ErreurTravail('moteur_en_echec'), { cause: 'photo over 3.75 MB even at JPEG quality 40' });
 };

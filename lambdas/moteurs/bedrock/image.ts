@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
-import { depuisPixels, versPixels, type Pixels } from '../pixels';
+import { depuisPixels, OPTIONS_ENTREE, versPixels, type Pixels } from '../pixels';
 
 /** Stability image services: every side ≥ 64 px, 4 096 to 9 437 184 pixels, aspect within 1:2.5–2.5:1. */
 export const LIMITES_STABILITY = { coteMin: 64, pixelsMax: 9_437_184, rapportMax: 2.5 } as const;
@@ -87,9 +87,10 @@ export const redimensionnerMasque = async (masque: Buffer, de: Taille, vers: Tai
 export const reponseReduite = async (reponse: Buffer, cadre: Cadre): Promise<Pixels> => {
   const { photo, marges } = cadre;
   try {
-    // An answer of another size is taken as the whole working frame, scaled.
+    // An answer of another size is taken as the whole working frame, scaled; an answer of
+    // gigapixels is refused by the decoder (a model failure, not the customer's image).
     return await versPixels(
-      sharp(reponse)
+      sharp(reponse, OPTIONS_ENTREE)
         .toColourspace('srgb')
         .removeAlpha()
         .resize(cadre.largeur, cadre.hauteur, { fit: 'fill' })
