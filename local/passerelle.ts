@@ -4,8 +4,9 @@
  * Routing comes from lambdas/http/routes.ts, like the deployed API's resources, and whatever matches
  * no route goes to the `introuvable` handler, like `ANY /{proxy+}` on AWS.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES, type Route } from '../lambdas/http/routes';
@@ -14,6 +15,9 @@ import { journal } from '../lambdas/core/journal';
 
 /** Above the spec's 100 MB request limit plus multipart overhead; the handler answers the precise 413. */
 export const MAX_OCTETS_CORPS = 110 * 1024 * 1024;
+
+/** API Gateway's integration timeout: what a handler has left is counted down from it. */
+export const DELAI_INTEGRATION_MS = 29_000;
 
 export interface OptionsPasserelle {
   port: number;
@@ -29,15 +33,41 @@ const motifs = ROUTES.map((route) => ({
   motif: new RegExp(`^${BASE_CHEMIN}${route.chemin.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
 }));
 
+/**
+ * A path parameter as the handler receives it: percent-decoded, or as sent when its escapes are
+ * malformed (`%E0%A4%A`, `%`). Such a value names nothing, and the handler answers 404 like for any
+ * other unknown id, instead of the gateway failing on it.
+ */
+const decoderParametre = (valeur: string): string => {
+  try {
+    return decodeURIComponent(valeur);
+  } catch {
+    return valeur;
+  }
+};
+
 const trouverRoute = (methode: string, chemin: string): { route: Route; parametres: Record<string, string> } | undefined => {
   for (const { route, motif } of motifs) {
     const correspondance = motif.exec(chemin);
     if (correspondance && route.methode === methode) {
-      const parametres = Object.fromEntries(Object.entries(correspondance.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      const parametres = Object.fromEntries(Object.entries(correspondance.groups ?? {}).map(([k, v]) => [k, decoderParametre(v)]));
       return { route, parametres };
     }
   }
   return undefined;
+};
+
+/**
+ * The request target as a URL. An origin-form target ("/…") is always a path here, even when it
+ * begins with "//" (which `new URL(target, base)` would read as another host, or refuse); an
+ * absolute-form target ("http://host/…") is taken as sent. Null when it cannot be parsed.
+ */
+const urlDeRequete = (cible: string): URL | null => {
+  try {
+    return cible.startsWith('/') ? new URL(`http://localhost${cible}`) : new URL(cible);
+  } catch {
+    return null;
+  }
 };
 
 const estBinaire = (contentType: string | undefined): boolean => {
@@ -104,7 +134,12 @@ const versEvenement = (requete: IncomingMessage, url: URL, corps: Buffer, route:
   };
 };
 
-const contexteLambda = (fonction: string): Context =>
+/**
+ * `arrivee`: when the request arrived (its headers). On AWS the 29 s start when the gateway calls the
+ * integration, once the body is in: counting from the headers errs on the cautious side, by the time
+ * the upload took, so a handler that watches the clock stops before the gateway would.
+ */
+const contexteLambda = (fonction: string, arrivee: number): Context =>
   ({
     awsRequestId: randomUUID(),
     functionName: fonction,
@@ -114,7 +149,7 @@ const contexteLambda = (fonction: string): Context =>
     logGroupName: `/aws/lambda/${fonction}`,
     logStreamName: 'local',
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 29_000,
+    getRemainingTimeInMillis: () => Math.max(0, arrivee + DELAI_INTEGRATION_MS - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -135,12 +170,47 @@ const erreurHttp = (erreur: ErreurApi): APIGatewayProxyResult => ({
   body: JSON.stringify(erreur.corps()),
 });
 
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (headers over its limit, a malformed
+ * request line or Content-Length) get an `Erreur` body too, instead of Node's bare status line. Too
+ * large headers are a 413 `payload_too_large`, as API Gateway's REQUEST_TOO_LARGE response says.
+ */
+const erreurClient = (erreur: NodeJS.ErrnoException, socket: Duplex): void => {
+  if (erreur.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (erreur.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // Not bad input: a client too slow to send its request gets Node's usual answer.
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const api =
+    erreur.code === 'HPE_HEADER_OVERFLOW'
+      ? new ErreurApi('payload_too_large', `The request line and headers are larger than ${Math.floor(maxHeaderSize / 1024)} KB.`)
+      : new ErreurApi('invalid_parameter', 'The HTTP request is malformed.');
+  const corps = JSON.stringify(api.corps());
+  socket.end(
+    `HTTP/1.1 ${api.statut} ${STATUS_CODES[api.statut]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(corps)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      corps,
+  );
+};
+
 export const demarrerPasserelle = async (options: OptionsPasserelle): Promise<{ port: number; serveur: Server; arreter(): Promise<void> }> => {
   const etape = options.etape ?? 'local';
   const serveur = createServer(async (requete, reponse) => {
+    const arrivee = Date.now();
     try {
       if (options.autres && (await options.autres(requete, reponse))) return;
-      const url = new URL(requete.url ?? '/', 'http://localhost');
+      const url = urlDeRequete(requete.url ?? '/');
+      if (!url) {
+        ecrire(reponse, erreurHttp(new ErreurApi('not_found', 'No route for this request target.')));
+        requete.resume();
+        return;
+      }
       const methode = requete.method ?? 'GET';
       const trouvee = trouverRoute(methode, url.pathname);
       const fonction = trouvee?.route.fonction ?? 'introuvable';
@@ -158,13 +228,14 @@ export const demarrerPasserelle = async (options: OptionsPasserelle): Promise<{ 
         throw erreur;
       }
       const evenement = versEvenement(requete, url, corps, trouvee?.route, trouvee?.parametres ?? {}, etape);
-      ecrire(reponse, await handler(evenement, contexteLambda(fonction)));
+      ecrire(reponse, await handler(evenement, contexteLambda(fonction, arrivee)));
     } catch (erreur) {
       journal.error('local gateway: handler failed', { erreur });
       if (!reponse.headersSent) ecrire(reponse, erreurHttp(new ErreurApi('internal_error', 'Internal error; please retry later.')));
     }
   });
   serveur.requestTimeout = 300_000;
+  serveur.on('clientError', erreurClient);
   await new Promise<void>((r) => serveur.listen(options.port, '127.0.0.1', r));
   const adresse = serveur.address();
   const port = typeof adresse === 'object' && adresse ? adresse.port : options.port;

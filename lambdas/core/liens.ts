@@ -45,10 +45,13 @@ const depuisBase64CloudFront = (texte: string): Buffer =>
 
 export type VerificationLien = { valide: true; cle: string } | { valide: false; raison: string };
 
+const PARAMETRES_SIGNATURE = ['Expires', 'Signature', 'Key-Pair-Id', 'Hash-Algorithm'] as const;
+
 /**
  * Checks a signed link the way CloudFront does for a canned policy: rebuild the policy from the URL
  * without its signature parameters, verify the RSA signature with the public key named by
- * `Key-Pair-Id`, then the expiry.
+ * `Key-Pair-Id`, then the expiry. Whatever the link holds, the answer is a verdict, never an
+ * exception: a malformed link is refused (403) like a tampered one.
  */
 export const verifierLien = (
   urlComplete: string,
@@ -56,18 +59,37 @@ export const verifierLien = (
   base: string,
   maintenant: Date = new Date(),
 ): VerificationLien => {
+  try {
+    return verifier(urlComplete, clesPubliques, base, maintenant);
+  } catch {
+    // Anything the checks below did not foresee (an unparsable URL, a key that does not load).
+    return { valide: false, raison: 'malformed link' };
+  }
+};
+
+const verifier = (
+  urlComplete: string,
+  clesPubliques: Readonly<Record<string, string>>,
+  base: string,
+  maintenant: Date,
+): VerificationLien => {
   const url = new URL(urlComplete);
+  // A parameter given twice is ambiguous (which one was signed?): refused, never guessed.
+  if (PARAMETRES_SIGNATURE.some((p) => url.searchParams.getAll(p).length > 1)) return { valide: false, raison: 'repeated signature parameters' };
   const expires = url.searchParams.get('Expires');
   const signature = url.searchParams.get('Signature');
   const idCle = url.searchParams.get('Key-Pair-Id');
   const algorithme = url.searchParams.get('Hash-Algorithm') ?? 'SHA1';
   if (!expires || !signature || !idCle) return { valide: false, raison: 'missing signature parameters' };
-  const clePublique = clesPubliques[idCle];
-  if (!clePublique) return { valide: false, raison: 'unknown key pair' };
-  if (!/^\d+$/.test(expires)) return { valide: false, raison: 'malformed expiry' };
+  // Own keys only: `__proto__` or `toString` must not find something on Object.prototype.
+  const clePublique = Object.hasOwn(clesPubliques, idCle) ? clesPubliques[idCle] : undefined;
+  if (typeof clePublique !== 'string' || !clePublique) return { valide: false, raison: 'unknown key pair' };
+  if (!/^\d{1,12}$/.test(expires)) return { valide: false, raison: 'malformed expiry' };
   if (algorithme !== 'SHA1' && algorithme !== 'SHA256') return { valide: false, raison: 'unknown hash algorithm' };
+  // CloudFront's URL-safe base64 (- for +, _ for =, ~ for /); anything else cannot be a signature.
+  if (!/^[A-Za-z0-9\-_~]+$/.test(signature)) return { valide: false, raison: 'malformed signature' };
 
-  for (const p of ['Expires', 'Signature', 'Key-Pair-Id', 'Hash-Algorithm']) url.searchParams.delete(p);
+  for (const p of PARAMETRES_SIGNATURE) url.searchParams.delete(p);
   const ressource = url.toString().replace(/\?$/, '');
   const politique = JSON.stringify({
     Statement: [{ Resource: ressource, Condition: { DateLessThan: { 'AWS:EpochTime': Number(expires) } } }],

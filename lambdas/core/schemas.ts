@@ -16,9 +16,20 @@ const estHttps = (texte: string): boolean => {
 
 const nom = v.optional(v.pipe(v.string(), v.maxLength(255, 'nom is at most 255 characters')));
 
+/**
+ * Longest `url` accepted. 2048 is the classic browser limit, but an S3 presigned URL made with
+ * temporary credentials carries a session token of 1–2 KB once URL-encoded and can pass it; about
+ * 8 KB is the longest request line common web servers accept by default (nginx, Apache), so a longer
+ * URL could hardly be fetched anyway. It also keeps the job record, which holds the URL (up to 6 for
+ * annonce), far under DynamoDB's 400 KB item limit: an unbounded URL failed the request with a 500.
+ */
+export const MAX_CARACTERES_URL = 8192;
+
 export const ImageUrl = v.strictObject({
   url: v.pipe(
     v.string('url must be a string'),
+    // Before the URL is parsed: a megabyte of text is refused by its length alone.
+    v.maxLength(MAX_CARACTERES_URL, `url is at most ${MAX_CARACTERES_URL} characters`),
     v.url('url must be a valid URL'),
     v.check(estHttps, 'url must be an https URL'),
     v.description('Public https URL of the image.'),
@@ -51,27 +62,44 @@ const schemaChamp = (champ: Champ) => {
   return champ.defaut === undefined ? v.optional(decrit) : v.optional(decrit, champ.defaut);
 };
 
-/** Settings of one tool: unknown names refused, defaults applied, every value a string. */
+/**
+ * Settings of one tool: unknown names refused, defaults applied, every value a string. valibot gives
+ * this one message to the object's three issues, told apart by what was expected: `never` (a name
+ * the tool does not have), `Object` (not an object at all), or a setting's name (a required one missing).
+ */
 export const schemaValeurs = (outil: IdOutil) =>
   v.strictObject(
     Object.fromEntries(CATALOGUE[outil].champs.map((champ) => [champ.nom, schemaChamp(champ)])),
-    (issue) => `unknown setting ${issue.received} for ${outil}`,
+    (issue) => {
+      if (issue.expected === 'never') return `unknown setting ${issue.received} for ${outil}`;
+      if (issue.expected === 'Object') return `valeurs must be an object of settings for ${outil}`;
+      return `the setting ${issue.expected} is required for ${outil}`;
+    },
   );
 
 const schemaRequete = (outil: IdOutil) => {
   const { images, champs } = CATALOGUE[outil];
   const valeurs = schemaValeurs(outil);
+  // The count is checked before the elements: a million entries get one issue, not a million.
   const listeImages = v.pipe(
-    v.array(Image, 'images must be an array'),
+    v.array(v.unknown(), 'images must be an array'),
     v.minLength(images.min, `${outil} needs at least ${images.min} image(s)`),
     v.maxLength(images.max, `${outil} takes at most ${images.max} images`),
+    v.array(Image, 'images must be an array'),
   );
   const valeursRequises = champs.some((champ) => champ.requis);
-  return v.strictObject({
-    outil: v.literal(outil),
-    valeurs: valeursRequises ? valeurs : v.optional(valeurs, {}),
-    images: images.min === 0 ? v.optional(listeImages, []) : listeImages,
-  });
+  return v.strictObject(
+    {
+      outil: v.literal(outil),
+      valeurs: valeursRequises ? valeurs : v.optional(valeurs, {}),
+      images: images.min === 0 ? v.optional(listeImages, []) : listeImages,
+    },
+    (issue) => {
+      if (issue.expected === 'never') return `unknown member ${issue.received}: the body has outil, valeurs and images`;
+      if (issue.expected === 'Object') return 'the body must be an object';
+      return `${issue.expected} is required for ${outil}`;
+    },
+  );
 };
 
 export const SCHEMAS_REQUETE = Object.fromEntries(OUTILS.map((outil) => [outil, schemaRequete(outil)])) as {
