@@ -5,9 +5,9 @@
  * Note: DynamoDB Local listens on every interface; it only ever holds local test data.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -37,9 +37,56 @@ export interface DynamoLocal {
   arreter(): Promise<void>;
 }
 
+/** Raised when no `java` is on PATH: `npm start` shows its message alone. */
+export class JavaAbsent extends Error {
+  constructor() {
+    super('Java is needed for DynamoDB Local: install Java 17 or newer (java on PATH).');
+    this.name = 'JavaAbsent';
+  }
+}
+
+/** The `java` executable on PATH, looked up here rather than by spawning it, so a missing Java is told at once. */
+const trouverJava = (): string => {
+  const noms = process.platform === 'win32' ? ['java.exe', 'java'] : ['java'];
+  for (const dossier of (process.env.PATH ?? '').split(delimiter)) {
+    for (const nom of noms) {
+      const chemin = join(dossier || '.', nom);
+      try {
+        accessSync(chemin, constants.X_OK);
+        if (statSync(chemin).isFile()) return chemin;
+      } catch {
+        // not here
+      }
+    }
+  }
+  throw new JavaAbsent();
+};
+
+/**
+ * Java must never outlive this Node process, and an exit handler cannot promise that: a SIGKILL, an OOM
+ * kill or a crash of Node runs none. So Java is started by a POSIX sh that first forks a watchdog, then
+ * `exec`s Java — the child Node sees (its pid, signals, exit) is Java itself. The watchdog reads the
+ * pipe that is Node's stdin for the child; only Node holds the other end, so the read ends exactly when
+ * Node closes it or dies, however it dies, and the watchdog then sends SIGTERM to Java (`$$`: the shell
+ * it was forked from, which has become Java). The pid cannot have been reused by then: Java is still
+ * running, or not yet reaped. An asynchronous list of a non-interactive shell ignores SIGINT, so a
+ * Ctrl-C in the terminal does not take the watchdog down before Java.
+ * Arguments come as "$0" "$@", never through the script text: paths need no quoting.
+ */
+const SURVEILLANT = [
+  'exec 3<&0',
+  '( while read -r _ <&3; do :; done; kill $$ 2>/dev/null ) </dev/null >/dev/null 2>&1 &',
+  'exec "$0" "$@" </dev/null 3<&-',
+].join('\n');
+
+const lancerJava = (java: string, args: string[], cwd: string): ChildProcess =>
+  process.platform === 'win32'
+    ? spawn(java, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }) // no sh: the exit handler below is all there is
+    : spawn('/bin/sh', ['-c', SURVEILLANT, java, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+
 const enfants = new Set<ChildProcess>();
 let nettoyageInstalle = false;
-/** No orphan Java process, however this one ends. */
+/** A normal exit of Node (process.exit, an uncaught exception) kills Java at once, without waiting for the watchdog. */
 const installerNettoyage = () => {
   if (nettoyageInstalle) return;
   nettoyageInstalle = true;
@@ -53,7 +100,7 @@ const attendrePret = async (endpoint: string, enfant: ChildProcess, sortie: () =
   const fin = Date.now() + 60_000;
   try {
     for (;;) {
-      if (enfant.exitCode !== null) throw new Error(`DynamoDB Local stopped at start:\n${sortie()}`);
+      if (enfant.exitCode !== null || enfant.signalCode !== null) throw new Error(`DynamoDB Local stopped at start:\n${sortie()}`);
       try {
         await client.send(new ListTablesCommand({}));
         return;
@@ -70,13 +117,14 @@ const attendrePret = async (endpoint: string, enfant: ChildProcess, sortie: () =
 /** `dossier`: persist under this folder; without it, in memory. */
 export const demarrerDynamo = async (options: { dossier?: string; port?: number } = {}): Promise<DynamoLocal> => {
   installerNettoyage();
+  const java = trouverJava();
   const port = options.port ?? (await portLibre());
   const dossier = dossierJar();
   const stockage = options.dossier ? ['-dbPath', options.dossier] : ['-inMemory'];
-  const enfant = spawn(
-    'java',
+  const enfant = lancerJava(
+    java,
     [`-Djava.library.path=${join(dossier, 'DynamoDBLocal_lib')}`, '-jar', join(dossier, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...stockage],
-    { cwd: dossier, stdio: ['ignore', 'pipe', 'pipe'] },
+    dossier,
   );
   let journal = '';
   const lire = (morceau: Buffer) => {
@@ -84,20 +132,25 @@ export const demarrerDynamo = async (options: { dossier?: string; port?: number 
   };
   enfant.stdout?.on('data', lire);
   enfant.stderr?.on('data', lire);
-  const demarre = new Promise<void>((resoudre, rejeter) => {
+  // Nothing is ever written to the watchdog's pipe; an error on it only means the child is gone.
+  enfant.stdin?.on('error', () => undefined);
+  const fini = new Promise<void>((r) => enfant.once('exit', () => r()));
+  // Java gone by itself: wake the watchdog now, while its `kill $$` still finds no other process there.
+  void fini.then(() => enfant.stdin?.destroy());
+  await new Promise<void>((resoudre, rejeter) => {
     enfant.once('spawn', resoudre);
-    enfant.once('error', (erreur: NodeJS.ErrnoException) =>
-      rejeter(erreur.code === 'ENOENT' ? new Error('Java is needed for DynamoDB Local: install Java 17 or newer (java on PATH).') : erreur),
-    );
+    enfant.once('error', rejeter);
   });
-  await demarre;
   enfants.add(enfant);
   const endpoint = `http://127.0.0.1:${port}`;
   const arreter = async () => {
     enfants.delete(enfant);
-    if (enfant.exitCode !== null) return;
-    const fini = new Promise<void>((r) => enfant.once('exit', () => r()));
-    enfant.kill('SIGTERM');
+    if (enfant.exitCode !== null || enfant.signalCode !== null) return;
+    // Closing the pipe makes the watchdog send Java its SIGTERM: the same path as when Node dies, and
+    // the pid is certainly Java's, since Java has not exited yet. Java exits within a second; SIGKILL if
+    // it has not after 3 s.
+    if (process.platform === 'win32') enfant.kill('SIGTERM');
+    else enfant.stdin?.destroy();
     const delai = setTimeout(() => enfant.kill('SIGKILL'), 3000);
     await fini;
     clearTimeout(delai);

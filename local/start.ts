@@ -1,9 +1,16 @@
 /**
  * `npm start`: the whole service on this machine, data kept under RETOUCHE_DATA_DIR between runs.
  *   PORT (3000), RETOUCHE_DATA_DIR (.retouche/), RETOUCHE_LOCAL_DELAY_MS (0): simulated model time per job.
+ *
+ * It behaves like a service: one stack per data folder (local/verrou.ts), a busy port or a missing Java
+ * is one line and exit code 1 with nothing left running, and Ctrl-C or SIGTERM stops everything. Even
+ * a SIGKILL leaves no DynamoDB Local behind (local/dynamodb.ts) and the next start takes the lock over.
  */
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { demarrerPile } from './pile';
+import type { Pile } from './pile';
+import { DossierOccupe, prendreVerrou, type Verrou } from './verrou';
 
 const port = Number(process.env.PORT ?? 3000);
 const dossier = resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche');
@@ -11,7 +18,70 @@ const delai = Number(process.env.RETOUCHE_LOCAL_DELAY_MS ?? 0);
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
-const pile = await demarrerPile({ port, dossier, delaiMoteurMs: delai });
+let verrou: Verrou | undefined;
+/** One line on stderr, exit code 1; the 'exit' handlers release the lock and kill Java. */
+const refuser = (message: string): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+};
+process.on('exit', () => verrou?.liberer());
+
+const portOccupe = (erreur: unknown): boolean => {
+  const e = erreur as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code === 'EADDRINUSE' || e?.cause?.code === 'EADDRINUSE';
+};
+const messagePort = () => `Port ${port} is already in use: set PORT to a free port, e.g. PORT=${port + 1} npm start`;
+
+/** Whether the gateway could listen: asked before DynamoDB Local starts, so a busy port costs nothing. */
+const essayerPort = (): Promise<unknown> =>
+  new Promise((resoudre) => {
+    const serveur = createServer();
+    serveur.once('error', resoudre);
+    serveur.listen(port, '127.0.0.1', () => serveur.close(() => resoudre(undefined)));
+  });
+
+if (!Number.isInteger(port) || port < 0 || port > 65_535) refuser(`PORT must be a TCP port number (0 to 65535), not '${process.env.PORT}'.`);
+
+// Ctrl-C during the start: nothing to wait for, the 'exit' handlers stop Java and release the lock.
+let pile: Pile | undefined;
+let arret = false;
+const arreter = async () => {
+  if (arret) return;
+  arret = true;
+  if (!pile) process.exit(0);
+  console.log('\nStopping…');
+  await pile.arreter();
+  process.exit(0);
+};
+process.on('SIGINT', arreter);
+process.on('SIGTERM', arreter);
+
+// The folder of a running stack is refused before anything is started or written in it.
+mkdirSync(dossier, { recursive: true });
+try {
+  verrou = await prendreVerrou(dossier);
+} catch (erreur) {
+  if (erreur instanceof DossierOccupe) refuser(erreur.message);
+  throw erreur;
+}
+
+if (port !== 0) {
+  const erreur = await essayerPort();
+  if (portOccupe(erreur)) refuser(messagePort());
+}
+
+// Loaded only now: the stack's modules (the AWS SDK, sharp…) take about a second, which a refused
+// start does not have to wait for.
+const { demarrerPile } = await import('./pile');
+const { JavaAbsent } = await import('./dynamodb');
+try {
+  pile = await demarrerPile({ port, dossier, delaiMoteurMs: delai });
+} catch (erreur) {
+  // demarrerPile has stopped what it had started.
+  if (portOccupe(erreur)) refuser(messagePort()); // taken between the check above and the gateway's listen
+  if (erreur instanceof JavaAbsent) refuser(erreur.message);
+  throw erreur;
+}
 
 console.log(`Retouche is running on ${pile.urlBase}  (data: ${dossier})
 
@@ -22,14 +92,3 @@ console.log(`Retouche is running on ${pile.urlBase}  (data: ${dossier})
     curl -H "Authorization: Bearer <key>" ${pile.urlBase}/solde
 
 Ctrl-C stops everything.`);
-
-let arret = false;
-const arreter = async () => {
-  if (arret) return;
-  arret = true;
-  console.log('\nStopping…');
-  await pile.arreter();
-  process.exit(0);
-};
-process.on('SIGINT', arreter);
-process.on('SIGTERM', arreter);
