@@ -57,13 +57,13 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     description: 'Job step: records the result (termine) and the batch counters',
     memoire: 256,
     delai: Duration.seconds(30),
-    acces: { table: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } },
+    acces: { table: { actions: ['GetItem', 'UpdateItem'] } },
   },
   Rembourser: {
     description: 'Job step: marks the job echec and refunds its credits, exactly once',
     memoire: 256,
     delai: Duration.seconds(30),
-    acces: { table: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } },
+    acces: { table: { actions: ['GetItem', 'UpdateItem'] } },
   },
   FinaliserLot: {
     description: 'Job step: streams the batch ZIP to S3 and closes the batch',
@@ -83,7 +83,7 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
 export const PERIODE_BALAYAGE = Duration.minutes(1);
 
 const ACCES_BALAYEUR: Acces = {
-  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem', 'ConditionCheckItem'], index: [INDEX.ouverts] },
+  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], index: [INDEX.ouverts] },
   s3: [
     { prefixe: 'resultats', actions: ['GetObject'] },
     { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },

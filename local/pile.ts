@@ -16,15 +16,19 @@ import { ROUTES } from '../lambdas/http/routes';
 import { creerMoteurLocal } from '../lambdas/moteurs/local';
 import type { Moteur } from '../lambdas/moteurs/moteur';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
-import { relancer } from '../lambdas/pipeline/relancer';
+import { balayer, type BilanBalayage } from '../lambdas/core/balayage';
+import { journal } from '../lambdas/core/journal';
 import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } from './dynamodb';
 import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
 import { demarrerPasserelle } from './passerelle';
 import { clientS3Local, demarrerS3 } from './s3';
-import { demarrerStepFunctions, type HandlerTache, type StepFunctionsLocal } from './stepfunctions';
+import { demarrerStepFunctions, type HandlerTache, type InjecteurPannes, type StepFunctionsLocal } from './stepfunctions';
 
 const RACINE = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const FICHIER_ASL = join(RACINE, 'statemachines', 'travail.asl.json');
+/** The local sweeper: every 2 s, for work at least 3 s old (a live request starts its jobs well before). */
+export const INTERVALLE_BALAYAGE_LOCAL_MS = 2_000;
+export const AGE_MINIMUM_LOCAL_MS = 3_000;
 /** The running stack's addresses, for the admin CLI. */
 export const FICHIER_PILE = 'pile.json';
 
@@ -41,9 +45,13 @@ export interface ConfigPile {
   telecharger?: (url: string) => Promise<Buffer>;
   horloge?: () => Date;
   echecDemarrage?: (nom: string) => boolean;
+  /** Fault injection around the state machine's tasks (tests). */
+  panne?: InjecteurPannes;
   pauseReessaiMs?: number;
-  /** How often the reconciler runs (0: never). */
-  intervalleRelanceMs?: number;
+  /** How often the sweeper runs (0: never, tests call `balayer` themselves). It also runs once at start. */
+  intervalleBalayageMs?: number;
+  /** Work younger than this is left alone by the sweeper. */
+  ageMinimumBalayageMs?: number;
 }
 
 export interface Pile {
@@ -51,6 +59,8 @@ export interface Pile {
   port: number;
   deps: DependancesPipeline;
   stepFunctions: StepFunctionsLocal;
+  /** One sweep now (the same one the schedule runs). */
+  balayer(): Promise<BilanBalayage>;
   attendreInactivite(): Promise<void>;
   arreter(): Promise<void>;
 }
@@ -118,6 +128,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       },
       pauseReessaiMs: config.pauseReessaiMs,
       echecDemarrage: config.echecDemarrage,
+      panne: config.panne,
     });
     arrets.push(stepFunctions.arreter);
 
@@ -148,11 +159,22 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       telecharger: config.telecharger ?? creerTelechargeur(),
     };
 
-    const intervalle = config.intervalleRelanceMs ?? 60_000;
+    // Locally the sweeper runs at start (it finishes what a stopped or killed stack left) and then
+    // every few seconds: work left behind ends soon after the next start, not minutes later.
+    const ageMinimumMs = config.ageMinimumBalayageMs ?? AGE_MINIMUM_LOCAL_MS;
+    let balayageEnCours: Promise<BilanBalayage> | undefined;
+    const unBalayage = () => (balayageEnCours ??= balayer(deps, { ageMinimumMs }).finally(() => (balayageEnCours = undefined)));
+    const intervalle = config.intervalleBalayageMs ?? INTERVALLE_BALAYAGE_LOCAL_MS;
     if (intervalle > 0) {
-      const minuterie = setInterval(() => void relancer(deps).catch(() => undefined), intervalle);
+      const balayerEnFond = () =>
+        void unBalayage().catch((erreur: unknown) => journal.error('local sweeper failed; it runs again shortly', { erreur }));
+      balayerEnFond();
+      const minuterie = setInterval(balayerEnFond, intervalle);
       minuterie.unref();
-      arrets.push(async () => clearInterval(minuterie));
+      arrets.push(async () => {
+        clearInterval(minuterie);
+        await balayageEnCours?.catch(() => undefined);
+      });
     }
     const urlBase = `http://localhost:${passerelle.port}/api/v1`;
     writeFileSync(
@@ -160,7 +182,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       JSON.stringify({ urlBase, dynamodb: dynamo.endpoint, table, s3: s3.endpoint, bucket, pid: process.pid }, null, 2),
     );
     arrets.push(async () => writeFileSync(join(config.dossier, FICHIER_PILE), JSON.stringify({ arretee: true })));
-    return { urlBase, port: passerelle.port, deps, stepFunctions, attendreInactivite: stepFunctions.attendreInactivite, arreter };
+    return { urlBase, port: passerelle.port, deps, stepFunctions, balayer: unBalayage, attendreInactivite: stepFunctions.attendreInactivite, arreter };
   } catch (erreur) {
     await arreter();
     throw erreur;

@@ -6,6 +6,9 @@
  * Each Task state's `${XFunctionArn}` resource is mapped to the in-process handler of the same name,
  * called like Lambda would call it. What AWS adds around a Lambda error is reproduced: the error's
  * name is what Retry/Catch match, and Catch's `Cause` is the JSON `{errorType, errorMessage}`.
+ * Executions end as on AWS: SUCCEEDED, FAILED (with the error and cause of the state that failed),
+ * TIMED_OUT (the definition's TimeoutSeconds) or ABORTED; they live in memory, so a stopped stack's
+ * executions are gone, as if the process had died: DescribeExecution then says they do not exist.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -27,10 +30,24 @@ export interface OptionsStepFunctions {
   pauseReessaiMs?: number;
   /** Fault injection: StartExecution answers 500 for these execution names. */
   echecDemarrage?: (nom: string) => boolean;
+  /** Fault injection around each task (tests): see `Panne`. */
+  panne?: InjecteurPannes;
   port?: number;
 }
 
-type Statut = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+type Statut = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+/**
+ * A fault for one call of one task: `avant` throws this error instead of calling the handler (the
+ * invocation failed), `apres` calls the handler and then throws it (the work was done but its answer
+ * was lost: a Lambda timeout or a dropped connection), `perte` makes the execution vanish at that
+ * point, as when the process running it dies.
+ */
+export type Panne = { quand: 'avant' | 'apres'; erreur: Error } | { quand: 'perte' };
+export type InjecteurPannes = (etat: string, entree: { travail?: string }) => Panne | undefined | Promise<Panne | undefined>;
+
+/** Thrown inside an execution that is being lost: it must stop without any further state. */
+class ExecutionPerdue extends Error {}
 
 interface Execution {
   arn: string;
@@ -42,6 +59,7 @@ interface Execution {
   sortie?: unknown;
   erreur?: { Error: string; Cause: string };
   termine: Promise<void>;
+  abandonner?: () => void;
 }
 
 export interface StepFunctionsLocal {
@@ -74,7 +92,7 @@ const contexteLambda = (fonction: string): Context =>
   }) as Context;
 
 /** Fills `${XFunctionArn}` and maps each Task state to its handler, from the definition itself. */
-const preparerDefinition = (texte: string, handlers: OptionsStepFunctions['handlers']) => {
+const preparerDefinition = (texte: string, handlers: OptionsStepFunctions['handlers'], panne?: InjecteurPannes, perdre?: (entree: unknown) => void) => {
   const definition = JSON.parse(texte) as { States: Record<string, { Type: string; Resource?: string }> };
   const taches: Record<string, (entree: JSONValue) => Promise<JSONValue>> = {};
   for (const [nomEtat, etat] of Object.entries(definition.States)) {
@@ -85,11 +103,22 @@ const preparerDefinition = (texte: string, handlers: OptionsStepFunctions['handl
     if (!handler) throw new Error(`state ${nomEtat}: no local handler for ${fonction}`);
     etat.Resource = `arn:aws:lambda:${REGION}:${COMPTE}:function:${fonction}`;
     taches[nomEtat] = async (entree) => {
+      const faute = await panne?.(nomEtat, entree as { travail?: string });
       try {
+        if (faute?.quand === 'perte') {
+          perdre?.(entree);
+          throw new ExecutionPerdue();
+        }
+        if (faute?.quand === 'avant') throw faute.erreur;
         // A Lambda only ever sees JSON: what the handler returns goes through JSON too.
         const sortie = await handler(JSON.parse(JSON.stringify(entree)), contexteLambda(fonction));
+        if (faute?.quand === 'apres') throw faute.erreur;
         return sortie === undefined ? null : (JSON.parse(JSON.stringify(sortie)) as JSONValue);
       } catch (erreur) {
+        if (erreur instanceof ExecutionPerdue) {
+          // Never settles: the execution stops here, as its process died, and is aborted.
+          return new Promise<JSONValue>(() => undefined);
+        }
         const e = erreur as Error;
         const telleQueLambda = new Error(JSON.stringify({ errorType: e.name, errorMessage: e.message }));
         telleQueLambda.name = e.name;
@@ -117,10 +146,20 @@ class ErreurService extends Error {
 }
 
 export const demarrerStepFunctions = async (options: OptionsStepFunctions): Promise<StepFunctionsLocal> => {
-  const { definition, taches } = preparerDefinition(readFileSync(options.definition, 'utf8'), options.handlers);
+  const executions = new Map<string, Execution>();
+  const perdre = (entree: unknown) => {
+    // The execution whose input this is vanishes from the service, like a process that died.
+    for (const [arn, execution] of executions) {
+      const travail = (JSON.parse(execution.entree) as { travail?: string }).travail;
+      if (execution.statut === 'RUNNING' && travail !== undefined && travail === (entree as { travail?: string }).travail) {
+        executions.delete(arn);
+        setImmediate(() => execution.abandonner?.());
+      }
+    }
+  };
+  const { definition, taches } = preparerDefinition(readFileSync(options.definition, 'utf8'), options.handlers, options.panne, perdre);
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
   const arnMachine = `arn:aws:states:${REGION}:${COMPTE}:stateMachine:${options.nomMachine}`;
-  const executions = new Map<string, Execution>();
   const pauses = options.pauseReessaiMs === undefined ? undefined : Object.fromEntries(Object.keys(definition.States).map((etat) => [etat, options.pauseReessaiMs!]));
 
   const demarrer = (corps: { stateMachineArn?: string; name?: string; input?: string }) => {
@@ -141,12 +180,18 @@ export const demarrerStepFunctions = async (options: OptionsStepFunctions): Prom
       overrides: { taskResourceLocalHandlers: taches, ...(pauses ? { retryIntervalOverrides: pauses } : {}) },
       context: { Execution: { Id: arn, Name: nom, Input: JSON.parse(entree), StartTime: debut.toISOString(), RoleArn: '' } },
     });
+    execution.abandonner = course.abort;
     execution.termine = course.result.then(
       (sortie) => {
         Object.assign(execution, { statut: 'SUCCEEDED', sortie, fin: new Date() });
       },
-      (erreur: Error & { cause?: { Error?: string; Cause?: string } }) => {
-        Object.assign(execution, { statut: 'FAILED', fin: new Date(), erreur: { Error: erreur.name, Cause: erreur.message } });
+      (erreur: Error) => {
+        const fin = new Date();
+        if (erreur.name === 'ExecutionTimeoutError') return void Object.assign(execution, { statut: 'TIMED_OUT', fin });
+        if (erreur.name === 'ExecutionAbortedError') return void Object.assign(execution, { statut: 'ABORTED', fin });
+        // The error of the state that failed (a Fail state's Error/Cause, or an uncaught task error).
+        const cause = erreur.name === 'ExecutionError' && erreur.cause instanceof Error ? erreur.cause : erreur;
+        Object.assign(execution, { statut: 'FAILED', fin, erreur: { Error: cause.name, Cause: cause.message } });
       },
     );
     executions.set(arn, execution);
@@ -208,6 +253,8 @@ export const demarrerStepFunctions = async (options: OptionsStepFunctions): Prom
     executions,
     attendreInactivite,
     arreter: async () => {
+      // What runs dies with the stack, as with a process that stops: the sweeper finishes it later.
+      for (const execution of executions.values()) if (execution.statut === 'RUNNING') execution.abandonner?.();
       await new Promise<void>((r) => serveur.close(() => r()));
     },
   };

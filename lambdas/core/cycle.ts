@@ -1,9 +1,11 @@
 /**
- * A job's life after the debit: `en_attente` → `en_cours` → `termine` | `echec` (refunded).
+ * A job's life after the debit: `en_attente` → `en_cours` → `termine` | `echec` (refunded). This is
+ * the one place that ends a job; the state machine's steps and the sweeper (balayage.ts) call it.
  *
  * Every step is one DynamoDB transaction guarded by the job's current state, so a step that Step
- * Functions retries after it already took effect changes nothing the second time: credits are
- * refunded once, batch counters and the account's pending count move once.
+ * Functions retries after it already took effect, or that the sweeper repeats, changes nothing the
+ * second time: credits are refunded once, batch counters and the account's pending count move once.
+ * A job stays in the `ouverts` index until it ends, which is how the sweeper finds unfinished work.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -29,7 +31,7 @@ export const commencerTravail = async (d: Deps, id: string): Promise<Enregistrem
       new UpdateCommand({
         TableName: d.table,
         Key: cles.travail(id),
-        UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant REMOVE gsi3pk, gsi3sk',
+        UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant',
         ConditionExpression: 'statut = :en_attente',
         ExpressionAttributeValues: { ':en_cours': 'en_cours', ':en_attente': 'en_attente', ':maintenant': d.horloge().toISOString() },
         ReturnValues: 'ALL_NEW',
@@ -62,8 +64,8 @@ const compteursDeFin = (d: Deps, travail: EnregistrementTravail, issue: 'termine
       Update: {
         TableName: d.table,
         Key: cles.lot(travail.lot),
-        UpdateExpression: `SET ${issue} = ${issue} + :un, restants = restants - :un`,
-        ExpressionAttributeValues: { ':un': 1 },
+        UpdateExpression: `SET ${issue} = ${issue} + :un, restants = restants - :un, derniere_fin = :maintenant`,
+        ExpressionAttributeValues: { ':un': 1, ':maintenant': d.horloge().toISOString() },
       },
     });
   }
@@ -97,7 +99,8 @@ export const terminerTravail = async (
           Update: {
             TableName: d.table,
             Key: cles.travail(id),
-            UpdateExpression: 'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine',
+            UpdateExpression:
+              'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine REMOVE gsi3pk, gsi3sk',
             ConditionExpression: 'statut = :en_cours',
             ExpressionAttributeValues: {
               ':termine': 'termine',
@@ -122,12 +125,12 @@ export const terminerTravail = async (
 
 /**
  * `en_attente` | `en_cours` → `echec`, credits given back. Safe to call any number of times, from the
- * state machine's Catch branch or from `POST /travaux` when an execution could not start: only the
- * first call changes anything. A job already `termine` is never refunded.
+ * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
+ * already `termine` is never refunded.
  */
 export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await lireEnregistrementTravail(d, id);
-  if (!travail) throw new Error(`job ${id} is missing`);
+  if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
   try {
     await avecReessais(d, {
@@ -159,6 +162,33 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob):
 };
 
 /**
+ * The one re-run the sweeper may give a job whose execution was lost, aborted or ended without
+ * closing it: its next execution is `tentative` 2 (executions.ts names it). Undefined when the job
+ * already had its re-run or has ended meanwhile.
+ */
+export const nouvelleTentative = async (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => {
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.travail(id),
+        UpdateExpression: 'SET tentative = :deux',
+        ConditionExpression: 'statut IN (:en_attente, :en_cours) AND (attribute_not_exists(tentative) OR tentative < :deux)',
+        ExpressionAttributeValues: { ':deux': TENTATIVES_MAX, ':en_attente': 'en_attente', ':en_cours': 'en_cours' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as EnregistrementTravail;
+  } catch (erreur) {
+    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw erreur;
+  }
+};
+
+/** A job runs at most twice: its first execution and one re-run by the sweeper. */
+export const TENTATIVES_MAX = 2;
+
+/**
  * Turns what the state machine's Catch gives (`{Error, Cause}`) into the job's `erreur`. Only known
  * codes reach the caller; anything else (a bug, a timeout) becomes `erreur_interne` so no internal
  * detail leaks into the API.
@@ -172,7 +202,10 @@ export const erreurDepuisEchec = (echec: { Error?: string; Cause?: string } | un
   } catch {
     message = undefined;
   }
-  if (nom === 'States.Timeout') return { code: 'moteur_indisponible', message: CODES_TRAVAIL.moteur_indisponible };
+  // A step that kept timing out (Step Functions reports a Lambda timeout as Lambda.Unknown).
+  if (['States.Timeout', 'Lambda.Unknown', 'Lambda.ClientExecutionTimeoutException'].includes(nom)) {
+    return { code: 'moteur_indisponible', message: CODES_TRAVAIL.moteur_indisponible };
+  }
   if (Object.hasOwn(CODES_TRAVAIL, nom) && nom !== 'erreur_interne') {
     const code = nom as CodeTravail;
     return { code, message: message ?? CODES_TRAVAIL[code] };

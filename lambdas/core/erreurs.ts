@@ -26,6 +26,8 @@ export const CODES_API = {
   rate_limited: 429,
   too_many_pending_jobs: 429,
   internal_error: 500,
+  /** The request could not be finished in time; says whether anything may have been recorded. */
+  service_unavailable: 503,
 } as const;
 
 export type CodeApi = keyof typeof CODES_API;

@@ -1,8 +1,9 @@
 /**
- * The end of a batch. The job that brings `restants` to 0 asks for it (cycle.ts); since two jobs
- * ending together can both ask, the batch is first claimed by one of them, then its ZIP is streamed
- * to S3, and only then does the batch leave `en_cours`: a client who sees `termine`, `partiel` or
- * `echec` can always download the ZIP.
+ * The end of a batch: the one place that closes one. The job that brings `restants` to 0 asks for it
+ * (its execution's FinaliserLot step); the sweeper (balayage.ts) does it for a batch whose step died.
+ * Whoever does it first claims the batch for a limited time, streams its ZIP to S3, and only then
+ * does the batch leave `en_cours`: a client who sees `termine`, `partiel` or `echec` can always
+ * download the ZIP. A claim whose holder died expires, and the next caller takes it over.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireTravaux } from './consultation';
@@ -14,18 +15,23 @@ import { PREFIXES } from './retention';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket'>;
 
+/** Longer than a ZIP may take (the FinaliserLot function's 10-minute timeout), so a live claim is never taken. */
+export const DUREE_RECLAMATION_MS = 12 * 60_000;
+
 export const cleZip = (compte: string, lot: string): string => `${PREFIXES.zips}${compte}/${lot}.zip`;
 
 const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boolean> => {
+  const maintenant = d.horloge().getTime();
   try {
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cles.lot(lot),
-        UpdateExpression: 'SET finaliseur = :moi',
-        // A retry by the same claimant goes through; anyone else stops here.
-        ConditionExpression: 'restants = :zero AND statut = :en_cours AND (attribute_not_exists(finaliseur) OR finaliseur = :moi)',
-        ExpressionAttributeValues: { ':moi': finaliseur, ':zero': 0, ':en_cours': 'en_cours' },
+        UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
+        // A retry by the same claimant goes through, and so does anyone once a claim has expired.
+        ConditionExpression:
+          'restants = :zero AND statut = :en_cours AND (attribute_not_exists(finaliseur) OR finaliseur = :moi OR attribute_not_exists(reclame_jusqua) OR reclame_jusqua < :maintenant)',
+        ExpressionAttributeValues: { ':moi': finaliseur, ':zero': 0, ':en_cours': 'en_cours', ':jusqua': maintenant + DUREE_RECLAMATION_MS, ':maintenant': maintenant },
       }),
     );
     return true;
@@ -35,7 +41,7 @@ const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boole
   }
 };
 
-/** `finaliseur`: who claims the batch (the id of the job whose execution runs this). */
+/** `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper). */
 export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   if (!(await reclamer(d, lotId, finaliseur))) return { finalise: false };
   const lot = await lireEnregistrementLot(d, lotId);
@@ -46,20 +52,26 @@ export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): 
     .flatMap((t) => t.resultats.map((r) => ({ cle: r.cle, nom: r.fichier })));
   const zip = fichiers.length > 0 ? cleZip(lot.compte, lot.id) : null;
   if (zip) await ecrireZip({ s3: d.s3, bucket: d.bucket, cle: zip, fichiers });
-  await d.ddb.send(
-    new UpdateCommand({
-      TableName: d.table,
-      Key: cles.lot(lotId),
-      UpdateExpression: 'SET statut = :statut, zip_cle = :zip, termine_le = :maintenant',
-      ConditionExpression: 'finaliseur = :moi AND statut = :en_cours',
-      ExpressionAttributeValues: {
-        ':statut': statutFinalLot(lot.termines, lot.echecs),
-        ':zip': zip,
-        ':maintenant': d.horloge().toISOString(),
-        ':moi': finaliseur,
-        ':en_cours': 'en_cours',
-      },
-    }),
-  );
+  try {
+    await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.lot(lotId),
+        UpdateExpression: 'SET statut = :statut, zip_cle = :zip, termine_le = :maintenant REMOVE gsi3pk, gsi3sk',
+        ConditionExpression: 'finaliseur = :moi AND statut = :en_cours',
+        ExpressionAttributeValues: {
+          ':statut': statutFinalLot(lot.termines, lot.echecs),
+          ':zip': zip,
+          ':maintenant': d.horloge().toISOString(),
+          ':moi': finaliseur,
+          ':en_cours': 'en_cours',
+        },
+      }),
+    );
+  } catch (erreur) {
+    // Our claim expired and another took the batch over: it writes the same ZIP and closes it.
+    if ((erreur as Error).name === 'ConditionalCheckFailedException') return { finalise: false };
+    throw erreur;
+  }
   return { finalise: true };
 };

@@ -46,6 +46,8 @@ export interface EnregistrementTravail {
   rembourse: boolean;
   /** Seed given to the engine, so a job can be reproduced. */
   graine: number | null;
+  /** Which execution runs the job: 1, or 2 once the sweeper ran it again (executions.ts names them). */
+  tentative?: number;
 }
 
 export interface EnregistrementLot {
@@ -64,6 +66,11 @@ export interface EnregistrementLot {
   zip_cle: string | null;
   cree_le: string;
   termine_le: string | null;
+  /** When a job of the batch last ended: the sweeper leaves a fresh end to the batch's own ZIP step. */
+  derniere_fin?: string;
+  /** Who builds the ZIP, and until when (epoch ms) that claim holds: a dead claimant's claim expires. */
+  finaliseur?: string;
+  reclame_jusqua?: number;
 }
 
 export interface Lien {

@@ -9,8 +9,9 @@
  * | rate window | CADENCE#<key hash>#<minute>| CADENCE   | (expires through TTL)                          |
  * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     |
  * |             |                            |           | gsi2: COMPTE#<id>#<outil> / <created>#<id>     |
- * |             |                            |           | gsi3 (sparse, while en_attente): ATTENTE / ... |
- * | batch       | LOT#<id>                   | LOT       |                                                |
+ * |             |                            |           | gsi3 (sparse, while open): OUVERT#TRAVAIL /    |
+ * |             |                            |           |   <created>#<id>                               |
+ * | batch       | LOT#<id>                   | LOT       | gsi3 (sparse, while en_cours): OUVERT#LOT / …  |
  * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
  */
 import { RETENTION_RESULTATS_JOURS } from './retention';
@@ -22,8 +23,11 @@ export const INDEX = {
   parCompte: 'gsi1',
   /** Jobs of an account for one tool, newest first (`GET /travaux?outil=`): no filtering after the limit. */
   parOutil: 'gsi2',
-  /** Jobs still `en_attente`, oldest first: the reconciler restarts those whose execution never began. */
-  enAttente: 'gsi3',
+  /**
+   * Unfinished work, oldest first: jobs `en_attente` or `en_cours`, batches `en_cours`. Sparse (the
+   * attributes are removed when the work ends), so the sweeper (balayage.ts) reads only what is open.
+   */
+  ouverts: 'gsi3',
 } as const;
 
 type Index = (typeof INDEX)[keyof typeof INDEX];
@@ -41,7 +45,7 @@ export const DEFINITION_TABLE: DefinitionTable = {
   index: [
     { nom: INDEX.parCompte, partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { nom: INDEX.parOutil, partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { nom: INDEX.enAttente, partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    { nom: INDEX.ouverts, partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ],
   ttl: ATTRIBUT_TTL,
 };
@@ -61,7 +65,14 @@ export const cles = {
   idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),
 };
 
-export const PARTITION_ATTENTE = 'ATTENTE';
+/** Partitions of the `ouverts` index. */
+export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT' } as const;
+
+/** The index attributes that keep a job or batch in `ouverts` while it is not finished. */
+export const indexOuvert = (quoi: keyof typeof OUVERTS, cree_le: string, id: string) => ({
+  gsi3pk: OUVERTS[quoi],
+  gsi3sk: `${cree_le}#${id}`,
+});
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */
 export const ttlDans = (maintenant: Date, secondes: number): number => Math.floor(maintenant.getTime() / 1000) + secondes;

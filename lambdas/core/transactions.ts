@@ -3,6 +3,10 @@
  * once make DynamoDB cancel one with `TransactionConflict`; the SDK does not retry a cancellation, so
  * concurrent requests of one account would fail for no reason. A cancellation for a failed condition
  * is an answer, not a fault: it is rethrown at once.
+ *
+ * With an `echeance` (epoch ms), no attempt outlives it: the call is aborted then, and the caller
+ * learns that the outcome is unknown (`ResultatInconnu`) rather than waiting past its own deadline.
+ * Only a cancellation (TransactionCanceledException) says for sure that nothing was written.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -10,18 +14,35 @@ import type { Dependances } from './dependances';
 
 const ESSAIS = 12;
 
+/** The transaction was sent but no answer came back in time: it may or may not have committed. */
+export class ResultatInconnu extends Error {
+  override readonly name = 'ResultatInconnu';
+}
+
 const estConflit = (erreur: unknown): boolean =>
   (erreur instanceof TransactionCanceledException &&
     (erreur.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict') &&
     !(erreur.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) ||
-  (erreur as Error).name === 'TransactionConflictException';
+  (erreur as Error).name === 'TransactionConflictException' ||
+  // Same ClientRequestToken while the first attempt is still being applied.
+  (erreur as Error).name === 'TransactionInProgressException';
 
-export const avecReessais = async (d: Pick<Dependances, 'ddb'>, entree: TransactWriteCommandInput): Promise<void> => {
+export const avecReessais = async (
+  d: Pick<Dependances, 'ddb'>,
+  entree: TransactWriteCommandInput,
+  options: { echeance?: number } = {},
+): Promise<void> => {
   for (let essai = 1; ; essai++) {
+    const reste = options.echeance === undefined ? undefined : options.echeance - Date.now();
+    if (reste !== undefined && reste <= 0) throw new ResultatInconnu('no time left to commit the transaction');
     try {
-      await d.ddb.send(new TransactWriteCommand(entree));
+      await d.ddb.send(new TransactWriteCommand(entree), reste === undefined ? {} : { abortSignal: AbortSignal.timeout(reste) });
       return;
     } catch (erreur) {
+      if (erreur instanceof TransactionCanceledException && !estConflit(erreur)) throw erreur;
+      if ((erreur as Error).name === 'AbortError' || (erreur as Error).name === 'TimeoutError') {
+        if (options.echeance !== undefined) throw new ResultatInconnu(`the transaction got no answer in time: ${(erreur as Error).message}`);
+      }
       if (!estConflit(erreur) || essai >= ESSAIS) throw erreur;
       // Full jitter: concurrent writers of one account spread out instead of colliding again.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 20 * 2 ** essai)));

@@ -52,6 +52,7 @@ export const routePublique = (fn: (event: APIGatewayProxyEvent) => Promise<APIGa
 
 export interface AppelAuthentifie {
   event: APIGatewayProxyEvent;
+  contexte: Context;
   d: Dependances;
   appelant: Appelant;
 }
@@ -63,11 +64,11 @@ export const routeAuthentifiee = (
 ): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(erreursEnReponses())
-    .handler(async (event) => {
+    .handler(async (event, contexte) => {
       const d = await deps();
       const appelant = await authentifier(d, entete(event, 'authorization'));
       await compterRequete(d, appelant.empreinte);
-      return fn({ event, d, appelant });
+      return fn({ event, contexte, d, appelant });
     });
 
 /** The path parameter `id` when it is a UUID; anything else cannot name a job or batch: 404. */

@@ -1,11 +1,19 @@
-/** POST /travaux — starts a job or a batch (JSON or multipart). */
+/**
+ * POST /travaux — starts a job or a batch (JSON or multipart). The answer must leave before the
+ * function's own timeout (20 s, under API Gateway's 29 s): the launch gets that deadline, less the
+ * time to send the answer, and never commits a debit it could not answer for (facturation.ts).
+ */
 import { dependancesDepuisEnv } from '../core/dependances';
 import { lancer } from '../core/lancement';
 import { entete, reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
 
+/** Time to serialise and send the answer once the work is done. */
+const MARGE_REPONSE_MS = 1_000;
+
 export const creer = (deps: FournisseurDeps) =>
-  routeAuthentifiee(deps, async ({ event, d, appelant }) => {
+  routeAuthentifiee(deps, async ({ event, contexte, d, appelant }) => {
     const lancement = await lancer(d, {
+      echeance: Date.now() + contexte.getRemainingTimeInMillis() - MARGE_REPONSE_MS,
       compte: appelant.compte,
       contentType: entete(event, 'content-type'),
       corps: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),

@@ -8,7 +8,7 @@ import type { Context } from 'aws-lambda';
 import type { Dependances } from '../core/dependances';
 import { ErreurTravail } from '../core/erreurs';
 import { journal } from '../core/journal';
-import type { EntreeExecution } from '../core/lancement';
+import type { EntreeExecution } from '../core/executions';
 
 
 /** The state as it flows through the state machine (see statemachines/travail.asl.json). */

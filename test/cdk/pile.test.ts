@@ -321,7 +321,7 @@ describe('the dev stage', () => {
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject'],
       'Flux/Balayeur': [
-        'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
         's3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
       ],
     };
@@ -433,7 +433,7 @@ describe('the dev stage', () => {
     expect(declarationsMetier(s, 'Flux/Balayeur')).toEqual(
       trier([
         {
-          Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
           Resource: [r.table],
         },
         { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.ouverts)] },

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entreeExecution } from '../../lambdas/core/lancement';
+import { entreeExecution } from '../../lambdas/core/executions';
 import { demarrerPileTest } from '../support/pile';
 import { appeler } from '../support/client';
 

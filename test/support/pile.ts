@@ -20,7 +20,7 @@ export const demarrerPileTest = async (options: OptionsPileTest = {}) => {
     dynamoEndpoint: inject('dynamoEndpoint'),
     table: `retouche-${randomUUID()}`,
     pauseReessaiMs: 5,
-    intervalleRelanceMs: 0,
+    intervalleBalayageMs: 0,
     ...options,
   });
   return {

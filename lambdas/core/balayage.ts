@@ -1,0 +1,210 @@
+/**
+ * The sweeper: the one owner of unfinished work. Run on a schedule (every minute on AWS, at start and
+ * every few seconds locally), it reads every job still `en_attente` or `en_cours` and every batch
+ * still `en_cours` (the sparse `ouverts` index), and finishes each from the truth — the job record
+ * and its execution's status (DescribeExecution):
+ *
+ *   execution running                 → leave it (the execution's own timeout bounds it)
+ *   never started (job en_attente)    → start it
+ *   lost, aborted, or ended while the job is still open
+ *                                     → run it again once (execution `<id>-2`), if that run still
+ *                                       fits in the bound; otherwise refund once
+ *   failed (its refund failed)        → refund once, with the job's own error
+ *   timed out                         → refund once
+ *   batch whose jobs all ended, with no live ZIP claim → write its ZIP and close it
+ *
+ * Refunds and batch closes go through cycle.ts and lots.ts, which are idempotent, so a sweep that
+ * races a step, or dies halfway and is repeated, changes nothing twice.
+ *
+ * The bound: a job's execution lasts at most DUREE_MAX_EXECUTION_MS (the state machine's
+ * TimeoutSeconds); a job is started or run again only while that still ends before
+ * BORNE_RELANCE_MS after its creation, and refunded after. So every job has ended within
+ * BORNE_TRAVAIL_MS of its creation, and every batch within BORNE_LOT_MS (its last job's end, a ZIP
+ * claim that may have to expire, and the ZIP), as long as the sweeper runs.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
+import { erreurDepuisEchec, nouvelleTentative, rembourserTravail, TENTATIVES_MAX } from './cycle';
+import type { Dependances } from './dependances';
+import { CODES_TRAVAIL } from './erreurs';
+import { decrireExecution, demarrerExecution, type ExecutionDecrite } from './executions';
+import { journal } from './journal';
+import { DUREE_RECLAMATION_MS, finaliserLot } from './lots';
+import { compterRemboursement } from './mesures';
+import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
+import { INDEX, OUVERTS } from './table';
+
+const MINUTE = 60_000;
+/** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */
+export const DUREE_MAX_EXECUTION_MS = 30 * MINUTE;
+/** A job is (re)started only if its execution can still end by then. */
+export const BORNE_RELANCE_MS = 60 * MINUTE;
+/** How often the sweeper runs on AWS (the EventBridge schedule in lib/flux.ts). */
+export const PERIODE_BALAYAGE_MS = 1 * MINUTE;
+/** Work younger than this is left to its own request or step (on AWS; the local stack uses seconds). */
+export const AGE_MINIMUM_MS = 2 * MINUTE;
+/** Every job has ended (termine, or echec and refunded) within this time of its creation. */
+export const BORNE_TRAVAIL_MS = BORNE_RELANCE_MS + 2 * PERIODE_BALAYAGE_MS;
+/** Every batch has ended within this time: its last job's bound, an expired ZIP claim, the ZIP itself. */
+export const BORNE_LOT_MS = BORNE_TRAVAIL_MS + AGE_MINIMUM_MS + DUREE_RECLAMATION_MS + 12 * MINUTE;
+
+/** DescribeExecution is throttled (15/s refill): a run examines the oldest jobs first, up to this many. */
+const MAX_PAR_PASSAGE = 500;
+const EN_PARALLELE = 4;
+
+export type Decision =
+  | { action: 'laisser' }
+  | { action: 'demarrer' }
+  | { action: 'relancer' }
+  | { action: 'rembourser'; erreur: ErreurJob };
+
+const erreur = (code: keyof typeof CODES_TRAVAIL, message: string = CODES_TRAVAIL[code]): Decision => ({
+  action: 'rembourser',
+  erreur: { code, message },
+});
+
+/** What to do with an open job, from its record, its execution and its age. Pure: unit-tested alone. */
+export const decider = (travail: Pick<EnregistrementTravail, 'statut' | 'tentative'>, execution: ExecutionDecrite, ageMs: number): Decision => {
+  const tientDansLaBorne = ageMs + DUREE_MAX_EXECUTION_MS <= BORNE_RELANCE_MS;
+  const peutRelancer = (travail.tentative ?? 1) < TENTATIVES_MAX && tientDansLaBorne;
+  const perdu = erreur('erreur_interne', 'The job was interrupted and could not be finished; its credits were refunded.');
+  switch (execution.statut) {
+    case 'RUNNING':
+    case 'PENDING_REDRIVE':
+      return { action: 'laisser' };
+    case 'ABSENTE':
+      if (travail.statut === 'en_attente') {
+        return tientDansLaBorne ? { action: 'demarrer' } : erreur('demarrage_impossible', 'The job could not be started; its credits were refunded.');
+      }
+      return peutRelancer ? { action: 'relancer' } : perdu;
+    case 'FAILED':
+      return { action: 'rembourser', erreur: erreurDepuisEchec(execution.erreur) };
+    case 'TIMED_OUT':
+      return erreur('moteur_indisponible', 'The job took too long and was stopped; its credits were refunded.');
+    case 'ABORTED':
+    case 'SUCCEEDED':
+      return peutRelancer ? { action: 'relancer' } : perdu;
+  }
+};
+
+export interface OptionsBalayage {
+  /** Work younger than this is not looked at. */
+  ageMinimumMs: number;
+}
+
+export interface BilanBalayage {
+  examines: number;
+  demarres: number;
+  relances: number;
+  rembourses: number;
+  lotsFermes: number;
+  travauxEnRetard: number;
+  lotsEnRetard: number;
+}
+
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket' | 'sfn' | 'machine'>;
+
+/** Ids of open jobs or batches created before `avant`, oldest first. */
+async function* ouverts(d: Deps, quoi: keyof typeof OUVERTS, avant: Date): AsyncGenerator<string> {
+  let depart: Record<string, unknown> | undefined;
+  let lus = 0;
+  do {
+    const page = await d.ddb.send(
+      new QueryCommand({
+        TableName: d.table,
+        IndexName: INDEX.ouverts,
+        KeyConditionExpression: 'gsi3pk = :p AND gsi3sk < :avant',
+        ExpressionAttributeValues: { ':p': OUVERTS[quoi], ':avant': avant.toISOString() },
+        ProjectionExpression: 'id',
+        Limit: 100,
+        ExclusiveStartKey: depart,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (lus++ >= MAX_PAR_PASSAGE) return;
+      yield String(item.id);
+    }
+    depart = page.LastEvaluatedKey;
+  } while (depart);
+}
+
+const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
+  const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
+    for (;;) {
+      const { value, done } = await ids.next();
+      if (done) return;
+      try {
+        await fn(value);
+      } catch (e) {
+        // One stuck item must not stop the sweep; the next run tries it again.
+        journal.error('sweeper: could not finish an item; the next run tries again', { id: value, erreur: e });
+      }
+    }
+  });
+  await Promise.all(ouvriers);
+};
+
+const fermerLotSiDernier = async (d: Deps, travail: EnregistrementTravail, bilan: BilanBalayage, lotAFinaliser: boolean) => {
+  if (lotAFinaliser && travail.lot && (await finaliserLot(d, travail.lot, 'balayeur')).finalise) bilan.lotsFermes++;
+};
+
+const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: BilanBalayage): Promise<void> => {
+  // The index is eventually consistent: the record says whether the job is still open.
+  const travail = await lireEnregistrementTravail(d, id);
+  if (!travail || (travail.statut !== 'en_attente' && travail.statut !== 'en_cours')) return;
+  bilan.examines++;
+  const age = maintenant.getTime() - Date.parse(travail.cree_le);
+  const decision = decider(travail, await decrireExecution(d, travail), age);
+  switch (decision.action) {
+    case 'laisser':
+      if (age > BORNE_TRAVAIL_MS) bilan.travauxEnRetard++;
+      return;
+    case 'demarrer':
+      await demarrerExecution(d, travail);
+      bilan.demarres++;
+      return;
+    case 'relancer': {
+      const suivant = await nouvelleTentative(d, id);
+      if (suivant) {
+        await demarrerExecution(d, suivant);
+        bilan.relances++;
+      }
+      return;
+    }
+    case 'rembourser': {
+      const fin = await rembourserTravail(d, id, decision.erreur);
+      if (fin.rembourse) {
+        compterRemboursement(travail.outil);
+        bilan.rembourses++;
+      }
+      await fermerLotSiDernier(d, travail, bilan, fin.lot_a_finaliser);
+      return;
+    }
+  }
+};
+
+const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: number, bilan: BilanBalayage): Promise<void> => {
+  const lot: EnregistrementLot | undefined = await lireEnregistrementLot(d, id);
+  if (!lot || lot.statut !== 'en_cours') return;
+  const age = maintenant.getTime() - Date.parse(lot.cree_le);
+  const finiDepuis = lot.derniere_fin ? maintenant.getTime() - Date.parse(lot.derniere_fin) : age;
+  const reclame = lot.finaliseur !== undefined && (lot.reclame_jusqua ?? 0) > maintenant.getTime();
+  // A batch whose last job just ended is left to that job's own ZIP step for a while.
+  if (lot.restants === 0 && finiDepuis >= ageMinimumMs && !reclame) {
+    if ((await finaliserLot(d, id, 'balayeur')).finalise) {
+      bilan.lotsFermes++;
+      return;
+    }
+  }
+  if (age > BORNE_LOT_MS) bilan.lotsEnRetard++;
+};
+
+export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage> => {
+  const maintenant = d.horloge();
+  const avant = new Date(maintenant.getTime() - options.ageMinimumMs);
+  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0 };
+  // Jobs first: refunding a batch's last job may close the batch right away.
+  await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
+  await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
+  return bilan;
+};

@@ -1,0 +1,161 @@
+/**
+ * The debit: ONE DynamoDB transaction takes the whole cost from the balance under the balance and
+ * pending-jobs conditions, and writes every job (+ the batch, + the idempotency record). It commits
+ * whole or not at all, so nothing is charged unless the jobs exist, and no job exists unpaid.
+ *
+ * A request must never commit a debit it cannot answer for (API Gateway gives up at 29 s and the
+ * client may then retry and pay twice). So the debit is only attempted while enough time is left
+ * (`MARGE_DEBIT_MS`), and when its answer is lost the very same transaction is sent again: it carries
+ * a ClientRequestToken, and job ids are new, so a repeat either commits it now or proves it committed
+ * before (a job that already exists can only be ours). Only when even that cannot be told in time is
+ * the answer a 503 that says so; with an Idempotency-Key the client's retry gets the first answer.
+ */
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Dependances } from './dependances';
+import { ErreurApi } from './erreurs';
+import { elementIdempotence, type RequeteIdempotente } from './idempotence';
+import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
+import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './table';
+import { journal } from './journal';
+import { avecReessais } from './transactions';
+
+export const MAX_TRAVAUX_EN_ATTENTE = 50;
+/** A client told "too many pending jobs" should come back once some have ended. */
+const ATTENTE_EN_ATTENTE_SECONDES = 30;
+/** Time a debit needs to commit (normally tens of ms) and to be verified once if its answer is lost. */
+export const MARGE_DEBIT_MS = 4_000;
+/** What a client should wait before retrying a request we could not finish in time. */
+const ATTENTE_INDISPONIBLE_SECONDES = 5;
+
+export const verifierSolde = (credits: number, enAttente: number, cout: number, nombre: number): void => {
+  if (credits < cout) {
+    throw new ErreurApi('insufficient_credits', `This request costs ${cout} credits; the balance is ${credits}.`, {
+      credits,
+      requis: cout,
+    });
+  }
+  if (enAttente + nombre > MAX_TRAVAUX_EN_ATTENTE) {
+    throw new ErreurApi(
+      'too_many_pending_jobs',
+      `At most ${MAX_TRAVAUX_EN_ATTENTE} pending jobs per account; ${enAttente} are pending and this request adds ${nombre}.`,
+      { en_attente: enAttente, max: MAX_TRAVAUX_EN_ATTENTE, retry_after: ATTENTE_EN_ATTENTE_SECONDES },
+      { 'Retry-After': String(ATTENTE_EN_ATTENTE_SECONDES) },
+    );
+  }
+};
+
+const indisponible = (message: string) =>
+  new ErreurApi('service_unavailable', message, { retry_after: ATTENTE_INDISPONIBLE_SECONDES }, { 'Retry-After': String(ATTENTE_INDISPONIBLE_SECONDES) });
+
+export interface Debit {
+  requete: RequeteIdempotente;
+  travaux: EnregistrementTravail[];
+  lot: EnregistrementLot | null;
+  cout: number;
+  /** The answer, recorded with the debit when the request has an Idempotency-Key. */
+  reponse: Lancement;
+  /** Epoch ms by which the request must have answered. */
+  echeance: number;
+}
+
+const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
+  const { requete, travaux, lot, cout } = debit;
+  const maintenant = d.horloge();
+  const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
+  const items: NonNullable<Parameters<typeof avecReessais>[1]['TransactItems']> = [
+    {
+      Update: {
+        TableName: d.table,
+        Key: cles.compte(requete.compte),
+        UpdateExpression: 'SET credits = credits - :cout, en_attente = en_attente + :n',
+        // The balance and the pending limit are checked by the very write that debits.
+        ConditionExpression: 'credits >= :cout AND en_attente <= :max_avant',
+        ExpressionAttributeValues: { ':cout': cout, ':n': travaux.length, ':max_avant': MAX_TRAVAUX_EN_ATTENTE - travaux.length },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    ...travaux.map((travail) => ({
+      Put: {
+        TableName: d.table,
+        Item: {
+          ...cles.travail(travail.id),
+          type: 'travail',
+          ...travail,
+          gsi1pk: `COMPTE#${travail.compte}`,
+          gsi1sk: `TRAVAIL#${travail.cree_le}#${travail.id}`,
+          gsi2pk: `COMPTE#${travail.compte}#${travail.outil}`,
+          gsi2sk: `${travail.cree_le}#${travail.id}`,
+          ...indexOuvert('travaux', travail.cree_le, travail.id),
+          expire_a,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    })),
+  ];
+  if (lot) {
+    items.push({
+      Put: {
+        TableName: d.table,
+        Item: { ...cles.lot(lot.id), type: 'lot', ...lot, ...indexOuvert('lots', lot.cree_le, lot.id), expire_a },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+  }
+  if (requete.cleIdempotence !== undefined) {
+    items.push(elementIdempotence(d.table, { ...requete, cleIdempotence: requete.cleIdempotence }, debit.reponse, maintenant));
+  }
+  return items;
+};
+
+/**
+ * Debits and records, or throws the answer: 402, 429, 422 `idempotency_key_reused` (a concurrent
+ * request with the same key won), 503 when too little time is left or the outcome stays unknown.
+ */
+export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, debit: Debit): Promise<void> => {
+  if (debit.echeance - Date.now() < MARGE_DEBIT_MS) {
+    throw indisponible('The request took too long to read and check; nothing was charged. Please retry.');
+  }
+  const entree = { TransactItems: elements(d, debit), ClientRequestToken: randomUUID() };
+  // The first attempt keeps half the margin for one repeat of the same transaction.
+  try {
+    await avecReessais(d, entree, { echeance: debit.echeance - MARGE_DEBIT_MS / 2 });
+    return;
+  } catch (erreur) {
+    // A cancellation is DynamoDB's answer (a condition failed): nothing was written.
+    if (erreur instanceof TransactionCanceledException) return refus(erreur, debit);
+    // Anything else (no answer in time, a dropped connection, a 5xx) leaves the outcome unknown.
+    journal.warn('the debit got no clear answer: sending the same transaction again', { erreur });
+  }
+  try {
+    await avecReessais(d, entree, { echeance: debit.echeance - 500 });
+  } catch (erreur) {
+    if (!(erreur instanceof TransactionCanceledException)) {
+      journal.error('the debit stayed unconfirmed', { erreur });
+      throw indisponible(
+        'The request could not be confirmed in time and may have been recorded: retry with the same Idempotency-Key to get its answer, or look at GET /travaux.',
+      );
+    }
+    // One of our own jobs already exists: the first attempt committed.
+    const raisons = erreur.CancellationReasons ?? [];
+    if (raisons.slice(1, 1 + debit.travaux.length).some((r) => r.Code === 'ConditionalCheckFailed')) return;
+    return refus(erreur, debit);
+  }
+};
+
+/** A cancelled debit becomes the answer its failed condition means. */
+const refus = (erreur: unknown, debit: Debit): never => {
+  if (!(erreur instanceof TransactionCanceledException)) throw erreur;
+  const raisons = erreur.CancellationReasons ?? [];
+  const compte = raisons[0];
+  if (compte?.Code === 'ConditionalCheckFailed') {
+    // Cancellation reasons come back in DynamoDB's wire format: the document client does not convert them.
+    const actuel = compte.Item ? (unmarshall(compte.Item) as { credits?: number; en_attente?: number }) : undefined;
+    verifierSolde(Number(actuel?.credits ?? 0), Number(actuel?.en_attente ?? 0), debit.cout, debit.travaux.length);
+  }
+  if (debit.requete.cleIdempotence !== undefined && raisons[raisons.length - 1]?.Code === 'ConditionalCheckFailed') {
+    throw new ErreurApi('idempotency_key_reused', 'A request with this Idempotency-Key is already recorded.');
+  }
+  throw erreur;
+};

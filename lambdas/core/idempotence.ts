@@ -1,0 +1,66 @@
+/**
+ * `Idempotency-Key` on `POST /travaux` (our extension): the same key and body give back the first
+ * answer, charged once. The record is written in the very transaction that debits (facturation.ts),
+ * so an answer exists exactly when a debit does.
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Dependances } from './dependances';
+import { ErreurApi } from './erreurs';
+import type { Lancement } from './modele';
+import { cles, JOURS, ttlDans } from './table';
+
+/** How long an `Idempotency-Key` is remembered. */
+export const DUREE_IDEMPOTENCE_SECONDES = 1 * JOURS;
+
+const CLE_IDEMPOTENCE = /^[\x21-\x7e]{1,255}$/;
+
+export interface RequeteIdempotente {
+  compte: string;
+  contentType: string | undefined;
+  corps: Buffer;
+  cleIdempotence: string | undefined;
+}
+
+interface EnregistrementIdempotence {
+  empreinte: string;
+  reponse: string;
+}
+
+export const verifierCleIdempotence = (cle: string | undefined): void => {
+  if (cle !== undefined && !CLE_IDEMPOTENCE.test(cle)) {
+    throw new ErreurApi('invalid_parameter', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { parametre: 'Idempotency-Key' });
+  }
+};
+
+const empreinteRequete = (requete: RequeteIdempotente): string =>
+  createHash('sha256').update(requete.contentType ?? '').update('\n').update(requete.corps).digest('hex');
+
+/** The answer already given to this key, or undefined; the same key with another body is a 422. */
+export const reponseDejaDonnee = async (d: Pick<Dependances, 'ddb' | 'table'>, requete: RequeteIdempotente): Promise<Lancement | undefined> => {
+  if (requete.cleIdempotence === undefined) return undefined;
+  const { Item } = await d.ddb.send(
+    new GetCommand({ TableName: d.table, Key: cles.idempotence(requete.compte, requete.cleIdempotence), ConsistentRead: true }),
+  );
+  const trace = Item as EnregistrementIdempotence | undefined;
+  if (!trace) return undefined;
+  if (trace.empreinte !== empreinteRequete(requete)) {
+    throw new ErreurApi('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+  }
+  return JSON.parse(trace.reponse) as Lancement;
+};
+
+/** The transaction item that remembers the answer (written with the debit, never alone). */
+export const elementIdempotence = (table: string, requete: RequeteIdempotente & { cleIdempotence: string }, reponse: Lancement, maintenant: Date) => ({
+  Put: {
+    TableName: table,
+    Item: {
+      ...cles.idempotence(requete.compte, requete.cleIdempotence),
+      type: 'idempotence',
+      empreinte: empreinteRequete(requete),
+      reponse: JSON.stringify(reponse),
+      expire_a: ttlDans(maintenant, DUREE_IDEMPOTENCE_SECONDES),
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});

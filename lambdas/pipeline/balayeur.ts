@@ -1,0 +1,18 @@
+/**
+ * The sweeper's Lambda, run every minute by EventBridge (lib/flux.ts): finishes every job and batch
+ * left unfinished (core/balayage.ts) and publishes its figures every run, zeros included, so that
+ * "work older than the bound" and "the sweeper did not run" can both alarm.
+ */
+import { AGE_MINIMUM_MS, balayer } from '../core/balayage';
+import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
+import { journal } from '../core/journal';
+import { publierBalayage } from '../core/mesures';
+
+export const creer = (deps: () => Promise<Dependances>) => async () => {
+  const bilan = await balayer(await deps(), { ageMinimumMs: AGE_MINIMUM_MS });
+  publierBalayage({ ...bilan, reprises: bilan.demarres + bilan.relances + bilan.rembourses + bilan.lotsFermes });
+  if (bilan.travauxEnRetard + bilan.lotsEnRetard > 0) journal.error('sweeper: work older than the bound', { ...bilan });
+  else journal.info('sweeper: done', { ...bilan });
+  return bilan;
+};
+export const handler = creer(() => dependancesDepuisEnv());
