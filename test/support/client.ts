@@ -2,11 +2,12 @@
  * A small HTTP client for the integration tests: what a customer's code would do against the API
  * (fetch on 127.0.0.1 only), plus test images made with sharp.
  */
-import sharp from 'sharp';
 import * as v from 'valibot';
 import { expect } from 'vitest';
 import type { Lot, Travail } from '../../lambdas/core/modele';
 import { SchemaErreur, SchemaLot, SchemaTravail } from '../../lambdas/core/openapi';
+
+export { imageTest } from './images';
 
 export interface Reponse<T = any> {
   statut: number;
@@ -64,21 +65,6 @@ export const attendreLot = async (urlBase: string, cle: string, id: string, dela
     if (Date.now() > fin) throw new Error(`batch ${id} still en_cours (${corps.termines}+${corps.echecs}/${corps.total})`);
     await new Promise((r) => setTimeout(r, 100));
   }
-};
-
-/** A small photo-like JPEG: a sky gradient over a darker ground, different per `graine`. */
-export const imageTest = async (graine = 0, format: 'jpeg' | 'png' | 'webp' = 'jpeg', largeur = 96, hauteur = 64): Promise<Buffer> => {
-  const pixels = Buffer.alloc(largeur * hauteur * 3);
-  for (let y = 0; y < hauteur; y++) {
-    for (let x = 0; x < largeur; x++) {
-      const i = (y * largeur + x) * 3;
-      const ciel = y < hauteur / 2;
-      pixels[i] = ciel ? 170 + ((x + graine * 7) % 40) : 90 + ((x * y + graine) % 50);
-      pixels[i + 1] = ciel ? 180 + (y % 30) : 80 + ((x + graine) % 40);
-      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 60 + (y % 30);
-    }
-  }
-  return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })[format]().toBuffer();
 };
 
 export const enBase64 = (octets: Buffer): string => octets.toString('base64');
