@@ -236,7 +236,14 @@ export const demarrerPasserelle = async (options: OptionsPasserelle): Promise<{ 
   });
   serveur.requestTimeout = 300_000;
   serveur.on('clientError', erreurClient);
-  await new Promise<void>((r) => serveur.listen(options.port, '127.0.0.1', r));
+  // A busy port must come back as an error (npm start turns it into one line), not an uncaught event.
+  await new Promise<void>((resoudre, rejeter) => {
+    serveur.once('error', rejeter);
+    serveur.listen(options.port, '127.0.0.1', () => {
+      serveur.off('error', rejeter);
+      resoudre();
+    });
+  });
   const adresse = serveur.address();
   const port = typeof adresse === 'object' && adresse ? adresse.port : options.port;
   return {

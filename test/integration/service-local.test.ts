@@ -13,6 +13,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portLibre } from '../../local/ports';
 import { FICHIER_VERROU } from '../../local/verrou';
+import { lireCompte } from '../../lambdas/core/comptes';
+import { clientDocument } from '../../lambdas/core/dependances';
+import { clientDynamoLocal } from '../../local/dynamodb';
+import { FICHIER_PILE } from '../../local/pile';
+import { imageTest } from '../support/images';
 
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const executer = promisify(execFile);
@@ -27,10 +32,10 @@ interface Stack {
 const lances = new Set<ChildProcess>();
 let racine: string;
 
-const lancer = (dossier: string, port: number): Stack => {
+const lancer = (dossier: string, port: number, env: Record<string, string> = {}): Stack => {
   const enfant = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
     cwd: RACINE,
-    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier },
+    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so afterAll can take down whatever it started, Java included.
     detached: true,
@@ -206,5 +211,50 @@ describe('npm start as a service', () => {
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(await javaDe(dossier)).toEqual([]);
     expect(existsSync(join(dossier, FICHIER_VERROU))).toBe(false);
+  });
+});
+
+describe('a batch interrupted by kill -9, as a new user would do it', () => {
+  it('ends after the next npm start on the same folder: every job once, the balance and the pending count exact, nothing done by hand', async () => {
+    const ici = join(racine, 'lot-interrompu');
+    const p = await portLibre();
+    let stack = lancer(ici, p, { RETOUCHE_LOCAL_DELAY_MS: '1500' });
+    await pret(stack);
+    const nouveau = await admin(ici, 'create-account', '--credits', '100');
+    const cleLot = nouveau.key as string;
+    const image = (await imageTest(1)).toString('base64');
+    const reponse = await fetch(`http://127.0.0.1:${p}/api/v1/travaux`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${cleLot}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'lot-interrompu' },
+      body: JSON.stringify({ outil: 'ciel', images: Array.from({ length: 8 }, (_, i) => ({ base64: image, nom: `photo-${i}.jpg` })) }),
+    });
+    expect(reponse.status).toBe(202);
+    const lot = ((await reponse.json()) as { lot: string }).lot;
+    // Killed while its jobs run (each takes 1.5 s in the model).
+    await attendre(
+      async () => ((await get(p, `/lots/${lot}`, cleLot)).corps.travaux as { statut: string }[]).some((t) => t.statut === 'en_cours'),
+      10_000,
+      () => 'no job started',
+    );
+    stack.enfant.kill('SIGKILL');
+    await stack.fin;
+
+    stack = lancer(ici, p, { RETOUCHE_LOCAL_DELAY_MS: '100' });
+    await pret(stack);
+    const fin = await attendre(
+      async () => {
+        const { corps } = await get(p, `/lots/${lot}`, cleLot);
+        return corps.statut !== 'en_cours' && corps;
+      },
+      40_000,
+      () => 'the batch never ended after the restart',
+    );
+    expect(fin).toMatchObject({ statut: 'termine', total: 8, termines: 8, echecs: 0, en_cours: 0, zip: { url: expect.any(String) } });
+    expect((await get(p, '/solde', cleLot)).corps).toEqual({ credits: 100 - 8 * 2 });
+    // The pending count, read where the pending limit reads it.
+    const { dynamodb, table } = JSON.parse(readFileSync(join(ici, FICHIER_PILE), 'utf8')) as { dynamodb: string; table: string };
+    expect(await lireCompte({ ddb: clientDocument(clientDynamoLocal(dynamodb)), table }, nouveau.account as string)).toMatchObject({ credits: 84, en_attente: 0 });
+    stack.enfant.kill('SIGINT');
+    expect((await stack.fin).code).toBe(0);
   });
 });
