@@ -137,42 +137,47 @@ export const lancerCampagne = async (o: OptionsCampagne): Promise<BilanCampagne>
     const images = await Promise.all([0, 1, 2, 3].map((i) => imageTest(i)));
 
     comptes.forEach((c, i) => indexComptes.set(c.compte, i));
-    // The debit and the start go through clients that fail now and then, before or after doing the work.
+    type Commande = { constructor: { name: string }; input: { input?: string } };
+    /** A client whose chosen calls fail now and then: before reaching the service, or after it did the work. */
+    const avecPanne = <C extends object>(client: C, quoi: string, cleDe: (c: Commande) => Promise<string | undefined>, avant: Error, apres: Error): C =>
+      new Proxy(client, {
+        get(cible, p, r) {
+          if (p !== 'send') return Reflect.get(cible, p, r);
+          const envoyer = (c: Commande, options?: unknown) => (cible as unknown as { send: (c: Commande, o?: unknown) => Promise<unknown> }).send(c, options);
+          return async (commande: Commande, options?: unknown) => {
+            const cle = await cleDe(commande);
+            const x = cle === undefined ? undefined : decider(cle);
+            if (x === undefined) return envoyer(commande, options);
+            if (x < 0.5) {
+              compter(`${quoi}:avant`);
+              throw avant;
+            }
+            compter(`${quoi}:reponse_perdue`);
+            await envoyer(commande, options);
+            throw apres;
+          };
+        },
+      });
+    // The debit and the start go through clients that fail now and then.
     const avecPannes = (d: Dependances, etiquette: string): Dependances => ({
       ...d,
-      ddb: new Proxy(d.ddb, {
-        get(client, p, r) {
-          if (p !== 'send') return Reflect.get(client, p, r);
-          return async (commande: { constructor: { name: string } }, options?: unknown) => {
-            const x = commande.constructor.name === 'TransactWriteCommand' ? decider(`${etiquette}:debit`) : undefined;
-            if (x === undefined) return client.send(commande as never, options as never);
-            if (x < 0.5) {
-              compter('debit:avant');
-              throw nommee('NetworkingError', 'Injected: connection reset before the debit');
-            }
-            compter('debit:reponse_perdue');
-            await client.send(commande as never, options as never);
-            throw nommee('TimeoutError', 'Injected: the debit committed but its answer was lost');
-          };
+      ddb: avecPanne(
+        d.ddb,
+        'debit',
+        async (c) => (c.constructor.name === 'TransactWriteCommand' ? `${etiquette}:debit` : undefined),
+        nommee('NetworkingError', 'Injected: connection reset before the debit'),
+        nommee('TimeoutError', 'Injected: the debit committed but its answer was lost'),
+      ),
+      sfn: avecPanne(
+        d.sfn,
+        'demarrage',
+        async (c) => {
+          if (c.constructor.name !== 'StartExecutionCommand') return undefined;
+          return `${await nomStable((JSON.parse(c.input.input ?? '{}') as { travail?: string }).travail)}:demarrage`;
         },
-      }),
-      sfn: new Proxy(d.sfn, {
-        get(client, p, r) {
-          if (p !== 'send') return Reflect.get(client, p, r);
-          return async (commande: { constructor: { name: string }; input: { input?: string } }, options?: unknown) => {
-            const travail = commande.constructor.name === 'StartExecutionCommand' ? (JSON.parse(commande.input.input ?? '{}') as { travail?: string }).travail : undefined;
-            const x = travail ? decider(`${await nomStable(travail)}:demarrage`) : undefined;
-            if (x === undefined) return client.send(commande as never, options as never);
-            if (x < 0.5) {
-              compter('demarrage:avant');
-              throw nommee('ServiceUnavailable', 'Injected: StartExecution unavailable');
-            }
-            compter('demarrage:reponse_perdue');
-            await client.send(commande as never, options as never);
-            throw nommee('TimeoutError', 'Injected: the execution started but the answer was lost');
-          };
-        },
-      }),
+        nommee('ServiceUnavailable', 'Injected: StartExecution unavailable'),
+        nommee('TimeoutError', 'Injected: the execution started but the answer was lost'),
+      ),
     });
 
     // The requests, drawn in order from the seed before anything runs.

@@ -4,20 +4,11 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ErreurApi } from '../../lambdas/core/erreurs';
 import { lireCorpsJson, PROFONDEUR_MAX_JSON, VALEURS_MAX_JSON } from '../../lambdas/core/json';
 import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
 import { MAX_CARACTERES_URL, validerRequete } from '../../lambdas/core/schemas';
+import { refus } from '../support/refus';
 
-const refus = (fn: () => unknown): ErreurApi => {
-  try {
-    fn();
-  } catch (erreur) {
-    expect(erreur).toBeInstanceOf(ErreurApi);
-    return erreur as ErreurApi;
-  }
-  throw new Error('expected a refusal');
-};
 
 const json = (texte: string) => lireCorpsJson(Buffer.from(texte));
 

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { ErreurApi } from '../../lambdas/core/erreurs';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
 import { validerRequete } from '../../lambdas/core/schemas';
 import { documentOpenApi, SchemaOutils } from '../../lambdas/core/openapi';
+import { refus } from '../support/refus';
 
 const image = { url: 'https://photos.example.com/salon.jpg' };
 
-const refus = (fn: () => unknown): ErreurApi => {
-  try {
-    fn();
-  } catch (erreur) {
-    expect(erreur).toBeInstanceOf(ErreurApi);
-    return erreur as ErreurApi;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('validerRequete', () => {
   it('applies every default and records them in valeurs', () => {
