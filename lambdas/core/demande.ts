@@ -16,15 +16,27 @@ import { lireCorpsJson } from './json';
 export interface Demande {
   outil: IdOutil;
   valeurs: Record<string, string>;
-  images: { index: number; nom: string | null; url?: string; octets?: Buffer; base64?: string }[];
+  images: { index: number; nom: string | null; url?: string; octets?: Buffer; base64?: string; televersement?: string }[];
 }
 
-/** An image that can start: an https URL (fetched by the job) or checked bytes. */
+/**
+ * An image that can start: an https URL (fetched by the job), checked bytes, or an upload (checked
+ * against S3 by televersements.ts before the debit, then `{ cle, format }`).
+ */
 export interface ImagePrete {
   index: number;
   nom: string | null;
-  entree: { url: string } | { octets: Buffer; format: FormatImage };
+  entree: { url: string } | { octets: Buffer; format: FormatImage } | { televersement: string } | EntreeTeleversee;
 }
+
+/** An upload once checked: where it is in S3, and what it is. */
+export interface EntreeTeleversee {
+  cle: string;
+  format: FormatImage;
+  televersement: string;
+}
+
+export const estTeleversee = (entree: ImagePrete['entree'] | undefined): entree is EntreeTeleversee => entree !== undefined && 'cle' in entree;
 
 export const typeDeContenu = (contentType: string | undefined): 'json' | 'multipart' => {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -67,11 +79,11 @@ const nomDepuisUrl = (url: string): string | null => {
 const depuisValidee = (outil: IdOutil, valeurs: Record<string, string>, images: ImageEntree[], octets: (Buffer | undefined)[]): Demande => ({
   outil,
   valeurs,
-  images: images.map((image, index) =>
-    'url' in image
-      ? { index, nom: image.nom ?? nomDepuisUrl(image.url), url: image.url }
-      : { index, nom: image.nom ?? null, base64: octets[index] ? undefined : image.base64, octets: octets[index] },
-  ),
+  images: images.map((image, index) => {
+    if ('url' in image) return { index, nom: image.nom ?? nomDepuisUrl(image.url), url: image.url };
+    if ('televersement' in image) return { index, nom: image.nom ?? null, televersement: image.televersement.toLowerCase() };
+    return { index, nom: image.nom ?? null, base64: octets[index] ? undefined : image.base64, octets: octets[index] };
+  }),
 });
 
 const lireJson = (corps: Buffer): Demande => {
@@ -90,20 +102,22 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   if (outils.length > 1) throw new ErreurApi('invalid_tool', 'outil is given more than once.');
   const outil = verifierOutil(outils[0]);
   const urls = champs.get('image_url') ?? [];
-  verifierNombre(outil, formulaire.fichiers.length + urls.length);
+  const televersements = champs.get('televersement') ?? [];
+  verifierNombre(outil, formulaire.fichiers.length + urls.length + televersements.length);
 
   const valeurs: Record<string, string> = {};
   for (const [nom, liste] of champs) {
-    if (nom === 'outil' || nom === 'image_url') continue;
+    if (nom === 'outil' || nom === 'image_url' || nom === 'televersement') continue;
     if (liste.length > 1) throw new ErreurApi('invalid_settings', `The setting ${nom} is given more than once.`);
     valeurs[nom] = liste[0]!;
   }
-  // Files first, then URLs, each in the order sent. A file stands in the schema as a placeholder
+  // Files first, then URLs, then uploads, each in the order sent. A file stands in the schema as a placeholder
   // base64 image so that counts and names are checked by the same rules as JSON; its bytes are
   // kept aside and never re-encoded.
   const images: ImageEntree[] = [
     ...formulaire.fichiers.map((f) => ({ base64: 'fichier', ...(f.nomFichier ? { nom: f.nomFichier } : {}) })),
     ...urls.map((url) => ({ url })),
+    ...televersements.map((televersement) => ({ televersement })),
   ];
   const validee = validerRequete(outil, { outil, valeurs, images });
   return depuisValidee(outil, validee.valeurs, validee.images, formulaire.fichiers.map((f) => f.contenu));
@@ -119,6 +133,10 @@ const preparerImages = (demande: Demande): { pretes: ImagePrete[]; echecs: Echec
   for (const image of demande.images) {
     if (image.url) {
       pretes.push({ index: image.index, nom: image.nom, entree: { url: image.url } });
+      continue;
+    }
+    if (image.televersement) {
+      pretes.push({ index: image.index, nom: image.nom, entree: { televersement: image.televersement } });
       continue;
     }
     let octets: Buffer;
@@ -154,14 +172,20 @@ export interface DemandeLue {
   echecs: EchecImage[];
 }
 
-/** The whole first concern: content type, size, body, tool, settings, images. */
+/**
+ * The whole first concern: content type, size, body, tool, settings, images. Uploads are named
+ * only: televersements.ts checks them against S3, then `auMoinsUneImage` decides.
+ */
 export const lireDemande = async (contentType: string | undefined, corps: Buffer): Promise<DemandeLue> => {
   const mode = typeDeContenu(contentType);
   if (corps.length > MAX_OCTETS_REQUETE) throw new ErreurApi('payload_too_large', 'The request is larger than 100 MB.');
   const demande = mode === 'json' ? lireJson(corps) : await lireFormulaire(corps, contentType ?? '');
-  const { pretes, echecs } = preparerImages(demande);
-  if (CATALOGUE[demande.outil].images.min > 0 && pretes.length === 0) {
+  return { demande, ...preparerImages(demande) };
+};
+
+/** If none of the images can start (and the tool needs one), the request is a 422 that lists why. */
+export const auMoinsUneImage = (outil: IdOutil, pretes: ImagePrete[], echecs: EchecImage[]): void => {
+  if (CATALOGUE[outil].images.min > 0 && pretes.length === 0) {
     throw new ErreurApi('invalid_image', echecs.length === 1 ? echecs[0]!.message : 'No image could be read.', { echecs });
   }
-  return { demande, pretes, echecs };
 };

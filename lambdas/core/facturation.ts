@@ -12,10 +12,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
+import { elementUtilisation } from './televersements';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
 import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './table';
 import { journal } from './journal';
@@ -58,6 +60,8 @@ export interface Debit {
   reponse: Lancement;
   /** Epoch ms by which the request must have answered. */
   echeance: number;
+  /** Uploads the jobs use: marked used in the same transaction, once. */
+  utilisations?: { televersement: string; travail: string }[];
 }
 
 const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
@@ -103,6 +107,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
       },
     });
   }
+  for (const u of debit.utilisations ?? []) items.push(elementUtilisation(d.table, requete.compte, u.televersement, u.travail, maintenant));
   if (requete.cleIdempotence !== undefined) {
     items.push(elementIdempotence(d.table, { ...requete, cleIdempotence: requete.cleIdempotence }, debit.reponse, maintenant));
   }
@@ -137,11 +142,18 @@ export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
         'The request could not be confirmed in time and may have been recorded: retry with the same Idempotency-Key to get its answer, or look at GET /travaux.',
       );
     }
-    // One of our own jobs already exists: the first attempt committed.
+    // One of our jobs already exists: the first attempt committed — unless that job is another
+    // request's, which can only be one using the same upload (its job carries the upload's id).
     const raisons = erreur.CancellationReasons ?? [];
-    if (raisons.slice(1, 1 + debit.travaux.length).some((r) => r.Code === 'ConditionalCheckFailed')) return;
+    const existant = debit.travaux.find((_, i) => raisons[1 + i]?.Code === 'ConditionalCheckFailed');
+    if (existant && (await estANous(d, existant))) return;
     return refus(erreur, debit);
   }
+};
+
+const estANous = async (d: Pick<Dependances, 'ddb' | 'table'>, travail: EnregistrementTravail): Promise<boolean> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.travail(travail.id), ConsistentRead: true }));
+  return Item?.compte === travail.compte && Item?.cree_le === travail.cree_le && Item?.index === travail.index;
 };
 
 /** A cancelled debit becomes the answer its failed condition means. */
@@ -153,6 +165,18 @@ const refus = (erreur: unknown, debit: Debit): never => {
     // Cancellation reasons come back in DynamoDB's wire format: the document client does not convert them.
     const actuel = compte.Item ? (unmarshall(compte.Item) as { credits?: number; en_attente?: number }) : undefined;
     verifierSolde(Number(actuel?.credits ?? 0), Number(actuel?.en_attente ?? 0), debit.cout, debit.travaux.length);
+  }
+  // The transaction's items: the account, the jobs, the batch, the uploads, the idempotency record.
+  // A job that already exists, or an upload marked used, is an upload another request used meanwhile.
+  const debutUtilisations = 1 + debit.travaux.length + (debit.lot ? 1 : 0);
+  const utilisee =
+    debit.travaux.find((_, i) => raisons[1 + i]?.Code === 'ConditionalCheckFailed')?.id ??
+    (debit.utilisations ?? []).find((_, i) => raisons[debutUtilisations + i]?.Code === 'ConditionalCheckFailed')?.televersement;
+  if (utilisee) {
+    throw new ErreurApi('invalid_image', `The upload ${utilisee} was used by another request meanwhile; upload the file again.`, {
+      televersement: utilisee,
+      raison: 'deja_utilise',
+    });
   }
   if (debit.requete.cleIdempotence !== undefined && raisons[raisons.length - 1]?.Code === 'ConditionalCheckFailed') {
     throw new ErreurApi('idempotency_key_reused', 'A request with this Idempotency-Key is already recorded.');

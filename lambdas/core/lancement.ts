@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { lireCompte } from './comptes';
-import { lireDemande, type ImagePrete } from './demande';
+import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from './demande';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import { demarrerExecutions } from './executions';
@@ -24,6 +24,8 @@ import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from
 import { versTravail } from './modele';
 import { CATALOGUE } from './outils';
 import { PREFIXES } from './retention';
+import { verifierTeleversements } from './televersements';
+import type { EchecImage } from './modele';
 
 export interface RequeteLancement extends RequeteIdempotente {
   /** Epoch ms by which the answer must be sent (the handler's remaining time, less a margin). */
@@ -47,7 +49,10 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   verifierCleIdempotence(requete.cleIdempotence);
   const deja = await reponseDejaDonnee(d, requete);
   if (deja) return deja;
-  const { demande, pretes, echecs } = await lireDemande(requete.contentType, requete.corps);
+  const lue = await lireDemande(requete.contentType, requete.corps);
+  const { demande } = lue;
+  const { pretes, echecs } = await resoudreTeleversements(d, requete.compte, lue.pretes, lue.echecs);
+  auMoinsUneImage(demande.outil, pretes, echecs);
   const outil = CATALOGUE[demande.outil];
 
   // One job per image for batch tools; one job over all images for annonce.
@@ -63,10 +68,16 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
 
   const lotId = outil.images.par_lot && demande.images.length > 1 ? randomUUID() : null;
   const travaux: EnregistrementTravail[] = groupes.map((groupe) => {
-    const id = randomUUID();
-    const entrees: Entree[] = groupe.map((image, rang) =>
-      'url' in image.entree ? { type: 'url', url: image.entree.url } : { type: 's3', cle: cleEntree(requete.compte, id, rang, image.entree.format) },
-    );
+    // A one-image job from an upload takes the upload's id: a job is written once, so an upload is used once.
+    const seule = groupe.length === 1 ? groupe[0]!.entree : undefined;
+    const id = estTeleversee(seule) ? seule.televersement : randomUUID();
+    const entrees: Entree[] = groupe.map((image, rang) => {
+      if ('url' in image.entree) return { type: 'url', url: image.entree.url };
+      // An upload is already in S3, checked: the job reads it where it is.
+      if (estTeleversee(image.entree)) return { type: 's3', cle: image.entree.cle };
+      if ('octets' in image.entree) return { type: 's3', cle: cleEntree(requete.compte, id, rang, image.entree.format) };
+      throw new Error(`upload ${image.entree.televersement} was not checked`);
+    });
     return {
       id,
       compte: requete.compte,
@@ -119,9 +130,15 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: t.cle, Body: t.octets, ContentType: TYPES_MIME[t.format] }));
   });
 
+  // Uploads shared into one job (annonce) are marked used by the debit, each under its own condition.
+  const utilisations = travaux.flatMap((travail, i) =>
+    groupes[i]!.flatMap((image) =>
+      estTeleversee(image.entree) && image.entree.televersement !== travail.id ? [{ televersement: image.entree.televersement, travail: travail.id }] : [],
+    ),
+  );
   const reponse: Lancement = { lot: lotId, outil: demande.outil, cout_total, travaux: travaux.map((t) => versTravail(t, d.signer)), echecs };
   try {
-    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance });
+    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations });
   } catch (erreur) {
     if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable')) await supprimerEntrees(d, televersements.map((t) => t.cle));
     if (erreur instanceof ErreurApi && erreur.code === 'idempotency_key_reused') {
@@ -134,6 +151,27 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
 
   await demarrerExecutions(d, travaux, echeance);
   return reponse;
+};
+
+/** Uploads named by the request, checked against their records and S3 (televersements.ts). */
+const resoudreTeleversements = async (
+  d: Dependances,
+  compte: string,
+  pretes: ImagePrete[],
+  echecs: EchecImage[],
+): Promise<{ pretes: ImagePrete[]; echecs: EchecImage[] }> => {
+  const nommes = pretes.flatMap((p) => ('televersement' in p.entree && !estTeleversee(p.entree) ? [{ index: p.index, id: p.entree.televersement, nom: p.nom }] : []));
+  if (nommes.length === 0) return { pretes, echecs };
+  const { verifies, illisibles } = await verifierTeleversements(d, compte, nommes);
+  const parIndex = new Map(verifies.map((t) => [t.index, t]));
+  return {
+    pretes: pretes.flatMap((p) => {
+      if (!('televersement' in p.entree)) return [p];
+      const t = parIndex.get(p.index);
+      return t ? [{ index: p.index, nom: t.nom, entree: { cle: t.cle, format: t.format, televersement: t.id } }] : [];
+    }),
+    echecs: [...echecs, ...illisibles.map((i) => ({ index: i.index, code: 'invalid_image', message: i.message }))].sort((a, b) => a.index - b.index),
+  };
 };
 
 const supprimerEntrees = async (d: Dependances, cles_: string[]): Promise<void> => {

@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { RequeteTravaux } from './schemas';
+import { RequeteTeleversements, RequeteTravaux } from './schemas';
 import { OUTILS } from './outils';
 import { CODES_API } from './erreurs';
 
@@ -45,6 +45,18 @@ export const SchemaLot = v.strictObject({
   en_cours: v.pipe(v.number(), v.integer()),
   zip: v.nullable(lien),
   travaux: v.array(SchemaTravail),
+});
+
+export const SchemaTeleversements = v.strictObject({
+  televersements: v.array(
+    v.strictObject({
+      id: v.pipe(v.string(), v.uuid(), v.description('Give it as {"televersement": "<id>"} in the images of POST /travaux.')),
+      url: v.pipe(v.string(), v.url(), v.description('Where to PUT the file: signed for this key, Content-Type and size only.')),
+      methode: v.literal('PUT'),
+      entetes: v.pipe(v.strictObject({ 'Content-Type': v.string() }), v.description('Headers the PUT must carry, exactly.')),
+      expire_le: v.pipe(dateHeure, v.description('The URL works until then (15 minutes).')),
+    }),
+  ),
 });
 
 export const SchemaLancement = v.strictObject({
@@ -116,6 +128,8 @@ export const documentOpenApi = () => ({
       Lancement: schema(SchemaLancement),
       Outils: schema(SchemaOutils),
       RequeteTravaux: schema(RequeteTravaux),
+      RequeteTeleversements: schema(RequeteTeleversements),
+      Televersements: schema(SchemaTeleversements),
     },
   },
   paths: {
@@ -154,6 +168,8 @@ export const documentOpenApi = () => ({
       },
       post: {
         summary: 'Start a job or a batch',
+        description:
+          'Images come inline (base64, or multipart files), by https url, or as uploads made with POST /televersements. On the deployed API a request body is at most 10 MB (API Gateway) and a Lambda receives at most 6 MB, about 4.4 MB of image once base64-encoded: send small photos inline, anything larger through /televersements (up to 15 MB each). Beyond 10 MB API Gateway answers 413 itself.',
         parameters: [
           {
             name: 'Idempotency-Key',
@@ -174,6 +190,7 @@ export const documentOpenApi = () => ({
                   outil: { type: 'string', enum: [...OUTILS] },
                   fichiers: { type: 'array', items: { type: 'string', format: 'binary' } },
                   image_url: { type: 'array', items: { type: 'string', format: 'uri' } },
+                  televersement: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'Ids of uploads (POST /televersements).' },
                 },
                 additionalProperties: { type: 'string' },
               },
@@ -185,13 +202,32 @@ export const documentOpenApi = () => ({
           400: erreur('Malformed body.'),
           401: erreur('Missing or invalid API key.'),
           402: erreur('Not enough credits (insufficient_credits).'),
-          413: erreur('Too large: 100 MB per request, 15 MB or 50 megapixels per image, 50 images per batch.'),
+          413: erreur(
+            'Too large: 100 MB per request, 15 MB or 50 megapixels per image, 50 images per batch. On the deployed API, API Gateway itself refuses bodies over 10 MB (its own body), and bodies over about 6 MB cannot reach the function: use POST /televersements for large photos.',
+          ),
           415: erreur('Unsupported content type.'),
           422: erreur('Invalid tool, settings or image.'),
           429: limite,
           503: erreur(
             'service_unavailable: the request could not be finished in time (Retry-After). Nothing was charged, unless the message says the request may have been recorded: then retry with the same Idempotency-Key to get its first answer.',
           ),
+        },
+      },
+    },
+    '/televersements': {
+      post: {
+        summary: 'Upload full-size photos directly to storage (extension)',
+        description:
+          'Announce 1 to 50 files (type and exact size); each answer entry is a URL valid 15 minutes that accepts one PUT of exactly that file, with the given Content-Type. Then name the upload in POST /travaux as {"televersement": "<id>"} (or a multipart part televersement=<id>) within 24 hours; an upload starts one job. Free; counted by the rate limit.',
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RequeteTeleversements' } } } },
+        responses: {
+          201: json('Televersements', 'One signed PUT URL per announced file, in order.'),
+          400: erreur('Malformed body.'),
+          401: erreur('Missing or invalid API key.'),
+          413: erreur('A file is over 15 MB (image_too_large).'),
+          415: erreur('Content-Type is not application/json.'),
+          422: erreur('A bad entry (type, size) or not 1 to 50 files.'),
+          429: limite,
         },
       },
     },

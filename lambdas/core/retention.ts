@@ -16,5 +16,14 @@ export const RETENTION_ENTREES_JOURS = 7;
 /** Interrupted multipart uploads (large ZIPs) are cleaned up after a day. */
 export const NETTOYAGE_ENVOIS_INCOMPLETS_JOURS = 1;
 
+/**
+ * Direct uploads (POST /televersements): the signed PUT URL lives 15 minutes, an upload can be used by a
+ * job for 24 hours, and the objects are deleted after 2 days — used or not. A job started within the
+ * 24 hours ends within about an hour (core/balayage.ts), long before its input goes.
+ */
+export const VALIDITE_URL_TELEVERSEMENT_SECONDES = 15 * 60;
+export const UTILISATION_TELEVERSEMENT_HEURES = 24;
+export const RETENTION_TELEVERSEMENTS_JOURS = 2;
+
 /** Key prefixes of the bucket, one per lifecycle. */
-export const PREFIXES = { entrees: 'entrees/', resultats: 'resultats/', zips: 'zips/' } as const;
+export const PREFIXES = { entrees: 'entrees/', resultats: 'resultats/', zips: 'zips/', televersements: 'televersements/' } as const;

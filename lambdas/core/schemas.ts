@@ -46,7 +46,21 @@ export const ImageBase64 = v.strictObject({
   nom,
 });
 
-export const Image = v.union([ImageUrl, ImageBase64], 'an image is exactly one of {url} or {base64}, with an optional nom');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const ImageTeleversement = v.strictObject({
+  televersement: v.pipe(
+    v.string('televersement must be a string'),
+    v.regex(UUID, 'televersement must be the id of an upload (POST /televersements)'),
+    v.description('Id of a direct upload made with POST /televersements (our extension): full-size photos, up to 15 MB.'),
+  ),
+  nom,
+});
+
+export const Image = v.union(
+  [ImageUrl, ImageBase64, ImageTeleversement],
+  'an image is exactly one of {url}, {base64} or {televersement}, with an optional nom',
+);
 export type ImageEntree = v.InferOutput<typeof Image>;
 
 const schemaChamp = (champ: Champ) => {
@@ -111,6 +125,36 @@ export const RequeteTravaux = v.variant(
   'outil',
   OUTILS.map((outil) => SCHEMAS_REQUETE[outil]),
   `outil must be one of: ${OUTILS.join(', ')}`,
+);
+
+/** `POST /televersements` (our extension): the files the client is about to upload. */
+export const TYPES_TELEVERSEMENT = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export const MAX_FICHIERS_TELEVERSEMENT = 50;
+
+export const FichierAnnonce = v.strictObject({
+  nom: v.optional(v.pipe(v.string('nom must be a string'), v.maxLength(255, 'nom is at most 255 characters'), v.description('Name of the file, kept as the image name.'))),
+  type: v.pipe(
+    v.picklist(TYPES_TELEVERSEMENT, `type must be one of: ${TYPES_TELEVERSEMENT.join(', ')}`),
+    v.description('Content-Type the upload will be sent with (signed into the URL).'),
+  ),
+  taille: v.pipe(
+    v.number('taille must be a number of bytes'),
+    v.integer('taille must be a whole number of bytes'),
+    v.minValue(1, 'taille must be at least 1 byte'),
+    v.description('Exact size of the file in bytes (signed into the URL); at most 15 MB (15 × 2^20 bytes).'),
+  ),
+});
+
+export const RequeteTeleversements = v.strictObject(
+  {
+    fichiers: v.pipe(
+      v.array(v.unknown(), 'fichiers must be an array'),
+      v.minLength(1, 'fichiers needs at least 1 file'),
+      v.maxLength(MAX_FICHIERS_TELEVERSEMENT, `fichiers takes at most ${MAX_FICHIERS_TELEVERSEMENT} files`),
+      v.array(FichierAnnonce, 'fichiers must be an array'),
+    ),
+  },
+  (issue) => (issue.expected === 'never' ? `unknown member ${issue.received}: the body has fichiers` : 'the body must be an object with fichiers'),
 );
 
 export interface RequeteValidee {

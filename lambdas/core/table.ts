@@ -13,6 +13,7 @@
  * |             |                            |           |   <created>#<id>                               |
  * | batch       | LOT#<id>                   | LOT       | gsi3 (sparse, while en_cours): OUVERT#LOT / …  |
  * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
+ * | upload      | TELEVERSEMENT#<id>         | TELEVERSEMENT | (expires through TTL)                      |
  */
 import { RETENTION_RESULTATS_JOURS } from './retention';
 
@@ -56,6 +57,9 @@ export const PROJECTION_INDEX = 'ALL' as const;
 /** Rate-window items start with this: the only items authenticated GET handlers may write (IAM LeadingKeys). */
 export const PREFIXE_CADENCE = 'CADENCE#';
 
+/** Upload records: the only items POST /televersements may put (IAM LeadingKeys). */
+export const PREFIXE_TELEVERSEMENT = 'TELEVERSEMENT#';
+
 export const cles = {
   compte: (id: string) => ({ pk: `COMPTE#${id}`, sk: 'COMPTE' }),
   cle: (empreinte: string) => ({ pk: `CLE#${empreinte}`, sk: 'CLE' }),
@@ -63,6 +67,7 @@ export const cles = {
   travail: (id: string) => ({ pk: `TRAVAIL#${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `LOT#${id}`, sk: 'LOT' }),
   idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),
+  televersement: (id: string) => ({ pk: `${PREFIXE_TELEVERSEMENT}${id}`, sk: 'TELEVERSEMENT' }),
 };
 
 /** Partitions of the `ouverts` index. */

@@ -20,6 +20,7 @@ export const ROUTES: readonly Route[] = [
   { methode: 'GET', chemin: '/solde', fonction: 'solde', authentifiee: true },
   { methode: 'GET', chemin: '/travaux', fonction: 'travaux-liste', authentifiee: true },
   { methode: 'POST', chemin: '/travaux', fonction: 'travaux-creer', authentifiee: true },
+  { methode: 'POST', chemin: '/televersements', fonction: 'televersements-creer', authentifiee: true },
   { methode: 'GET', chemin: '/travaux/{id}', fonction: 'travail', authentifiee: true },
   { methode: 'GET', chemin: '/lots/{id}', fonction: 'lot', authentifiee: true },
 ];
