@@ -24,9 +24,15 @@ export interface AccesTable {
   index?: string[];
   /**
    * UpdateItem only on the items whose partition key starts with one of these prefixes (IAM
-   * `dynamodb:LeadingKeys`). Such a function cannot write anything else, accounts included.
+   * `dynamodb:LeadingKeys`). Such a function cannot update anything else, accounts included.
    */
   miseAJourLimiteeA?: string[];
+  /**
+   * PutItem (also as a Put of TransactWriteItems, which IAM authorizes as PutItem) only on the items
+   * whose partition key starts with one of these prefixes: such a function can create its own kind
+   * of record and cannot overwrite an account, a job or a batch.
+   */
+  creationLimiteeA?: string[];
 }
 
 export interface Acces {
@@ -50,8 +56,20 @@ export interface Ressources {
 /** `<AWS::Region>` where cdk-nag prints a pseudo parameter, the value itself when the stack's env gives one. */
 const lisible = (valeur: string, pseudo: string): string => (Token.isUnresolved(valeur) ? `<AWS::${pseudo}>` : valeur);
 
+/** `action` on the items whose partition key starts with one of `prefixes` (IAM `dynamodb:LeadingKeys`). */
+const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem', prefixes: string[]): PolicyStatement => {
+  if (prefixes.length === 0 || prefixes.some((p) => !/^[A-Z]+#$/.test(p))) {
+    throw new Error(`${action} is limited to key prefixes such as CADENCE# (got ${JSON.stringify(prefixes)})`);
+  }
+  return new PolicyStatement({
+    actions: [`dynamodb:${action}`],
+    resources: [table.tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+  });
+};
+
 const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => {
-  const { actions, index = [], miseAJourLimiteeA } = acces;
+  const { actions, index = [], miseAJourLimiteeA, creationLimiteeA } = acces;
   const surElements = actions.filter((a) => a !== 'Query');
   if (surElements.length > 0) {
     fn.addToRolePolicy(new PolicyStatement({ actions: surElements.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
@@ -64,13 +82,11 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
   }
   if (miseAJourLimiteeA) {
     if (actions.includes('UpdateItem')) throw new Error('UpdateItem is granted either on every item or on some prefixes, not both');
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': miseAJourLimiteeA.map((p) => `${p}*`) } },
-      }),
-    );
+    fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJourLimiteeA));
+  }
+  if (creationLimiteeA) {
+    if (actions.includes('PutItem')) throw new Error('PutItem is granted either on every item or on some prefixes, not both');
+    fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creationLimiteeA));
   }
 };
 
@@ -83,7 +99,7 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
     const idBucket = Stack.of(r.bucket).getLogicalId(r.bucket.node.defaultChild as CfnBucket);
     fn.reconnaitre({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${idBucket}.Arn>/${PREFIXES[prefixe]}*]`,
-      reason: `Object keys are <prefix>/<account>/<job id>/… and created at run time: the grant is one prefix (${PREFIXES[prefixe]}) of one bucket.`,
+      reason: `Object keys are <prefix><account>/<job or upload id>… and created at run time: the grant is one prefix (${PREFIXES[prefixe]}) of one bucket.`,
     });
   }
   if (acces.demarrer) {

@@ -19,7 +19,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { INDEX } from '../lambdas/core/table';
+import { INDEX, PREFIXE_TELEVERSEMENT } from '../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
 import { accorder, lectureAuthentifiee, type Acces } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
@@ -43,8 +43,8 @@ const rapide = (description: string, acces: Acces): Reglage => ({ description, m
 
 /**
  * Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. The GET
- * routes may write their rate-window items only (`lectureAuthentifiee`); POST /travaux alone writes
- * accounts, since it debits them.
+ * routes may write their rate-window items only (`lectureAuthentifiee`), POST /televersements those
+ * and its upload records; POST /travaux alone writes accounts, since it debits them.
  */
 export const REGLAGES_ROUTES: Record<string, Reglage> = {
   outils: rapide('GET /outils: the tool catalogue', {}),
@@ -56,6 +56,15 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   }),
   travail: rapide('GET /travaux/{id}: one job with fresh links', { table: lectureAuthentifiee(), signer: true }),
   lot: rapide('GET /lots/{id}: one batch with fresh links', { table: lectureAuthentifiee(['BatchGetItem']), signer: true }),
+  // Answers with presigned S3 PUT URLs, so full-size photos never pass API Gateway (10 MB) or a
+  // Lambda payload (6 MB). A presigned URL carries exactly its signer's rights: PutObject under
+  // televersements/ is all the role has on S3, so a URL can write nothing else. It creates upload
+  // records only (PutItem limited to their keys, in one TransactWriteItems) and may update nothing
+  // but its rate window: no account, job or batch is within its reach.
+  'televersements-creer': rapide('POST /televersements: records uploads, answers presigned S3 PUT URLs', {
+    table: { ...lectureAuthentifiee(), creationLimiteeA: [PREFIXE_TELEVERSEMENT] },
+    s3: [{ prefixe: 'televersements', actions: ['PutObject'] }],
+  }),
   'travaux-creer': {
     description: 'POST /travaux: validates, debits atomically, starts one execution per job',
     memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
@@ -64,10 +73,15 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
     // the gateway does: 20 s leaves it that margin.
     delai: DELAI_TRAVAUX_CREER,
     acces: {
-      // GetItem: key, account, idempotency record; UpdateItem: the rate window and the debit of the
-      // account; PutItem: jobs, batch and idempotency record, in the debit's transaction.
+      // GetItem: key, account, idempotency record, upload record; UpdateItem: the rate window, the
+      // debit of the account and marking an upload used; PutItem: jobs, batch and idempotency
+      // record, in the debit's transaction.
       table: { actions: ['GetItem', 'UpdateItem', 'PutItem'] },
-      s3: [{ prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] }],
+      s3: [
+        { prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] },
+        // An image given as an upload id: a ranged read of its first 512 KB (format, pixel size).
+        { prefixe: 'televersements', actions: ['GetObject'] },
+      ],
       demarrer: true,
       signer: true,
     },

@@ -49,6 +49,8 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
       table: { actions: ['GetItem'] },
       s3: [
         { prefixe: 'entrees', actions: ['GetObject'] },
+        // An image that came by direct upload (POST /televersements) is read where the client put it.
+        { prefixe: 'televersements', actions: ['GetObject'] },
         { prefixe: 'resultats', actions: ['PutObject'] },
       ],
     },

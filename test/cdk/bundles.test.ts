@@ -21,7 +21,15 @@ const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 describe('Lambda bundles', () => {
   it('covers every handler module of the stack', () => {
     expect(fonctions.map((f) => f.module).sort()).toEqual(
-      expect.arrayContaining(['deploiement/cle-liens', 'http/fichier', 'http/introuvable', 'http/travaux-creer', 'pipeline/outil', 'pipeline/balayeur']),
+      expect.arrayContaining([
+        'deploiement/cle-liens',
+        'http/fichier',
+        'http/introuvable',
+        'http/travaux-creer',
+        'http/televersements-creer',
+        'pipeline/outil',
+        'pipeline/balayeur',
+      ]),
     );
   });
 

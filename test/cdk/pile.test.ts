@@ -10,8 +10,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ESPACE_MESURES, MESURES } from '../../lambdas/core/mesures';
-import { PREFIXES } from '../../lambdas/core/retention';
-import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE } from '../../lambdas/core/table';
+import { PREFIXES, RETENTION_ENTREES_JOURS, RETENTION_RESULTATS_JOURS, RETENTION_TELEVERSEMENTS_JOURS } from '../../lambdas/core/retention';
+import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT } from '../../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
 import { construireApplication } from '../../lib/application';
@@ -124,6 +124,8 @@ const references = (s: Synthese) => {
 
 /** UpdateItem on the rate-window items only: what an authenticated GET handler may write. */
 const MISE_A_JOUR_CADENCE = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PREFIXE_CADENCE}*`] } };
+/** PutItem on upload records only: what POST /televersements may create. */
+const CREATION_TELEVERSEMENT = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PREFIXE_TELEVERSEMENT}*`] } };
 
 /** An alarm's properties, tags aside, by its construct id under Observabilite. */
 const alarme = (s: Synthese, nom: string): Record<string, unknown> => {
@@ -162,11 +164,25 @@ describe('the dev stage', () => {
       expect(m, `${route.methode} ${route.chemin}`).toBeDefined();
       cibles.add(m!.cible);
     }
-    // outils, openapi, solde, travaux-liste, travaux-creer, travail, lot: one function each.
+    // outils, openapi, solde, travaux-liste, travaux-creer, televersements-creer, travail, lot: one function each.
     expect(cibles.size).toBe(new Set(ROUTES.map((r) => r.fonction)).size);
+    // POST /televersements is built like every other route: one method, on its own function.
+    const [idTeleversements] = fonctionDuModule(s, 'Api/TeleversementsCreer');
+    const televersements = methodes.filter((m) => m.chemin === `${BASE_CHEMIN}/televersements`);
+    expect(televersements.map((m) => m.methode).sort()).toEqual(['ANY', 'POST']);
+    expect(televersements.find((m) => m.methode === 'POST')!.cible).toContain(`"${idTeleversements}"`);
     // Unknown paths and methods reach our own 404/405 function.
     expect(methodes.filter((m) => m.methode === 'ANY').map((m) => m.chemin)).toEqual(
-      expect.arrayContaining(['/{proxy+}', `${BASE_CHEMIN}/{proxy+}`, `${BASE_CHEMIN}/travaux`, `${BASE_CHEMIN}/travaux/{id}`]),
+      expect.arrayContaining([
+        '/{proxy+}',
+        `${BASE_CHEMIN}/{proxy+}`,
+        `${BASE_CHEMIN}/travaux`,
+        `${BASE_CHEMIN}/travaux/{id}`,
+        `${BASE_CHEMIN}/televersements`,
+      ]),
+    );
+    expect(televersements.find((m) => m.methode === 'ANY')!.cible).toBe(
+      methodes.find((m) => m.methode === 'ANY' && m.chemin === `${BASE_CHEMIN}/travaux`)!.cible,
     );
   });
 
@@ -257,15 +273,22 @@ describe('the dev stage', () => {
     s.template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: Match.objectLike({ ServerSideEncryptionConfiguration: [Match.objectLike({ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } })] }),
-      LifecycleConfiguration: {
-        Rules: Match.arrayWith([
-          Match.objectLike({ Prefix: 'resultats/', ExpirationInDays: 90, Status: 'Enabled' }),
-          Match.objectLike({ Prefix: 'zips/', ExpirationInDays: 90, Status: 'Enabled' }),
-          Match.objectLike({ Prefix: 'entrees/', ExpirationInDays: 7, Status: 'Enabled' }),
-          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
-        ]),
-      },
     });
+    const [[, bucket]] = deType(s, 'AWS::S3::Bucket') as [[string, Ressource]];
+    // Every rule, exactly: a prefix without one would keep customers' photos forever.
+    expect(bucket.Properties.LifecycleConfiguration).toEqual({
+      Rules: [
+        { Id: 'resultats-90-jours', Prefix: 'resultats/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
+        { Id: 'zips-90-jours', Prefix: 'zips/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
+        { Id: 'entrees', Prefix: 'entrees/', ExpirationInDays: RETENTION_ENTREES_JOURS, Status: 'Enabled' },
+        // Direct uploads go after two days, used or not.
+        { Id: 'televersements', Prefix: 'televersements/', ExpirationInDays: RETENTION_TELEVERSEMENTS_JOURS, Status: 'Enabled' },
+        { Id: 'envois-incomplets', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+      ],
+    });
+    expect([RETENTION_RESULTATS_JOURS, RETENTION_ENTREES_JOURS, RETENTION_TELEVERSEMENTS_JOURS]).toEqual([90, 7, 2]);
+    const prefixesExpires = (bucket.Properties.LifecycleConfiguration.Rules as { Prefix?: string }[]).flatMap((r) => (r.Prefix ? [r.Prefix] : []));
+    expect(prefixesExpires.sort()).toEqual(Object.values(PREFIXES).sort());
     s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -273,6 +296,22 @@ describe('the dev stage', () => {
         ]),
       },
     });
+  });
+
+  it('lets browsers and curl PUT to the presigned upload URLs: CORS for PUT, nothing in the policy or encryption against it', () => {
+    const [[, bucket]] = deType(s, 'AWS::S3::Bucket') as [[string, Ressource]];
+    expect(bucket.Properties.CorsConfiguration).toEqual({
+      CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['Content-Type', 'Content-Length'], MaxAge: 3000 }],
+    });
+    // SSE-S3: S3 encrypts by itself; a PUT needs no encryption header and no KMS grant.
+    expect(bucket.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+    // The bucket policy denies only plain HTTP and TLS under 1.2: a presigned HTTPS PUT passes both.
+    const [[, politique]] = deType(s, 'AWS::S3::BucketPolicy') as [[string, Ressource]];
+    const refus = (politique.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown }[]).filter((d) => d.Effect === 'Deny');
+    expect(refus.map((d) => d.Condition)).toEqual([
+      { Bool: { 'aws:SecureTransport': 'false' } },
+      { NumericLessThan: { 's3:TlsVersion': 1.2 } },
+    ]);
   });
 
   it('serves results through CloudFront signed URLs (key group, OAC), the private key in Secrets Manager', () => {
@@ -316,8 +355,9 @@ describe('the dev stage', () => {
       'Api/Travail': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue'],
       'Api/TravauxCreer': [
         'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
-        's3:DeleteObject', 's3:PutObject', 'secretsmanager:GetSecretValue', 'states:StartExecution',
+        's3:DeleteObject', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue', 'states:StartExecution',
       ],
+      'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject'],
       'Flux/Balayeur': [
@@ -349,8 +389,53 @@ describe('the dev stage', () => {
     const [, outil] = fonctionDuModule(s, 'Flux/Outil');
     const s3 = JSON.stringify(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]).filter((d) => String(d.Action).startsWith('s3:')));
     expect(s3).toContain('/entrees/*');
+    expect(s3).toContain('/televersements/*');
     expect(s3).toContain('/resultats/*');
     expect(s3).not.toContain('/zips/*');
+  });
+
+  it('reaches the uploads prefix from exactly three functions: POST /televersements signs PUTs, POST /travaux and the tool step read', () => {
+    // Every role of the stack, every action it has on televersements/*.
+    const televersements = `/${PREFIXES.televersements}*`;
+    const parRole: Record<string, string[]> = {};
+    for (const [, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
+        if (!JSON.stringify(d.Resource).includes(televersements)) continue;
+        for (const role of p.Properties.Roles as { Ref: string }[]) (parRole[role.Ref] ??= []).push(...[d.Action].flat());
+      }
+    }
+    const role = (chemin: string) => fonctionDuModule(s, chemin)[1].Properties.Role['Fn::GetAtt'][0] as string;
+    expect(parRole).toEqual({
+      [role('Api/TeleversementsCreer')]: ['s3:PutObject'],
+      [role('Api/TravauxCreer')]: ['s3:GetObject'],
+      [role('Flux/Outil')]: ['s3:GetObject'],
+    });
+    // Nothing else on the bucket can reach it either (bucket-wide or `/*` grants).
+    const bucketEntier = JSON.stringify({ 'Fn::GetAtt': [idDe(s, 'Stockage/Fichiers'), 'Arn'] });
+    for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Resource: unknown }[]) {
+        const texte = JSON.stringify(d.Resource);
+        expect(texte.includes(`${bucketEntier},"/*"`) || texte === bucketEntier, id).toBe(false);
+      }
+    }
+  });
+
+  it('lets the tool step read inputs where they are, inline or uploaded, and write results', () => {
+    const r = references(s);
+    expect(declarationsMetier(s, 'Flux/Outil').filter((d) => !d.Action.includes('bedrock:InvokeModel'))).toEqual(
+      trier([
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
+        { Action: ['s3:PutObject'], Resource: [r.objets('resultats')] },
+      ]),
+    );
+    // The step that fetches URLs is unchanged: it writes inputs, reads nothing from S3.
+    expect(declarationsMetier(s, 'Flux/Preparer')).toEqual(
+      trier([
+        { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: [r.table] },
+        { Action: ['s3:PutObject'], Resource: [r.objets('entrees')] },
+      ]),
+    );
   });
 
   it('lets the authenticated GET handlers write their rate-window items and nothing else', () => {
@@ -391,13 +476,56 @@ describe('the dev stage', () => {
     const r = references(s);
     expect(declarationsMetier(s, 'Api/TravauxCreer')).toEqual(
       trier([
-        // Unconditioned UpdateItem: the debit of the account (and the rate window).
+        // Unconditioned UpdateItem: the debit of the account (and the rate window, and marking an upload used).
         { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [r.table] },
         { Action: ['s3:DeleteObject', 's3:PutObject'], Resource: [r.objets('entrees')] },
+        // An image given as an upload id: its first bytes are read (format, pixel size), never written.
+        { Action: ['s3:GetObject'], Resource: [r.objets('televersements')] },
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] },
       ]),
     );
+  });
+
+  it('lets POST /televersements create upload records and sign PUTs under televersements/, and nothing else', () => {
+    const [, fn] = fonctionDuModule(s, 'Api/TeleversementsCreer');
+    expect(fn.Properties.MemorySize).toBeGreaterThanOrEqual(256);
+    expect(fn.Properties.MemorySize).toBeLessThanOrEqual(512);
+    expect(fn.Properties.Timeout).toBe(10);
+    const r = references(s);
+    // Like the other API functions: table and bucket; no link key, no state machine.
+    const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_')).sort()).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_TABLE']);
+    expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
+    expect(env.RETOUCHE_BUCKET).toEqual({ Ref: idDe(s, 'Stockage/Fichiers') });
+
+    const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
+    const creation = { Action: ['dynamodb:PutItem'], Resource: [r.table], Condition: CREATION_TELEVERSEMENT };
+    expect(declarationsMetier(s, 'Api/TeleversementsCreer')).toEqual(
+      trier([
+        // Authentication reads the key.
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // The rate window, as the GET handlers count it.
+        cadence,
+        // Upload records (the Puts of its TransactWriteItems): no account, job or batch.
+        creation,
+        // A presigned URL carries its signer's rights: PUT under the uploads prefix, nothing else.
+        { Action: ['s3:PutObject'], Resource: [r.objets('televersements')] },
+      ]),
+    );
+    // No write of the table without its prefix condition.
+    for (const d of declarationsMetier(s, 'Api/TeleversementsCreer')) {
+      if (d.Action.some((a) => /^dynamodb:(UpdateItem|PutItem|DeleteItem|BatchWriteItem|ConditionCheckItem)$/.test(a))) {
+        expect([cadence, creation]).toContainEqual(d);
+      }
+    }
+    // The conditions cover the keys the code writes, and none of the records it must not touch.
+    expect(cles.televersement('7d0f3c2a-0000-4000-8000-000000000000').pk.startsWith(PREFIXE_TELEVERSEMENT)).toBe(true);
+    expect(cles.cadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
+    for (const cle of [cles.compte('c'), cles.cle('e'), cles.travail('t'), cles.lot('l'), cles.idempotence('c', 'k')]) {
+      expect(cle.pk.startsWith(PREFIXE_TELEVERSEMENT), cle.pk).toBe(false);
+      expect(cle.pk.startsWith(PREFIXE_CADENCE), cle.pk).toBe(false);
+    }
   });
 
   it('runs the sweeper every minute, one at a time, with exactly the grants it needs', () => {
