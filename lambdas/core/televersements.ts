@@ -149,11 +149,13 @@ const lireDebut = async (d: Deps, cle: string): Promise<{ octets: Buffer; taille
     const total = /\/(\d+)$/.exec(objet.ContentRange ?? '')?.[1];
     return { octets, taille: total ? Number(total) : Number(objet.ContentLength ?? octets.length) };
   } catch (erreur) {
-    if (erreur instanceof NoSuchKey || (erreur as Error).name === 'NoSuchKey' || (erreur as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
-      return undefined;
-    }
-    // An empty object answers 416 to a range: treat it as zero bytes, refused as unreadable below.
-    if ((erreur as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416) return { octets: Buffer.alloc(0), taille: 0 };
+    const statut = (erreur as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    // On AWS a missing key answers 403, not 404, to a role that may not list the bucket (and it
+    // should not: listing would show every account's keys). Our role may read this prefix, so a
+    // 403 here means the object is not there.
+    if (erreur instanceof NoSuchKey || (erreur as Error).name === 'NoSuchKey' || statut === 404 || statut === 403) return undefined;
+    // An empty object answers 416 to a range: zero bytes, refused as unreadable below.
+    if (statut === 416) return { octets: Buffer.alloc(0), taille: 0 };
     throw erreur;
   }
 };

@@ -1,0 +1,213 @@
+/**
+ * Direct uploads, end to end on the local stack: POST /televersements, a PUT of the bytes to the
+ * signed URL (the local S3, as S3 on AWS), then jobs that name the upload. Every refusal is a 4xx
+ * that says why and charges nothing; an upload starts one job, even when two requests race for it.
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lancement, Lot } from '../../lambdas/core/modele';
+import type { Televersement } from '../../lambdas/core/televersements';
+import { VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/retention';
+import { appeler, attendreLot, attendreTravail, imageTest } from '../support/client';
+import { demarrerPileTest } from '../support/pile';
+import * as v from 'valibot';
+import { SchemaTeleversements } from '../../lambdas/core/openapi';
+import { photoGrande } from '../support/photo';
+
+type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+let pile: Pile;
+
+beforeAll(async () => {
+  pile = await demarrerPileTest();
+});
+afterAll(async () => pile?.arreter());
+
+const annoncer = (cle: string, fichiers: unknown) => appeler<{ televersements: Televersement[]; error?: Record<string, unknown> }>(pile.urlBase, 'POST', '/televersements', { cle, json: { fichiers } });
+
+/** What a client does with one entry of the answer: PUT the bytes with the given headers. */
+const envoyer = async (t: Televersement, octets: Buffer): Promise<number> => {
+  const reponse = await fetch(t.url, { method: t.methode, headers: t.entetes, body: octets });
+  await reponse.arrayBuffer();
+  return reponse.status;
+};
+
+/** Announces and uploads files; returns their upload ids. */
+const televerser = async (cle: string, fichiers: Buffer[], type = 'image/jpeg'): Promise<string[]> => {
+  const { statut, corps } = await annoncer(cle, fichiers.map((f, i) => ({ nom: `photo-${i}.jpg`, type, taille: f.length })));
+  expect(statut).toBe(201);
+  for (const [i, t] of corps.televersements.entries()) expect(await envoyer(t, fichiers[i]!)).toBe(200);
+  return corps.televersements.map((t) => t.id);
+};
+
+const solde = async (cle: string) => (await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps.credits as number;
+
+describe('POST /televersements', () => {
+  it('answers 201 with one signed PUT URL per file, in order, valid 15 minutes, under the account', async () => {
+    const { cle, compte } = await pile.creerCompte(5);
+    const avant = Date.now();
+    const { statut, corps } = await annoncer(cle, [
+      { nom: 'salon.jpg', type: 'image/jpeg', taille: 12_345_678 },
+      { type: 'image/png', taille: 42 },
+      { nom: 'cuisine.webp', type: 'image/webp', taille: 15 * 1024 * 1024 },
+    ]);
+    expect(statut).toBe(201);
+    expect(v.safeParse(SchemaTeleversements, corps).issues).toBeUndefined();
+    expect(corps.televersements).toHaveLength(3);
+    for (const [i, type] of ['image/jpeg', 'image/png', 'image/webp'].entries()) {
+      const t = corps.televersements[i]!;
+      expect(t).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), methode: 'PUT', entetes: { 'Content-Type': type } });
+      const url = new URL(t.url);
+      expect(decodeURIComponent(url.pathname)).toContain(`/televersements/${compte}/${t.id}`);
+      // The type and the size are signed into the URL: nothing else can be put with it.
+      expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
+      expect(url.searchParams.get('X-Amz-Expires')).toBe(String(VALIDITE_URL_TELEVERSEMENT_SECONDES));
+      const expire = Date.parse(t.expire_le);
+      expect(expire - avant).toBeGreaterThan(14 * 60_000);
+      expect(expire - avant).toBeLessThanOrEqual(15 * 60_000 + 5_000);
+    }
+    expect(await solde(cle)).toBe(5);
+  });
+
+  it('refuses what it cannot accept, with the right status and free of charge', async () => {
+    const { cle } = await pile.creerCompte(5);
+    const trop = await annoncer(cle, [{ type: 'image/jpeg', taille: 15 * 1024 * 1024 + 1 }]);
+    expect(trop).toMatchObject({ statut: 413, corps: { error: { code: 'image_too_large', index: 0, max_octets: 15 * 1024 * 1024 } } });
+    for (const fichiers of [[], Array.from({ length: 51 }, () => ({ type: 'image/jpeg', taille: 1 })), [{ type: 'image/gif', taille: 10 }], [{ type: 'image/jpeg', taille: 0 }], [{ type: 'image/jpeg', taille: 1.5 }], [{ type: 'image/jpeg' }], 'salon.jpg']) {
+      const { statut, corps } = await annoncer(cle, fichiers);
+      expect(statut, JSON.stringify(fichiers).slice(0, 80)).toBe(422);
+      expect(corps.error?.code).toBe('invalid_image');
+    }
+    expect((await appeler(pile.urlBase, 'POST', '/televersements', { cle, corps: 'x', entetes: { 'Content-Type': 'text/plain' } })).statut).toBe(415);
+    expect((await appeler(pile.urlBase, 'POST', '/televersements', { cle, corps: '{', entetes: { 'Content-Type': 'application/json' } })).statut).toBe(400);
+    expect((await appeler(pile.urlBase, 'POST', '/televersements', { json: { fichiers: [{ type: 'image/jpeg', taille: 1 }] } })).statut).toBe(401);
+    expect(await solde(cle)).toBe(5);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the endpoint, the new image source and the platform limits', async () => {
+    const { corps: document } = await appeler(pile.urlBase, 'GET', '/openapi.json');
+    expect(Object.keys(document.paths['/televersements'].post.responses)).toEqual(['201', '400', '401', '413', '415', '422', '429']);
+    expect(JSON.stringify(document.components.schemas.RequeteTravaux)).toContain('"televersement"');
+    expect(document.paths['/travaux'].post.description).toMatch(/10 MB.*6 MB.*\/televersements/s);
+    expect(document.paths['/travaux'].post.requestBody.content['multipart/form-data'].schema.properties.televersement).toBeDefined();
+  });
+});
+
+describe('jobs from uploads', () => {
+  it('a job names its upload; the result keeps the nom given at upload; charged once', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const [id] = await televerser(cle, [await imageTest(1)]);
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } });
+    expect(statut).toBe(202);
+    expect(corps.travaux[0]).toMatchObject({ id, nom: 'photo-0.jpg', statut: 'en_attente' });
+    const fini = await attendreTravail(pile.urlBase, cle, id!);
+    expect(fini.statut).toBe('termine');
+    const resultat = Buffer.from(await (await fetch(fini.resultats[0]!.url)).arrayBuffer());
+    expect(await sharp(resultat).metadata()).toMatchObject({ width: 96, height: 64, format: 'jpeg' });
+    expect(await solde(cle)).toBe(8);
+  });
+
+  it('a batch of uploads in multipart (repeated televersement parts) and in JSON, mixed with inline images', async () => {
+    const { cle } = await pile.creerCompte(40);
+    const ids = await televerser(cle, [await imageTest(2), await imageTest(3)]);
+    const formulaire = new FormData();
+    formulaire.append('outil', 'vider');
+    formulaire.append('a', new Blob([new Uint8Array(await imageTest(4))], { type: 'image/jpeg' }), 'inline.jpg');
+    for (const id of ids) formulaire.append('televersement', id);
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, corps: formulaire });
+    expect(statut).toBe(202);
+    expect(corps.travaux.map((t) => t.nom)).toEqual(['inline.jpg', 'photo-0.jpg', 'photo-1.jpg']);
+    const lot: Lot = await attendreLot(pile.urlBase, cle, corps.lot!);
+    expect(lot).toMatchObject({ statut: 'termine', termines: 3 });
+    expect(await solde(cle)).toBe(40 - 12);
+  });
+
+  it('annonce takes several uploads into one job, each used once', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const ids = await televerser(cle, [await imageTest(5), await imageTest(6)]);
+    const json = { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: ids.map((televersement) => ({ televersement })) };
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json });
+    expect(statut).toBe(202);
+    expect((await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id)).statut).toBe('termine');
+    const encore = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { ...json, images: [{ televersement: ids[1] }] } });
+    expect(encore).toMatchObject({ statut: 422, corps: { error: { code: 'invalid_image', raison: 'deja_utilise', index: 0 } } });
+    expect(await solde(cle)).toBe(7);
+  });
+
+  it('an upload that is unknown, another account’s, not yet sent, already used, or given twice is a 422 with the reason, and costs nothing', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const autre = await pile.creerCompte(10);
+    const [autrui] = await televerser(autre.cle, [await imageTest(7)]);
+    const { corps: annonce } = await annoncer(cle, [{ type: 'image/jpeg', taille: 1000 }]);
+    const [deja] = await televerser(cle, [await imageTest(8)]);
+    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: deja }] } })).statut).toBe(202);
+    const cas: [string, unknown[]][] = [
+      ['inconnu', [{ televersement: crypto.randomUUID() }]],
+      ['inconnu', [{ televersement: autrui }]],
+      ['non_recu', [{ televersement: annonce.televersements[0]!.id }]],
+      ['deja_utilise', [{ televersement: deja }]],
+      ['deja_utilise', [{ televersement: autrui }, { televersement: autrui }]],
+    ];
+    for (const [raison, images] of cas) {
+      const { statut, corps } = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
+      expect(statut, raison).toBe(422);
+      expect(corps.error).toMatchObject({ code: 'invalid_image', raison });
+    }
+    const malforme = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: 'pas-un-id' }] } });
+    expect(malforme.statut).toBe(422);
+    expect(await solde(cle)).toBe(8);
+    expect(await solde(autre.cle)).toBe(10);
+  });
+
+  it('bytes that are no image are listed in echecs like inline ones; alone, they are a 422', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const [texte] = await televerser(cle, [Buffer.from('not an image at all')]);
+    const [image] = await televerser(cle, [await imageTest(9)]);
+    const seul = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: texte }] } });
+    expect(seul).toMatchObject({ statut: 422, corps: { error: { code: 'invalid_image' } } });
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: texte }, { televersement: image }] } });
+    expect(statut).toBe(202);
+    expect(corps.echecs).toEqual([{ index: 0, code: 'invalid_image', message: 'The uploaded file is not a JPEG, PNG or WebP image.' }]);
+    expect(corps.cout_total).toBe(2);
+  });
+
+  it('an upload over 50 megapixels is refused before anything is charged (413 with its dimensions)', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const bombe = await sharp({ create: { width: 10_000, height: 6_000, channels: 3, background: '#88aacc' } }).png({ compressionLevel: 9 }).toBuffer();
+    const [id] = await televerser(cle, [bombe], 'image/png');
+    const { statut, corps } = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } });
+    expect(statut).toBe(413);
+    expect(corps.error).toMatchObject({ code: 'image_too_large', largeur: 10_000, hauteur: 6_000 });
+    expect(await solde(cle)).toBe(10);
+  });
+
+  it('two requests racing for one upload: exactly one starts a job, the other is a 422; charged once', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const [id] = await televerser(cle, [await imageTest(10)]);
+    const json = { outil: 'ciel', images: [{ televersement: id }] };
+    const reponses = await Promise.all(Array.from({ length: 6 }, () => appeler(pile.urlBase, 'POST', '/travaux', { cle, json })));
+    expect(reponses.map((r) => r.statut).sort()).toEqual([202, 422, 422, 422, 422, 422]);
+    await pile.attendreInactivite();
+    expect(await solde(cle)).toBe(18);
+  });
+});
+
+describe('a full-size photo', () => {
+  it('a 24-megapixel JPEG of 12–15 MB goes through the upload path and comes back at full resolution', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const photo = await photoGrande();
+    const { width, height } = await sharp(photo).metadata();
+    expect(width! * height!).toBeGreaterThanOrEqual(24_000_000);
+    expect(photo.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);
+    expect(photo.length).toBeLessThanOrEqual(15 * 1024 * 1024);
+    const [id] = await televerser(cle, [photo]);
+    const { statut } = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } });
+    expect(statut).toBe(202);
+    const fini = await attendreTravail(pile.urlBase, cle, id!, 120_000);
+    expect(fini.statut).toBe('termine');
+    const resultat = Buffer.from(await (await fetch(fini.resultats[0]!.url)).arrayBuffer());
+    expect(await sharp(resultat).metadata()).toMatchObject({ width, height });
+    expect(await solde(cle)).toBe(8);
+  }, 180_000);
+});

@@ -1,0 +1,44 @@
+/**
+ * What only AWS does and the local S3 does not: a missing object answers 403 to a role that may not
+ * list the bucket. It must read as "not arrived" (a 422 that says so), never as a 500.
+ */
+import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import { verifierTeleversements } from '../../lambdas/core/televersements';
+import { clientDocument } from '../../lambdas/core/dependances';
+import { refus } from '../support/refus';
+
+const id = '5f0c2a8e-0000-4000-8000-000000000001';
+const compte = 'compte-1';
+
+const dependances = (statutS3: number) => {
+  const ddb = clientDocument(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }));
+  const enregistrement = { id, compte, cle: `televersements/${compte}/${id}`, nom: 'a.jpg', type_contenu: 'image/jpeg', taille: 10, statut: 'attendu', cree_le: '2026-11-23T10:00:00.000Z', utilisable_jusqua: '2026-11-24T10:00:00.000Z' };
+  // The upload's record exists; no job carries its id yet.
+  mockClient(ddb)
+    .on(GetCommand)
+    .callsFake((entree: { Key: { pk: string } }) => ({ Item: entree.Key.pk === `TELEVERSEMENT#${id}` ? enregistrement : undefined }));
+  const s3 = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+  mockClient(s3).on(GetObjectCommand).rejects(new S3ServiceException({ name: statutS3 === 403 ? 'AccessDenied' : 'InternalError', $fault: 'client', $metadata: { httpStatusCode: statutS3 } }));
+  return { ddb, table: 't', s3, bucket: 'b', horloge: () => new Date('2026-11-23T12:00:00.000Z') };
+};
+
+describe('an upload that never arrived, on AWS', () => {
+  it('403 from S3 (no ListBucket) is "non_recu", a 422', async () => {
+    const d = dependances(403);
+    const erreur = await verifierTeleversements(d, compte, [{ index: 0, id, nom: null }]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refus(() => {
+      throw erreur;
+    })).toMatchObject({ statut: 422, code: 'invalid_image', details: { raison: 'non_recu', index: 0 } });
+  });
+
+  it('any other S3 failure is not blamed on the client', async () => {
+    await expect(verifierTeleversements(dependances(500), compte, [{ index: 0, id, nom: null }])).rejects.toMatchObject({ name: 'InternalError' });
+  });
+});
