@@ -42,7 +42,10 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
   },
   Outil: {
     description: 'Job step: runs the tool on the engine (Bedrock or local preview)',
-    memoire: 2048, // sharp on 12 MP photos: decode, composite, encode; more memory is also more CPU
+    // Measured (npm run bench:grande-image): the worst peak is 1213 MB, ciel on the Bedrock engine at
+    // the 50 MP the API accepts (744 MB at 24 MP in a warm container); × 1.5 headroom, in 64 MB steps.
+    // The step runs on one thread, so above 1769 MB (one vCPU) more memory would buy no speed.
+    memoire: 1856,
     delai: Duration.minutes(5),
     sharp: true,
     acces: {
