@@ -4,6 +4,7 @@
  */
 import type { CodeTravail } from './erreurs';
 import type { IdOutil } from './outils';
+import type { Redaction } from '../moteurs/moteur';
 
 export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
 export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';
@@ -48,6 +49,8 @@ export interface EnregistrementTravail {
   graine: number | null;
   /** Which execution runs the job: 1, or 2 once the sweeper ran it again (executions.ts names them). */
   tentative?: number;
+  /** Who wrote the listing text (annonce). */
+  redaction?: Redaction | null;
 }
 
 export interface EnregistrementLot {
@@ -94,6 +97,11 @@ export interface Travail {
   texte: string | null;
   erreur: ErreurJob | null;
   rembourse: boolean;
+  /**
+   * Our extension: for a listing text, that it was machine-written and by which model (null
+   * otherwise), so a platform can say so to its readers.
+   */
+  redaction: Redaction | null;
 }
 
 export interface Lot {
@@ -142,6 +150,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   texte: e.texte,
   erreur: e.erreur,
   rembourse: e.rembourse,
+  redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */

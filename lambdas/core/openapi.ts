@@ -33,6 +33,12 @@ export const SchemaTravail = v.strictObject({
   texte: v.nullable(v.string()),
   erreur: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
   rembourse: v.boolean(),
+  redaction: v.pipe(
+    v.nullable(v.strictObject({ automatique: v.literal(true), intelligence_artificielle: v.boolean(), modele: v.string() })),
+    v.description(
+      'Extension: for a listing text (annonce), that it was machine-written, whether by a generative AI model, and which; null for images and before the text exists.',
+    ),
+  ),
 });
 
 export const SchemaLot = v.strictObject({

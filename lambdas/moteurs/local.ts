@@ -11,10 +11,13 @@
 import { setTimeout as attendre } from 'node:timers/promises';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
+
+/** The preview writes from a fixed template, not a model: said as such on the job. */
+export const REDACTION_LOCALE: Redaction = { automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' };
 import { ZONE_STAGING } from './bedrock/staging';
 import { bornesRectangle } from './bedrock/masques';
 import { ZONE_VIDER } from './bedrock/vider';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from './moteur';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
 import { decoder, depuisPixels, type Pixels } from './pixels';
 import { redresser } from './redressement';
 import { fichierResultat } from './resultat';
@@ -284,6 +287,6 @@ export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => 
 
   async rediger(demande) {
     if (options.delaiMs) await attendre(options.delaiMs);
-    return { texte: redigerAnnonceLocale(demande.valeurs, demande.images.length) };
+    return { texte: redigerAnnonceLocale(demande.valeurs, demande.images.length), redaction: REDACTION_LOCALE };
   },
 });

@@ -33,10 +33,26 @@ export interface DemandeAnnonce {
   travail: string;
 }
 
+/**
+ * Who wrote a listing text, shown on the job (`Travail.redaction`, our extension) so a platform can
+ * tell its readers the text was machine-written, and by which model.
+ */
+export interface Redaction {
+  automatique: true;
+  /** Written by a generative AI model (the production engine), or by a fixed template (the local preview). */
+  intelligence_artificielle: boolean;
+  modele: string;
+}
+
+export interface TexteRedige {
+  texte: string;
+  redaction: Redaction;
+}
+
 export interface Moteur {
   retoucher(demande: DemandeRetouche): Promise<ImageRetouchee>;
   /** Writes the listing text, in Markdown, in `valeurs.langue`. */
-  rediger(demande: DemandeAnnonce): Promise<{ texte: string }>;
+  rediger(demande: DemandeAnnonce): Promise<TexteRedige>;
 }
 
 /** A job's seed: stable for a job id, so a result can be reproduced from the job alone. */

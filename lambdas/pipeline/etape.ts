@@ -9,6 +9,7 @@ import type { Dependances } from '../core/dependances';
 import { ErreurTravail } from '../core/erreurs';
 import { journal } from '../core/journal';
 import type { EntreeExecution } from '../core/executions';
+import type { Redaction } from '../moteurs/moteur';
 
 
 /** The state as it flows through the state machine (see statemachines/travail.asl.json). */
@@ -23,6 +24,8 @@ export interface SortieOutil {
   resultats: { cle: string; fichier: string }[];
   texte: string | null;
   graine: number | null;
+  /** For a listing text: who wrote it (moteurs/moteur.ts). */
+  redaction?: Redaction | null;
 }
 
 export const etape = <D extends Dependances, S>(deps: () => Promise<D>, nom: string, fn: (etat: EtatExecution, d: D) => Promise<S>) =>

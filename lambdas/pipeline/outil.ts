@@ -35,8 +35,8 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     const images = await Promise.all((etat.preparation?.entrees ?? []).map((cle) => lireObjet(d, cle)));
 
     if (travail.outil === 'annonce') {
-      const { texte } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
-      return { resultats: [], texte, graine: null };
+      const { texte, redaction } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
+      return { resultats: [], texte, graine: null, redaction };
     }
     const [image] = images;
     if (!image) throw new ErreurTravail('image_illisible', 'The job has no input image.');

@@ -141,6 +141,9 @@ describe('one job, from request to download', () => {
     expect(fini.statut).toBe('termine');
     expect(fini.texte).toContain('Gent');
     expect(fini.texte).toContain('terrasse');
+    // Said on the job, for platforms that must show it: machine-written, and by what.
+    expect(fini.redaction).toEqual({ automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' });
+    expect(corps.travaux[0]!.redaction).toBeNull();
     expect(await solde(cle)).toBe(7);
   });
 

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
 import { CATALOGUE } from '../../core/outils';
 import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
-import type { DemandeAnnonce } from '../moteur';
+import type { DemandeAnnonce, TexteRedige } from '../moteur';
 import { erreurDeBedrock, erreurDeFinConverse } from './erreurs';
 
 export const COTE_MAX_PHOTO = 1568;
@@ -87,7 +87,7 @@ export const redigerAnnonce = async (
   demande: DemandeAnnonce,
   modele: string,
   maxTokens: number,
-): Promise<{ texte: string }> => {
+): Promise<TexteRedige> => {
   const requete = await requeteAnnonce(demande, modele, maxTokens);
   let reponse;
   try {
@@ -99,5 +99,5 @@ export const redigerAnnonce = async (
   if (fin) throw fin;
   const texte = nettoyerAnnonce((reponse.output?.message?.content ?? []).map((bloc) => bloc.text ?? '').join(''));
   if (!texte) throw Object.assign(new ErreurTravail('moteur_en_echec'), { cause: 'empty listing' });
-  return { texte };
+  return { texte, redaction: { automatique: true, intelligence_artificielle: true, modele } };
 };
