@@ -6,7 +6,7 @@
 import type { OutilImage } from '../core/outils';
 import { ajouterMention, estLangueMention } from './mention';
 import { depuisPixels, type Format, type Pixels } from './pixels';
-import { exifDeProvenance } from './provenance';
+import { exifDeProvenance, xmpDeProvenance } from './provenance';
 
 const QUALITE = 90;
 
@@ -21,6 +21,7 @@ export interface Marquage {
 export const fichierResultat = async (p: Pixels, format: Format, m: Marquage): Promise<Buffer> => {
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
   const finale = estLangueMention(mention) ? await ajouterMention(p, mention) : p;
-  const image = depuisPixels(finale).withExif(exifDeProvenance({ outil: m.outil, apercu: m.apercu, graine: m.graine }));
+  const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };
+  const image = depuisPixels(finale).withExif(exifDeProvenance(provenance)).withXmp(xmpDeProvenance(provenance));
   return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
 };
