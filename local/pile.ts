@@ -14,6 +14,8 @@ import { creerTelechargeur } from '../lambdas/core/telechargement';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { ROUTES } from '../lambdas/http/routes';
 import { creerMoteurLocal } from '../lambdas/moteurs/local';
+import { creerPkiTest, type PkiTest } from '../lambdas/moteurs/c2pa/certificats';
+import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
 import type { Moteur } from '../lambdas/moteurs/moteur';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 import { balayer, type BilanBalayage } from '../lambdas/core/balayage';
@@ -59,11 +61,26 @@ export interface Pile {
   port: number;
   deps: DependancesPipeline;
   stepFunctions: StepFunctionsLocal;
+  /** The test CA that issued this data folder's C2PA signing certificate: the trust anchor to verify results. */
+  autoriteC2pa: string;
   /** One sweep now (the same one the schedule runs). */
   balayer(): Promise<BilanBalayage>;
   attendreInactivite(): Promise<void>;
   arreter(): Promise<void>;
 }
+
+/**
+ * The C2PA signing key and a test chain, made once per data folder: results made locally are signed
+ * and validate, and their certificate says it is a local test one (not on the C2PA trust list).
+ */
+const cleC2pa = async (dossier: string): Promise<PkiTest> => {
+  const fichier = join(dossier, 'c2pa', 'cle.json');
+  if (existsSync(fichier)) return JSON.parse(readFileSync(fichier, 'utf8')) as PkiTest;
+  mkdirSync(join(dossier, 'c2pa'), { recursive: true });
+  const pki = await creerPkiTest('Retouche local test (not trusted)');
+  writeFileSync(fichier, JSON.stringify(pki), { mode: 0o600 });
+  return pki;
+};
 
 /** The key pair of the links, made once per data folder, like the one CloudFront's key group holds. */
 const clesLiens = (dossier: string): { id: string; privee: string; publique: string } => {
@@ -109,6 +126,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
 
     const horloge = config.horloge ?? (() => new Date());
     const cles = clesLiens(config.dossier);
+    const pki = await cleC2pa(config.dossier);
     // The gateway's port is needed for the links before it starts: take it first.
     const passerelleTemporaire = config.port;
     let deps!: DependancesPipeline;
@@ -156,6 +174,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
       horloge,
       moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0 }),
+      c2pa: creerMarqueur(pki),
       telecharger: config.telecharger ?? creerTelechargeur(),
     };
 
@@ -182,7 +201,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       JSON.stringify({ urlBase, dynamodb: dynamo.endpoint, table, s3: s3.endpoint, bucket, pid: process.pid }, null, 2),
     );
     arrets.push(async () => writeFileSync(join(config.dossier, FICHIER_PILE), JSON.stringify({ arretee: true })));
-    return { urlBase, port: passerelle.port, deps, stepFunctions, balayer: unBalayage, attendreInactivite: stepFunctions.attendreInactivite, arreter };
+    return { urlBase, port: passerelle.port, deps, stepFunctions, autoriteC2pa: pki.autorite, balayer: unBalayage, attendreInactivite: stepFunctions.attendreInactivite, arreter };
   } catch (erreur) {
     await arreter();
     throw erreur;

@@ -265,6 +265,7 @@ const renovation = (p: Pixels, valeurs: Readonly<Record<string, string>>): Buffe
 };
 
 export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => ({
+  nom: 'local',
   async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
     if (options.delaiMs) await attendre(options.delaiMs);
     const graine = graineDe(demande.travail);

@@ -50,6 +50,8 @@ export interface TexteRedige {
 }
 
 export interface Moteur {
+  /** Which engine: results say whether an AI model made them (moteurs/c2pa/marquage.ts). */
+  readonly nom: 'local' | 'bedrock';
   retoucher(demande: DemandeRetouche): Promise<ImageRetouchee>;
   /** Writes the listing text, in Markdown, in `valeurs.langue`. */
   rediger(demande: DemandeAnnonce): Promise<TexteRedige>;

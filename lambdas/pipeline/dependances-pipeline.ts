@@ -5,6 +5,7 @@
  */
 import type { Dependances } from '../core/dependances';
 import type { Moteur } from '../moteurs/moteur';
+import type { MarqueurC2pa } from '../moteurs/c2pa/marquage';
 
 export interface DependancesPreparation extends Dependances {
   /** Fetches an image URL without SSRF, size-capped (core/telechargement.ts). */
@@ -14,6 +15,8 @@ export interface DependancesPreparation extends Dependances {
 export interface DependancesOutil extends Dependances {
   /** The engine the tool step calls (local preview or Bedrock: moteurs/choix.ts). */
   moteur: Moteur;
+  /** Signs every result image with C2PA Content Credentials (moteurs/c2pa/marquage.ts). */
+  c2pa: MarqueurC2pa;
 }
 
 /** What the local stack and the tests give every step. */

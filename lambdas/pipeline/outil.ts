@@ -9,7 +9,8 @@ import { dependancesDepuisEnv } from '../core/dependances';
 import { moteurDepuisEnv } from '../moteurs/choix';
 import { unePourConteneur, type DependancesOutil } from './dependances-pipeline';
 import { ErreurTravail } from '../core/erreurs';
-import { EXTENSIONS, TYPES_MIME } from '../core/images';
+import { detecterFormat, EXTENSIONS, TYPES_MIME } from '../core/images';
+import { marqueurDepuisEnv } from '../moteurs/c2pa/marquage';
 import { etape, type SortieOutil } from './etape';
 import { PREFIXES } from '../core/retention';
 
@@ -41,9 +42,19 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     const [image] = images;
     if (!image) throw new ErreurTravail('image_illisible', 'The job has no input image.');
     const sortie = await d.moteur.retoucher({ outil: travail.outil, valeurs: travail.valeurs, image, travail: travail.id });
+    // Signed last: nothing may re-encode the file after its C2PA manifest binds its bytes.
+    const marquee = await d.c2pa.marquer(sortie.image, sortie.format, {
+      outil: travail.outil,
+      moteur: d.moteur.nom,
+      entree: image,
+      formatEntree: detecterFormat(image) ?? 'jpeg',
+      titre: travail.nom,
+    });
     const fichier = nomFichier(travail.index, travail.nom, travail.outil, EXTENSIONS[sortie.format]);
     const cle = cleResultat(travail.compte, travail.id, fichier);
-    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: sortie.image, ContentType: TYPES_MIME[sortie.format] }));
+    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: marquee, ContentType: TYPES_MIME[sortie.format] }));
     return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine };
   });
-export const handler = creer(unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env) })));
+export const handler = creer(
+  unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env), c2pa: await marqueurDepuisEnv() })),
+);

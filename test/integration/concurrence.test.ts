@@ -18,6 +18,7 @@ const moteurRetenu = () => {
   const barriere = new Promise<void>((r) => (liberer = r));
   const local = creerMoteurLocal();
   const moteur: Moteur = {
+    nom: 'local',
     retoucher: async (demande) => {
       await barriere;
       return local.retoucher(demande);

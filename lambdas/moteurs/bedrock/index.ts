@@ -49,6 +49,7 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
   const client = options.client ?? new BedrockRuntimeClient({ region: configuration.region, maxAttempts: 2 });
 
   return {
+    nom: 'bedrock',
     async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
       const recette = RECETTES[demande.outil](demande.valeurs, configuration.images[demande.outil]);
       const { pixels: photo, format } = await decoder(demande.image);
