@@ -1,0 +1,118 @@
+/**
+ * Every result is marked as AI-edited the way the law and the platforms read it: a signed C2PA
+ * manifest, read back here by an independent implementation (test/support/c2pa-verificateur.ts,
+ * c2pa-ts, not the c2pa-rs that signed), which checks the manifest, the signature up to the data
+ * folder's test CA, and the hash binding: a byte changed after signing fails it.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import yauzl from 'yauzl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lancement, Travail } from '../../lambdas/core/modele';
+import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
+import { TYPES_SOURCE } from '../../lambdas/moteurs/provenance';
+import { verifierC2pa } from '../support/c2pa-verificateur';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { demarrerPileTest } from '../support/pile';
+
+type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+let pile: Pile;
+
+beforeAll(async () => {
+  pile = await demarrerPileTest();
+});
+afterAll(async () => pile?.arreter());
+
+const telecharger = async (url: string): Promise<Buffer> => Buffer.from(await (await fetch(url)).arrayBuffer());
+
+const resultatDe = async (cle: string, outil: string, entree: Buffer, nom: string): Promise<{ travail: Travail; fichier: Buffer }> => {
+  const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil, images: [{ base64: enBase64(entree), nom }] } });
+  expect(statut).toBe(202);
+  const travail = await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
+  expect(travail.statut).toBe('termine');
+  return { travail, fichier: await telecharger(travail.resultats[0]!.url) };
+};
+
+const lireZip = (zip: Buffer): Promise<Map<string, Buffer>> =>
+  new Promise((resoudre, rejeter) => {
+    const fichiers = new Map<string, Buffer>();
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (erreur, archive) => {
+      if (erreur || !archive) return rejeter(erreur);
+      archive.on('entry', (entree: yauzl.Entry) =>
+        archive.openReadStream(entree, (e, flux) => {
+          if (e || !flux) return rejeter(e);
+          const morceaux: Buffer[] = [];
+          flux.on('data', (m: Buffer) => morceaux.push(m));
+          flux.on('end', () => {
+            fichiers.set(entree.fileName, Buffer.concat(morceaux));
+            archive.readEntry();
+          });
+        }),
+      );
+      archive.on('end', () => resoudre(fichiers));
+      archive.readEntry();
+    });
+  });
+
+describe('C2PA Content Credentials in every result', () => {
+  it.each(['vider', 'staging', 'renovation', 'saison', 'ciel'])('%s: a signed manifest, read back by an independent implementation', async (outil) => {
+    const { cle } = await pile.creerCompte(20);
+    const entree = await imageTest(3);
+    const { fichier } = await resultatDe(cle, outil, entree, 'salon.jpg');
+    const verification = await verifierC2pa(fichier, 'jpeg', pile.autoriteC2pa);
+    expect(verification.erreurs).toEqual([]);
+    expect(verification.valide).toBe(true);
+    const { manifeste } = verification;
+    expect(manifeste.generateur).toMatch(/^Retouche/);
+    expect(manifeste.signataire).toContain('Retouche local test (not trusted)');
+    // The local preview: the photo opened, then edited by ordinary algorithms, said as such.
+    expect(manifeste.actions.map((a) => a.action)).toEqual(['c2pa.opened', 'c2pa.edited']);
+    const edition = manifeste.actions[1]!;
+    expect(edition.digitalSourceType).toBe(TYPES_SOURCE.compositeSynthetic);
+    expect(edition.softwareAgent).toMatchObject({ name: 'Retouche' });
+    expect(edition.parameters).toEqual({ 'fr.retouche': { outil, moteur: 'local' } });
+    // The input photo, by its hash: none of its pixels.
+    expect(manifeste.ingredients).toEqual([
+      expect.objectContaining({ titre: 'salon.jpg', relation: 'parentOf', instanceId: `sha256:${createHash('sha256').update(entree).digest('hex')}` }),
+    ]);
+    // The file is still an ordinary JPEG with the input's dimensions.
+    expect(await sharp(fichier).metadata()).toMatchObject({ format: 'jpeg', width: 96, height: 64 });
+  });
+
+  it.each(['png', 'webp'] as const)('a %s photo gives a signed %s result', async (format) => {
+    const { cle } = await pile.creerCompte(20);
+    const { fichier } = await resultatDe(cle, 'ciel', await imageTest(4, format), `jardin.${format}`);
+    expect((await sharp(fichier).metadata()).format).toBe(format);
+    const verification = await verifierC2pa(fichier, format, pile.autoriteC2pa);
+    expect(verification.erreurs).toEqual([]);
+    expect(verification.valide).toBe(true);
+  });
+
+  it('every file inside a batch ZIP is the signed result itself', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const images = [{ base64: enBase64(await imageTest(5)) }, { base64: enBase64(await imageTest(6, 'png')) }];
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'saison', images } });
+    const lot = await attendreLot(pile.urlBase, cle, corps.lot!);
+    const fichiers = await lireZip(await telecharger(lot.zip!.url));
+    expect(fichiers.size).toBe(2);
+    for (const [nom, octets] of fichiers) {
+      const verification = await verifierC2pa(octets, nom.endsWith('.png') ? 'png' : 'jpeg', pile.autoriteC2pa);
+      expect(verification.erreurs, nom).toEqual([]);
+    }
+  });
+
+  it('a result changed after signing, or checked against another authority, fails the validation', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const { fichier } = await resultatDe(cle, 'ciel', await imageTest(7), 'facade.jpg');
+    // A byte of the image data (the end of a JPEG is entropy-coded pixels, outside the manifest).
+    const altere = Buffer.from(fichier);
+    altere[altere.length - 100]! ^= 0x01;
+    const verification = await verifierC2pa(altere, 'jpeg', pile.autoriteC2pa);
+    expect(verification.valide).toBe(false);
+    expect(verification.erreurs.join(' ')).toMatch(/dataHash\.mismatch/);
+    const autre = await creerPkiTest('Another authority');
+    expect((await verifierC2pa(fichier, 'jpeg', autre.autorite)).valide).toBe(false);
+    // Stripped of its metadata by a re-save, it carries no manifest at all: the marking is in the file, not beside it.
+    expect((await verifierC2pa(await sharp(fichier).jpeg().toBuffer(), 'jpeg', pile.autoriteC2pa)).valide).toBe(false);
+  });
+});
