@@ -44,13 +44,19 @@ export interface Acces {
   suivre?: boolean;
   /** Reads the link signing key. */
   signer?: boolean;
+  /** Reads the C2PA signing key and its chain (the tool step signs every result with them). */
+  marquerC2pa?: boolean;
+  /** Reads and writes the C2PA key's secret, its current and previous versions (the deploy-time generator only). */
+  genererCleC2pa?: boolean;
 }
 
 export interface Ressources {
-  table: ITable;
-  bucket: IBucket;
+  table?: ITable;
+  bucket?: IBucket;
   machine?: StateMachine;
   secret?: ISecret;
+  /** The C2PA signing key's secret (lib/provenance.ts). */
+  cleC2pa?: ISecret;
 }
 
 /** `<AWS::Region>` where cdk-nag prints a pseudo parameter, the value itself when the stack's env gives one. */
@@ -91,8 +97,12 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
 };
 
 export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
-  if (acces.table) accorderTable(fn, r.table, acces.table);
+  if (acces.table) {
+    if (!r.table) throw new Error('no table to grant');
+    accorderTable(fn, r.table, acces.table);
+  }
   for (const { prefixe, actions } of acces.s3 ?? []) {
+    if (!r.bucket) throw new Error('no bucket to grant');
     fn.addToRolePolicy(
       new PolicyStatement({ actions: actions.map((a) => `s3:${a}`), resources: [r.bucket.arnForObjects(`${PREFIXES[prefixe]}*`)] }),
     );
@@ -136,6 +146,17 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
   if (acces.signer) {
     if (!r.secret) throw new Error('no link secret to read');
     fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [r.secret.secretArn] }));
+  }
+  if (acces.marquerC2pa) {
+    if (!r.cleC2pa) throw new Error('no C2PA key secret to read');
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [r.cleC2pa.secretArn] }));
+  }
+  if (acces.genererCleC2pa) {
+    if (!r.cleC2pa) throw new Error('no C2PA key secret to write');
+    // What cle-c2pa.ts calls, no more (grantRead/grantWrite would add Describe, UpdateSecret, UpdateSecretVersionStage).
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'], resources: [r.cleC2pa.secretArn] }),
+    );
   }
 };
 

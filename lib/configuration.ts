@@ -4,6 +4,9 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface ConfigurationStage {
   /** Stage name: part of the stack name (`Retouche-<stage>`). */
@@ -22,7 +25,37 @@ export interface ConfigurationStage {
    * (10) cannot spare any.
    */
   concurrenceOutil?: number;
+  /**
+   * The certificate chain of the C2PA signing key (PEM blocks, leaf first), read at synth from the
+   * file named by `-c c2paChaine=<path>`: certificates only, never a key. Without it, the deploy-time
+   * resource issues a test chain (results validate, untrusted). See lib/provenance.ts.
+   */
+  c2paChaine?: string;
 }
+
+/**
+ * The chain file of `-c c2paChaine`: its certificates, leaf first, as one PEM text. A missing file, one
+ * without a certificate, one that does not parse or one holding a private key stops the synth: the
+ * chain goes into the template, and the key must never leave the account.
+ */
+export const lireChaineC2pa = (fichier: string, racine = process.cwd()): string => {
+  const chemin = path.resolve(racine, fichier);
+  if (!existsSync(chemin)) throw new Error(`context c2paChaine: no file ${chemin}`);
+  const texte = readFileSync(chemin, 'utf8');
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(texte)) {
+    throw new Error(`context c2paChaine: ${chemin} holds a private key; give the certificates only (the signing key is generated in the account and never leaves it)`);
+  }
+  const blocs = [...texte.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => m[0].replace(/\r\n?/g, '\n'));
+  if (blocs.length === 0) throw new Error(`context c2paChaine: ${chemin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  blocs.forEach((bloc, i) => {
+    try {
+      new X509Certificate(bloc);
+    } catch (e) {
+      throw new Error(`context c2paChaine: certificate ${i + 1} of ${chemin} does not parse (${(e as Error).message})`);
+    }
+  });
+  return `${blocs.join('\n')}\n`;
+};
 
 /** Stages that hold customers' data unless told otherwise. */
 const STAGES_PRODUCTION = new Set(['prod', 'production']);
@@ -41,6 +74,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const production = lire('production') === undefined ? STAGES_PRODUCTION.has(stage) : String(lire('production')) === 'true';
   const email = lire('emailAlarmes');
   const concurrence = lire('concurrenceOutil');
+  const chaine = lire('c2paChaine');
   if (concurrence !== undefined && !(Number.isInteger(Number(concurrence)) && Number(concurrence) >= 1)) {
     throw new Error(`context concurrenceOutil must be a positive integer (got ${String(concurrence)})`);
   }
@@ -51,6 +85,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     liens: choix(lire('liens'), ['cloudfront', 'api'] as const, 'cloudfront', 'liens'),
     ...(typeof email === 'string' && email ? { emailAlarmes: email } : {}),
     ...(concurrence !== undefined ? { concurrenceOutil: Number(concurrence) } : {}),
+    ...(chaine !== undefined && chaine !== '' ? { c2paChaine: lireChaineC2pa(String(chaine)) } : {}),
   };
 };
 

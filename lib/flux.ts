@@ -11,6 +11,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import path from 'node:path';
@@ -50,6 +51,8 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     sharp: true,
     acces: {
       table: { actions: ['GetItem'] },
+      // Every result is signed with C2PA Content Credentials: the key and chain, from their secret.
+      marquerC2pa: true,
       s3: [
         { prefixe: 'entrees', actions: ['GetObject'] },
         // An image that came by direct upload (POST /televersements) is read where the client put it.
@@ -84,6 +87,16 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
   },
 };
 
+/**
+ * What the tool step needs to sign results (moteurs/c2pa/marquage.ts reads the secret once per
+ * container). The digest is not read by the code: it changes the function's configuration when the
+ * key or chain changes, so no warm container goes on signing with the old ones.
+ */
+const environnementC2pa = (c2pa: ProprietesFlux['c2pa']): Record<string, string> => ({
+  RETOUCHE_C2PA_SECRET_ARN: c2pa.secret.secretArn,
+  RETOUCHE_C2PA_EMPREINTE: c2pa.empreinte,
+});
+
 /** How often the sweeper runs. */
 export const PERIODE_BALAYAGE = Duration.minutes(1);
 
@@ -102,6 +115,8 @@ export interface ProprietesFlux {
   table: ITable;
   bucket: IBucket;
   modeles: ModelesBedrock;
+  /** The C2PA signing key (lib/provenance.ts): its secret, which the tool step alone reads, and its chain's digest. */
+  c2pa: { secret: ISecret; empreinte: string };
 }
 
 export class Flux extends Construct {
@@ -128,9 +143,12 @@ export class Flux extends Construct {
         ...reglages,
         module: `pipeline/${module}`,
         ...(outil && config.concurrenceOutil ? { reservedConcurrentExecutions: config.concurrenceOutil } : {}),
-        environnement: { ...commun.environnement, ...(outil ? { RETOUCHE_MOTEUR: config.moteur, ...p.modeles.environnement } : {}) },
+        environnement: {
+          ...commun.environnement,
+          ...(outil ? { RETOUCHE_MOTEUR: config.moteur, ...p.modeles.environnement, ...environnementC2pa(p.c2pa) } : {}),
+        },
       });
-      accorder(fn, { table, bucket }, acces);
+      accorder(fn, { table, bucket, cleC2pa: p.c2pa.secret }, acces);
       etapes[etape] = fn;
     }
     if (config.moteur === 'bedrock') {

@@ -47,8 +47,14 @@ const version = (paquet: string): string =>
  * linux-arm64, so the Lambda's copy is installed for that platform (the registry is reached at
  * synth time, like any deploy; tests synthesize without bundling). The staging notice's font is a
  * file read at run time (moteurs/mention.ts), so its package goes with it, at the tested versions.
+ * c2pa-rs compiled to WebAssembly signs every result (moteurs/c2pa/signature.ts): its JS glue and
+ * its .wasm must be the same build (the glue checks the file's digest), so the package is installed
+ * whole next to the bundle and left external, and the .wasm is found through the package's exports.
  */
-const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans'];
+const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm'];
+
+/** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
+export const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm'];
 const installerImages = (dossier: string): string[] => {
   const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
   return [
@@ -64,7 +70,7 @@ export const bundling = (sharp: boolean): BundlingOptions => ({
   minify: true,
   sourceMap: true,
   // The SDK is bundled, not taken from the runtime: the code runs against the versions it was tested with.
-  externalModules: sharp ? ['sharp'] : [],
+  externalModules: sharp ? EXTERNES_IMAGES : [],
   mainFields: ['module', 'main'],
   banner: BANNIERE,
   ...(sharp

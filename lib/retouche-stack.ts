@@ -11,6 +11,7 @@ import { Flux } from './flux';
 import { Liens } from './liens';
 import { modelesDuStage } from './modeles';
 import { Observabilite } from './observabilite';
+import { Provenance } from './provenance';
 import { Stockage } from './stockage';
 
 export interface ProprietesRetouche extends StackProps {
@@ -24,6 +25,7 @@ export class RetoucheStack extends Stack {
   readonly donnees: Donnees;
   readonly stockage: Stockage;
   readonly liens: Liens;
+  readonly provenance: Provenance;
   readonly flux: Flux;
   readonly api: Api;
   readonly observabilite: Observabilite;
@@ -37,11 +39,14 @@ export class RetoucheStack extends Stack {
     this.donnees = new Donnees(this, 'Donnees', config);
     this.stockage = new Stockage(this, 'Stockage', config);
     this.liens = new Liens(this, 'Liens', config, this.stockage.bucket);
+    // The C2PA signing key and chain; its outputs C2paCsr, C2paSignataire and C2paTest are its own.
+    this.provenance = new Provenance(this, 'Provenance', config);
     this.flux = new Flux(this, 'Flux', {
       config,
       table: this.donnees.table,
       bucket: this.stockage.bucket,
       modeles: modelesDuStage(this),
+      c2pa: { secret: this.provenance.secret, empreinte: this.provenance.empreinte },
     });
     this.api = new Api(this, 'Api', {
       config,

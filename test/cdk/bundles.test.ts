@@ -1,28 +1,61 @@
 /**
  * Every function of the stack bundles with the options `cdk synth` uses (ESM for Node 24, the
- * require() banner, sharp external) and the bundle loads and exports its handler: an import that
- * only works under tsx, or a CommonJS dependency that breaks in ESM, fails here rather than in
- * Lambda. Bundles are written under cdk.out/, where sharp resolves to the project's copy.
+ * require() banner, sharp and c2pa-wasm external) and the bundle loads and exports its handler: an
+ * import that only works under tsx, or a CommonJS dependency that breaks in ESM, fails here rather
+ * than in Lambda. Bundles are written under cdk.out/, where the externals resolve to the project's copy.
+ * Two bundles are also run: C2PA signing from a bundle whose only node_modules is the installed
+ * c2pa-wasm package (the tool function's layout), and the C2PA key generator against a stand-in
+ * Secrets Manager and CloudFormation.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { build } from 'esbuild';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { construireApplication } from '../../lib/application';
-import { BANNIERE, Fonction, RACINE } from '../../lib/fonction';
+import { BANNIERE, bundling, Fonction, RACINE } from '../../lib/fonction';
 
 const app = new App({ context: { stage: 'bundles', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
 const stack = construireApplication(app);
 const fonctions = [...new Map(stack.node.findAll().filter((c): c is Fonction => c instanceof Fonction).map((f) => [f.module, f])).values()];
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
+const executer = promisify(execFile);
+
+/** Bundles `entree` (a file, or a module's source with its resolve directory) exactly as cdk synth would for this function kind. */
+const empaqueter = async (entree: string | { source: string }, sortie: string, sharp: boolean) => {
+  rmSync(path.dirname(sortie), { recursive: true, force: true });
+  mkdirSync(path.dirname(sortie), { recursive: true });
+  return build({
+    ...(typeof entree === 'string'
+      ? { entryPoints: [entree] }
+      : { stdin: { contents: entree.source, resolveDir: RACINE, sourcefile: 'entree.ts', loader: 'ts' as const } }),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    banner: { js: BANNIERE },
+    // The externals cdk synth uses (sharp, c2pa-wasm): resolved from the node_modules next to or above the bundle.
+    external: bundling(sharp).externalModules ?? [],
+    outfile: sortie,
+    minify: true,
+    logLevel: 'silent',
+  });
+};
 
 describe('Lambda bundles', () => {
   it('covers every handler module of the stack', () => {
     expect(fonctions.map((f) => f.module).sort()).toEqual(
       expect.arrayContaining([
         'deploiement/cle-liens',
+        'deploiement/cle-c2pa',
         'http/fichier',
         'http/introuvable',
         'http/travaux-creer',
@@ -35,23 +68,136 @@ describe('Lambda bundles', () => {
 
   it.each(fonctions.map((f) => [f.module, f.avecSharp] as const))('%s bundles as ESM for node24 and exports handler', async (module, sharp) => {
     const sortie = path.join(dossier, module, 'index.mjs');
-    rmSync(path.dirname(sortie), { recursive: true, force: true });
-    mkdirSync(path.dirname(sortie), { recursive: true });
-    const resultat = await build({
-      entryPoints: [path.join(RACINE, 'lambdas', `${module}.ts`)],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      banner: { js: BANNIERE },
-      external: sharp ? ['sharp'] : [],
-      outfile: sortie,
-      minify: true,
-      logLevel: 'silent',
-    });
+    const resultat = await empaqueter(path.join(RACINE, 'lambdas', `${module}.ts`), sortie, sharp);
     expect(resultat.errors).toEqual([]);
     const charge = (await import(pathToFileURL(sortie).href)) as { handler?: unknown };
     expect(typeof charge.handler).toBe('function');
+  });
+
+  it('the tool function imports c2pa-wasm from the installed package (glue and .wasm of one build), not a bundled copy', async () => {
+    const outil = fonctions.find((f) => f.module === 'pipeline/outil')!;
+    expect(outil.avecSharp).toBe(true);
+    expect(bundling(true).externalModules).toEqual(['sharp', '@contentauth/c2pa-wasm']);
+    const code = readFileSync(path.join(dossier, 'pipeline/outil', 'index.mjs'), 'utf8');
+    expect(code).toMatch(/from"@contentauth\/c2pa-wasm"/);
+    // The glue's own code (its WASM_SRI digest, its wasm-bindgen imports) is not in the bundle.
+    expect(code).not.toContain('sha512-');
+    expect(code).not.toContain('__wbindgen');
+  });
+});
+
+describe('bundles that run', () => {
+  it('signs C2PA from a bundle whose c2pa-wasm is the package installed next to it, as in the tool function', async () => {
+    // Outside the repository, so nothing resolves to the project's node_modules: c2pa-wasm is copied
+    // there as the deploy installs it; sharp (which the provenance module imports) is linked.
+    const lambda = mkdtempSync(path.join(tmpdir(), 'retouche-bundle-c2pa-'));
+    try {
+      const sortie = path.join(lambda, 'index.mjs');
+      const resultat = await empaqueter(
+        {
+          source: [
+            "export { signerC2pa } from './lambdas/moteurs/c2pa/signature';",
+            "export { creerPkiTestPour } from './lambdas/moteurs/c2pa/certificats';",
+            "export { WasmReader } from '@contentauth/c2pa-wasm';",
+          ].join('\n'),
+        },
+        sortie,
+        true,
+      );
+      expect(resultat.errors).toEqual([]);
+      cpSync(path.join(RACINE, 'node_modules', '@contentauth', 'c2pa-wasm'), path.join(lambda, 'node_modules', '@contentauth', 'c2pa-wasm'), { recursive: true });
+      symlinkSync(path.join(RACINE, 'node_modules', 'sharp'), path.join(lambda, 'node_modules', 'sharp'));
+      symlinkSync(path.join(RACINE, 'node_modules', '@img'), path.join(lambda, 'node_modules', '@img'));
+      writeFileSync(path.join(lambda, 'image.png'), await sharp({ create: { width: 20, height: 12, channels: 3, background: '#446688' } }).png().toBuffer());
+      // Run by plain Node, as Lambda runs it (vitest's module runner resolves differently).
+      writeFileSync(
+        path.join(lambda, 'essai.mjs'),
+        `import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { signerC2pa, creerPkiTestPour, WasmReader } from './index.mjs';
+const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const pki = await creerPkiTestPour(privateKey, 'Retouche bundle test');
+const signee = await signerC2pa(readFileSync(new URL('./image.png', import.meta.url)), 'png', {
+  clePrivee: privateKey, chaine: pki.chaine, outil: 'ciel', moteur: 'bedrock',
+  nature: { action: 'c2pa.edited', source: 'compositeWithTrainedAlgorithmicMedia' }, entree: { hash: Buffer.alloc(32, 1), format: 'jpeg' },
+});
+const lecteur = await WasmReader.fromBytes('image/png', signee);
+console.log(JSON.stringify({ etat: JSON.parse(lecteur.json()).validation_state }));
+`,
+      );
+      const { stdout } = await executer(process.execPath, [path.join(lambda, 'essai.mjs')], { cwd: lambda, env: { PATH: process.env.PATH } });
+      expect(JSON.parse(stdout.trim())).toEqual({ etat: 'Valid' });
+    } finally {
+      rmSync(lambda, { recursive: true, force: true });
+    }
+  });
+
+  it('runs the C2PA key generator bundle: key and test chain into the secret, CSR and signer back to CloudFormation', async () => {
+    const secret: { valeur?: string } = {};
+    const cloudformation: unknown[] = [];
+    const lire = async (req: IncomingMessage) => {
+      let corps = '';
+      for await (const morceau of req) corps += morceau;
+      return corps;
+    };
+    // Secrets Manager's JSON protocol, as much as the resource uses, and CloudFormation's response URL.
+    const serveur = createServer(async (req, res) => {
+      const corps = await lire(req);
+      if (req.method === 'PUT') {
+        cloudformation.push(JSON.parse(corps));
+        res.writeHead(200).end();
+        return;
+      }
+      const cible = String(req.headers['x-amz-target']);
+      const entree = JSON.parse(corps) as { SecretId: string; SecretString?: string; VersionStage?: string };
+      expect(entree.SecretId).toBe('arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa');
+      if (cible === 'secretsmanager.PutSecretValue') {
+        secret.valeur = entree.SecretString;
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ ARN: entree.SecretId, VersionId: 'v2' }));
+      } else if (cible === 'secretsmanager.GetSecretValue' && entree.VersionStage !== 'AWSPREVIOUS') {
+        const valeur = secret.valeur ?? 'random password from CDK';
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ ARN: entree.SecretId, SecretString: valeur, VersionId: 'v1' }));
+      } else {
+        res
+          .writeHead(400, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'ResourceNotFoundException' })
+          .end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'no such version' }));
+      }
+    });
+    await new Promise<void>((ok) => serveur.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(serveur.address() as AddressInfo).port}`;
+    const env = { AWS_ENDPOINT_URL_SECRETS_MANAGER: url, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDEXEMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const avant = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      const sortie = path.join(dossier, 'deploiement/cle-c2pa', 'index.mjs');
+      // A fresh instance of the bundle built above, so its client reads this environment.
+      const { handler } = (await import(`${pathToFileURL(sortie).href}?execution`)) as { handler: (e: unknown) => Promise<void> };
+      await handler({
+        RequestType: 'Create',
+        ResponseURL: `${url}/reponse`,
+        StackId: 'pile',
+        RequestId: 'requete',
+        LogicalResourceId: 'CleC2paRessource',
+        ResourceProperties: { ServiceToken: 'arn', Secret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa', Generation: '1', Organisation: 'Retouche bundles (test, not trusted)' },
+      });
+    } finally {
+      for (const [k, v] of Object.entries(avant)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      serveur.close();
+    }
+    expect(cloudformation).toEqual([
+      expect.objectContaining({
+        Status: 'SUCCESS',
+        Data: {
+          Csr: expect.stringContaining('-----BEGIN CERTIFICATE REQUEST-----'),
+          Signataire: 'CN=Retouche bundles (test, not trusted) C2PA Signer, O=Retouche bundles (test, not trusted), C=FR',
+          Test: 'true',
+          Empreinte: expect.stringMatching(/^[0-9a-f]{16}$/),
+        },
+      }),
+    ]);
+    const stocke = JSON.parse(secret.valeur!) as { clePrivee: string; chaine: string[] };
+    expect(stocke.clePrivee).toContain('-----BEGIN PRIVATE KEY-----');
+    expect(stocke.chaine).toHaveLength(2);
+    expect(JSON.stringify(cloudformation)).not.toContain('PRIVATE KEY');
   });
 });

@@ -3,21 +3,26 @@
  * module, same context as cdk.json), without bundling the functions (the bundles are checked in
  * bundles.test.ts). Nothing here talks to AWS.
  */
-import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESPACE_MESURES, MESURES } from '../../lambdas/core/mesures';
 import { PREFIXES, RETENTION_ENTREES_JOURS, RETENTION_RESULTATS_JOURS, RETENTION_TELEVERSEMENTS_JOURS } from '../../lambdas/core/retention';
 import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT } from '../../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
+import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { construireApplication } from '../../lib/application';
+import { lireChaineC2pa } from '../../lib/configuration';
 import { FICHIER_DEFINITION } from '../../lib/flux';
 import { RACINE } from '../../lib/fonction';
 import { SEUILS } from '../../lib/observabilite';
+import { GENERATION_CLE_C2PA, SORTIES_PROVENANCE } from '../../lib/provenance';
 
 const validerAsl = createRequire(import.meta.url)('asl-validator') as (
   definition: unknown,
@@ -119,6 +124,7 @@ const references = (s: Synthese) => {
       'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':execution:', { 'Fn::GetAtt': [machine, 'Name'] }, ':*']],
     },
     secret: { Ref: idDe(s, 'Liens/ClePrivee') },
+    secretC2pa: { Ref: idDe(s, 'Provenance/CleC2pa') },
   };
 };
 
@@ -333,12 +339,14 @@ describe('the dev stage', () => {
     s.template.resourceCountIs('Custom::CleLiens', 1);
 
     // Exactly the functions that answer with links may read the key; the others cannot.
-    const [[idSecret]] = deType(s, 'AWS::SecretsManager::Secret') as [[string, Ressource]];
+    const idSecret = idDe(s, 'Liens/ClePrivee');
     const signataires: string[] = [];
     for (const [chemin, [, f]] of fonctionsParChemin(s)) {
       const env = f.Properties.Environment.Variables as Record<string, unknown>;
-      const lit = actionsDe(declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0])).includes('secretsmanager:GetSecretValue');
-      expect(lit, chemin).toBe(env.RETOUCHE_LIENS_SECRET_ARN !== undefined || chemin.includes('GenerateurCle'));
+      const lit = declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0]).some(
+        (d) => [d.Action].flat().includes('secretsmanager:GetSecretValue') && JSON.stringify(d.Resource) === JSON.stringify({ Ref: idSecret }),
+      );
+      expect(lit, chemin).toBe(env.RETOUCHE_LIENS_SECRET_ARN !== undefined || chemin.endsWith('/Liens/GenerateurCle/Resource'));
       if (env.RETOUCHE_LIENS_SECRET_ARN) {
         expect(env.RETOUCHE_LIENS_SECRET_ARN).toEqual({ Ref: idSecret });
         expect(JSON.stringify(env.RETOUCHE_LIENS_BASE)).toContain('DomainName');
@@ -359,7 +367,7 @@ describe('the dev stage', () => {
       ],
       'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
-      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject'],
+      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
         'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
         's3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
@@ -427,6 +435,8 @@ describe('the dev stage', () => {
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
         { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
         { Action: ['s3:PutObject'], Resource: [r.objets('resultats')] },
+        // The C2PA key, to sign every result; not the link key.
+        { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secretC2pa] },
       ]),
     );
     // The step that fetches URLs is unchanged: it writes inputs, reads nothing from S3.
@@ -673,10 +683,14 @@ describe('the dev stage', () => {
     expect(metrique('ExecutionsFailed')).toHaveLength(1);
     expect(metrique('5XXError')).toHaveLength(1);
     const fonctions = deType(s, 'AWS::Lambda::Function').length;
-    // Errors: every function but the deploy-time key generator (the sweeper's own alarm among them, at 1).
-    expect(metrique('Errors')).toHaveLength(fonctions - 1);
-    // Throttles: neither the key generator nor the sweeper, whose overlapping ticks are throttled by design.
-    expect(metrique('Throttles')).toHaveLength(fonctions - 2);
+    // Errors: every function but the two deploy-time key generators, links and C2PA (the sweeper's own alarm among them, at 1).
+    expect(metrique('Errors')).toHaveLength(fonctions - 2);
+    // Throttles: neither the key generators nor the sweeper, whose overlapping ticks are throttled by design.
+    expect(metrique('Throttles')).toHaveLength(fonctions - 3);
+    for (const generateur of ['Liens/GenerateurCle', 'Provenance/GenerateurCle']) {
+      const [id] = fonctionDuModule(s, generateur);
+      expect(alarmes.some((a) => JSON.stringify(a.Dimensions ?? a.Metrics).includes(`"${id}"`)), generateur).toBe(false);
+    }
     expect(metrique('Throttles').some((a) => JSON.stringify(a.Dimensions).includes(idBalayeur))).toBe(false);
     for (const a of alarmes) expect(a.AlarmActions).toEqual(sujet);
 
@@ -688,7 +702,7 @@ describe('the dev stage', () => {
 
   it('outputs what operators and the admin CLI need', () => {
     const sorties = s.template.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(sorties)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase']));
+    expect(Object.keys(sorties)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase', 'C2paCsr', 'C2paSignataire', 'C2paTest']));
   });
 
   it('hard-codes no resource name', () => {
@@ -698,6 +712,141 @@ describe('the dev stage', () => {
       // A reference to another resource is fine; a literal would collide between stages.
       for (const nom of noms) expect(typeof r.Properties?.[nom], `${id}.${nom}`).not.toBe('string');
     }
+  });
+});
+
+describe('the C2PA signing key (lib/provenance.ts)', () => {
+  let s: Synthese;
+  beforeAll(() => {
+    s = synthetiser({ stage: 'dev' });
+  });
+
+  const ids = (x: Synthese) => ({
+    secret: idDe(x, 'Provenance/CleC2pa'),
+    // A CustomResource's CloudFormation resource is its `Default` child.
+    ressource: Object.entries(x.ressources).find(([, r]) => r.Metadata?.['aws:cdk:path']?.endsWith('/Provenance/CleC2paRessource/Default'))![0],
+    generateur: fonctionDuModule(x, 'Provenance/GenerateurCle')[0],
+  });
+
+  it('keeps the key in its own secret, written by a deploy-time resource with a test chain unless a chain is configured', () => {
+    const { secret, ressource, generateur } = ids(s);
+    expect(s.ressources[secret]).toMatchObject({ Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    // Exactly these properties: no Chaine by default, and nothing secret in the template.
+    expect(s.ressources[ressource]!.Type).toBe('Custom::CleC2pa');
+    expect(s.ressources[ressource]!.Properties).toEqual({
+      ServiceToken: { 'Fn::GetAtt': [generateur, 'Arn'] },
+      Secret: { Ref: secret },
+      Generation: GENERATION_CLE_C2PA,
+      Organisation: 'Retouche dev (test, not trusted)',
+    });
+    expect(GENERATION_CLE_C2PA).toBe('1');
+    expect(JSON.stringify(s.template.toJSON())).not.toContain('PRIVATE KEY');
+    // The generator: its own small function, the module the bundles test runs.
+    const [, fn] = fonctionDuModule(s, 'Provenance/GenerateurCle');
+    expect(fn.Properties).toMatchObject({ MemorySize: 256, Timeout: 60, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    expect(fn.Metadata?.['aws:cdk:path']).toBe('Retouche-dev/Provenance/GenerateurCle/Resource');
+    // It reads and writes that secret (current and previous versions), nothing else.
+    expect(declarationsMetier(s, 'Provenance/GenerateurCle')).toEqual([
+      { Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'], Resource: [{ Ref: secret }] },
+    ]);
+  });
+
+  it('outputs the CSR for the operator, the signer and whether the chain is a test one', () => {
+    const { ressource } = ids(s);
+    const sorties = s.template.toJSON().Outputs as Record<string, { Value: unknown; Description: string }>;
+    expect(sorties.C2paCsr).toEqual({ Value: { 'Fn::GetAtt': [ressource, 'Csr'] }, Description: expect.stringContaining('C2PA trust list') });
+    expect(sorties.C2paSignataire).toEqual({ Value: { 'Fn::GetAtt': [ressource, 'Signataire'] }, Description: expect.any(String) });
+    expect(sorties.C2paTest).toEqual({ Value: { 'Fn::GetAtt': [ressource, 'Test'] }, Description: expect.any(String) });
+    expect(SORTIES_PROVENANCE).toEqual({ csr: 'C2paCsr', signataire: 'C2paSignataire', test: 'C2paTest' });
+  });
+
+  it('gives the tool function, and only it, the secret: its env, and GetSecretValue on that secret alone', () => {
+    const { secret, ressource } = ids(s);
+    const [idOutil, outil] = fonctionDuModule(s, 'Flux/Outil');
+    const env = outil.Properties.Environment.Variables as Record<string, unknown>;
+    expect(env.RETOUCHE_C2PA_SECRET_ARN).toEqual({ Ref: secret });
+    // Changes with the key or the chain, so new containers read the new ones.
+    expect(env.RETOUCHE_C2PA_EMPREINTE).toEqual({ 'Fn::GetAtt': [ressource, 'Empreinte'] });
+    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_C2PA_')).sort()).toEqual(['RETOUCHE_C2PA_EMPREINTE', 'RETOUCHE_C2PA_SECRET_ARN']);
+    for (const [chemin, [id, f]] of fonctionsParChemin(s)) {
+      if (id === idOutil) continue;
+      const autres = f.Properties.Environment?.Variables ?? {};
+      expect(Object.keys(autres).filter((k) => k.startsWith('RETOUCHE_C2PA_')), chemin).toEqual([]);
+    }
+    const secretsDeOutil = declarationsMetier(s, 'Flux/Outil').filter((d) => d.Action.some((a) => a.startsWith('secretsmanager:')));
+    expect(secretsDeOutil).toEqual([{ Action: ['secretsmanager:GetSecretValue'], Resource: [{ Ref: secret }] }]);
+
+    // Every statement of every role of the stack that names the secret, or could reach it (a wildcard).
+    const role = (chemin: string) => fonctionDuModule(s, chemin)[1].Properties.Role['Fn::GetAtt'][0] as string;
+    const parRole: Record<string, string[]> = {};
+    for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]) {
+        const actions = [d.Action].flat();
+        const texte = JSON.stringify(d.Resource);
+        if (actions.some((a) => a.startsWith('secretsmanager:') || a === '*')) {
+          // Secrets are named by reference, never by a pattern that could include this one.
+          expect(texte, id).not.toMatch(/\*/);
+        }
+        if (!texte.includes(`"${secret}"`)) continue;
+        for (const r of p.Properties.Roles as { Ref: string }[]) (parRole[r.Ref] ??= []).push(...actions);
+      }
+    }
+    expect(parRole).toEqual({
+      [role('Flux/Outil')]: ['secretsmanager:GetSecretValue'],
+      [role('Provenance/GenerateurCle')]: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+    });
+    // No resource policy opens it to anyone else.
+    s.template.resourceCountIs('AWS::SecretsManager::ResourcePolicy', 0);
+  });
+
+  it('is kept (RETAIN) on a production stage, like the link key', () => {
+    const prod = synthetiser({ stage: 'prod' });
+    expect(prod.ressources[idDe(prod, 'Provenance/CleC2pa')]!.DeletionPolicy).toBe('Retain');
+    expect(prod.ressources[ids(prod).ressource]!.Properties.Organisation).toBe('Retouche prod (test, not trusted)');
+  });
+
+  describe('with -c c2paChaine=<file>', () => {
+    let dossier: string;
+    let pki: PkiTest;
+    beforeAll(async () => {
+      dossier = mkdtempSync(path.join(tmpdir(), 'retouche-c2pa-chaine-'));
+      pki = await creerPkiTest('Retouche chain file');
+      // As a CA sends it: text around the blocks, Windows line ends.
+      writeFileSync(path.join(dossier, 'chaine.pem'), `Bag Attributes\n${pki.chaine[0]!.replace(/\n/g, '\r\n')}subject=…\n${pki.chaine[1]}`);
+      writeFileSync(path.join(dossier, 'vide.pem'), 'nothing here\n');
+      writeFileSync(path.join(dossier, 'avec-cle.pem'), `${pki.chaine.join('')}${pki.clePrivee}`);
+      writeFileSync(path.join(dossier, 'abime.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    });
+    afterAll(() => rmSync(dossier, { recursive: true, force: true }));
+
+    it("passes the file's certificates, leaf first, as the resource's Chaine, and stays cdk-nag clean", () => {
+      const v = synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'chaine.pem') });
+      const { secret, ressource, generateur } = ids(v);
+      // Only the certificate blocks, Unix line ends, one after the other.
+      const chaine = `${pki.chaine.map((c) => c.trim()).join('\n')}\n`;
+      expect(v.ressources[ressource]!.Properties).toEqual({
+        ServiceToken: { 'Fn::GetAtt': [generateur, 'Arn'] },
+        Secret: { Ref: secret },
+        Generation: GENERATION_CLE_C2PA,
+        Organisation: 'Retouche dev (test, not trusted)',
+        Chaine: chaine,
+      });
+      const blocs = (v.ressources[ressource]!.Properties.Chaine as string).match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+      expect(blocs.map((b) => new X509Certificate(b).fingerprint256)).toEqual(pki.chaine.map((c) => new X509Certificate(c).fingerprint256));
+      expect(JSON.stringify(v.template.toJSON())).not.toContain('PRIVATE KEY');
+      const nag = v.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
+      expect(nag?.violations).toEqual([]);
+      expect(nag?.conclusion).toBe('success');
+    });
+
+    it('stops the synth on a missing file, a file without a certificate, one that does not parse, or one holding a private key', () => {
+      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'absent.pem') })).toThrow(`context c2paChaine: no file ${path.join(dossier, 'absent.pem')}`);
+      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'vide.pem') })).toThrow(/holds no PEM certificate/);
+      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'abime.pem') })).toThrow(/certificate 1 of .* does not parse/);
+      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'avec-cle.pem') })).toThrow(/holds a private key; give the certificates only/);
+      // A relative path is read from where cdk runs (the project root).
+      expect(lireChaineC2pa(path.relative(RACINE, path.join(dossier, 'chaine.pem')), RACINE)).toContain('-----BEGIN CERTIFICATE-----');
+    });
   });
 });
 
