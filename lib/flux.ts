@@ -43,10 +43,11 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
   },
   Outil: {
     description: 'Job step: runs the tool on the engine (Bedrock or local preview)',
-    // Measured (npm run bench:grande-image): the worst peak is 1213 MB, ciel on the Bedrock engine at
-    // the 50 MP the API accepts (744 MB at 24 MP in a warm container); × 1.5 headroom, in 64 MB steps.
-    // The step runs on one thread, so above 1769 MB (one vCPU) more memory would buy no speed.
-    memoire: 1856,
+    // Measured: the engine's worst peak is 1213 MB, ciel on Bedrock at the 50 MP the API accepts
+    // (npm run bench:grande-image); signing the largest result, a 50 MP PNG of 99 MB, adds 653 MB of
+    // WebAssembly memory (bench:c2pa). (1213 + 653) × 1.5 headroom, in 64 MB steps. The step runs on
+    // one thread: the memory above 1769 MB (one vCPU) is for the peak, not for speed.
+    memoire: 2816,
     delai: Duration.minutes(5),
     sharp: true,
     acces: {

@@ -220,7 +220,7 @@ describe('the dev stage', () => {
     }
     for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(14);
     // The tool step gets the memory sharp needs; the quick HTTP handlers do not.
-    expect(fonctionDuModule(s, 'Flux/Outil')[1].Properties.MemorySize).toBe(1856);
+    expect(fonctionDuModule(s, 'Flux/Outil')[1].Properties.MemorySize).toBe(2816);
     expect(fonctionDuModule(s, 'Api/Solde')[1].Properties.MemorySize).toBe(512);
   });
 
