@@ -69,7 +69,7 @@ describe('C2PA Content Credentials in every result', () => {
     expect(manifeste.actions.map((a) => a.action)).toEqual(['c2pa.opened', 'c2pa.edited']);
     const edition = manifeste.actions[1]!;
     expect(edition.digitalSourceType).toBe(TYPES_SOURCE.compositeSynthetic);
-    expect(edition.softwareAgent).toMatchObject({ name: 'Retouche' });
+    expect(edition.softwareAgent).toEqual({ name: `Retouche ${outil} (local preview)`, version: '1.0.0' });
     expect(edition.parameters).toEqual({ 'fr.retouche': { outil, moteur: 'local' } });
     // The input photo, by its hash: none of its pixels.
     expect(manifeste.ingredients).toEqual([

@@ -27,7 +27,12 @@ describe('C2PA marking', () => {
     const renovation = await verifierC2pa(await marqueur.marquer(resultat, 'jpeg', { outil: 'renovation', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: 'maison.jpg' }), 'jpeg', pki.autorite);
     expect(renovation.erreurs).toEqual([]);
     expect(renovation.manifeste.actions).toEqual([
-      expect.objectContaining({ action: 'c2pa.created', digitalSourceType: TYPES_SOURCE.trainedAlgorithmicMedia, parameters: expect.objectContaining({ 'fr.retouche': { outil: 'renovation', moteur: 'bedrock' } }) }),
+      expect.objectContaining({
+        action: 'c2pa.created',
+        digitalSourceType: TYPES_SOURCE.trainedAlgorithmicMedia,
+        softwareAgent: { name: 'Retouche renovation (engine bedrock)', version: '1.0.0' },
+        parameters: expect.objectContaining({ 'fr.retouche': { outil: 'renovation', moteur: 'bedrock' } }),
+      }),
     ]);
     expect(renovation.manifeste.ingredients).toEqual([expect.objectContaining({ titre: 'maison.jpg', relation: 'inputTo' })]);
 

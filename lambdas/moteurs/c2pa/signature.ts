@@ -268,7 +268,9 @@ function definitionManifeste(format: FormatImage, o: OptionsSansCle, quand: stri
   const description = `${o.nature.action === 'c2pa.created' ? 'Rendered' : 'Edited'} by ${NOM_LOGICIEL}, tool ${o.outil}, engine ${o.moteur}${
     o.moteur === 'local' ? ' (local preview, no AI model)' : ''
   }`;
-  const ia = { digitalSourceType: TYPES_SOURCE[o.nature.source], softwareAgent: LOGICIEL, description, when: quand };
+  // The agent of the AI action names the tool and the engine that made the image.
+  const agent = { name: `${LOGICIEL.name} ${o.outil} (${o.moteur === 'local' ? 'local preview' : `engine ${o.moteur}`})`, version: LOGICIEL.version };
+  const ia = { digitalSourceType: TYPES_SOURCE[o.nature.source], softwareAgent: agent, description, when: quand };
   const actions =
     o.nature.action === 'c2pa.created'
       ? [{ action: 'c2pa.created', ...ia, parameters: { ...parametres, ingredientIds: [ID_ENTREE] } }]
