@@ -22,6 +22,7 @@
  */
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { gestionnaire, type EvenementRessource as Evenement, type Reponse } from './ressource';
 import {
   certificatPour,
   certificatsPem,
@@ -39,27 +40,7 @@ export interface ProprietesCleC2pa {
   Chaine?: string;
   Organisation?: string;
 }
-
-export interface EvenementRessource {
-  RequestType: 'Create' | 'Update' | 'Delete';
-  ResponseURL: string;
-  StackId: string;
-  RequestId: string;
-  LogicalResourceId: string;
-  PhysicalResourceId?: string;
-  ResourceProperties: ProprietesCleC2pa;
-  OldResourceProperties?: ProprietesCleC2pa;
-}
-
-export interface Reponse {
-  Status: 'SUCCESS' | 'FAILED';
-  Reason?: string;
-  PhysicalResourceId: string;
-  StackId: string;
-  RequestId: string;
-  LogicalResourceId: string;
-  Data?: Record<string, string>;
-}
+export type EvenementRessource = Evenement<ProprietesCleC2pa>;
 
 /** What the secret holds: the marker's `{clePrivee, chaine}`, and what this resource needs to decide. */
 export interface ContenuSecret {
@@ -196,30 +177,6 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
   };
 };
 
-/** CloudFormation waits for this PUT: it must happen whatever went wrong, or the stack hangs for an hour. */
-const repondre = async (url: string, reponse: Reponse): Promise<void> => {
-  const corps = JSON.stringify(reponse);
-  const resultat = await fetch(url, { method: 'PUT', body: corps, headers: { 'content-type': '', 'content-length': String(Buffer.byteLength(corps)) } });
-  if (!resultat.ok) throw new Error(`CloudFormation answered ${resultat.status}`);
-};
-
 const sm = new SecretsManagerClient({});
 
-export const handler = async (e: EvenementRessource): Promise<void> => {
-  let reponse: Reponse;
-  try {
-    reponse = await traiter(sm, e);
-  } catch (erreur) {
-    console.error('C2PA key resource failed', erreur);
-    reponse = {
-      Status: 'FAILED',
-      // CloudFormation shows the reason in the stack events; the whole response must stay under 4 KB.
-      Reason: (erreur as Error).message.slice(0, 1000),
-      PhysicalResourceId: e.PhysicalResourceId ?? 'echec',
-      StackId: e.StackId,
-      RequestId: e.RequestId,
-      LogicalResourceId: e.LogicalResourceId,
-    };
-  }
-  await repondre(e.ResponseURL, reponse);
-};
+export const handler = gestionnaire<ProprietesCleC2pa>('C2PA key', (e) => traiter(sm, e));

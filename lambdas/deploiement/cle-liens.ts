@@ -10,27 +10,14 @@
  */
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { gestionnaire, type EvenementRessource as Evenement, type Reponse } from './ressource';
 
-export interface EvenementRessource {
-  RequestType: 'Create' | 'Update' | 'Delete';
-  ResponseURL: string;
-  StackId: string;
-  RequestId: string;
-  LogicalResourceId: string;
-  PhysicalResourceId?: string;
-  ResourceProperties: { Secret?: string; Generation?: string };
-  OldResourceProperties?: { Secret?: string; Generation?: string };
+export interface ProprietesCleLiens {
+  Secret?: string;
+  Generation?: string;
 }
+export type EvenementRessource = Evenement<ProprietesCleLiens>;
 
-export interface Reponse {
-  Status: 'SUCCESS' | 'FAILED';
-  Reason?: string;
-  PhysicalResourceId: string;
-  StackId: string;
-  RequestId: string;
-  LogicalResourceId: string;
-  Data?: Record<string, string>;
-}
 
 const idDe = (publique: string): string => `retouche-${createHash('sha256').update(publique).digest('hex').slice(0, 16)}`;
 
@@ -71,29 +58,6 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
   return { ...base, Status: 'SUCCESS', PhysicalResourceId: id, Data: { ClePublique: publique, IdCle: id } };
 };
 
-/** CloudFormation waits for this PUT: it must happen whatever went wrong, or the stack hangs for an hour. */
-const repondre = async (url: string, reponse: Reponse): Promise<void> => {
-  const corps = JSON.stringify(reponse);
-  const resultat = await fetch(url, { method: 'PUT', body: corps, headers: { 'content-type': '', 'content-length': String(Buffer.byteLength(corps)) } });
-  if (!resultat.ok) throw new Error(`CloudFormation answered ${resultat.status}`);
-};
-
 const sm = new SecretsManagerClient({});
 
-export const handler = async (e: EvenementRessource): Promise<void> => {
-  let reponse: Reponse;
-  try {
-    reponse = await traiter(sm, e);
-  } catch (erreur) {
-    console.error('link key resource failed', erreur);
-    reponse = {
-      Status: 'FAILED',
-      Reason: (erreur as Error).message.slice(0, 500),
-      PhysicalResourceId: e.PhysicalResourceId ?? 'echec',
-      StackId: e.StackId,
-      RequestId: e.RequestId,
-      LogicalResourceId: e.LogicalResourceId,
-    };
-  }
-  await repondre(e.ResponseURL, reponse);
-};
+export const handler = gestionnaire<ProprietesCleLiens>('link key', (e) => traiter(sm, e));

@@ -4,12 +4,12 @@
  */
 import sharp from 'sharp';
 import * as v from 'valibot';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele';
 import { SchemaLancement, SchemaOutils, SchemaTravail } from '../../lambdas/core/openapi';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { lireZip } from '../support/zip';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 let pile: Pile;
@@ -22,28 +22,6 @@ beforeAll(async () => {
 afterAll(async () => pile?.arreter());
 
 const solde = async (cle: string): Promise<number> => (await appeler(url, 'GET', '/solde', { cle })).corps.credits;
-
-const lireZip = (octets: Buffer): Promise<Map<string, Buffer>> =>
-  new Promise((resoudre, rejeter) => {
-    yauzl.fromBuffer(octets, { lazyEntries: true }, (erreur, zip) => {
-      if (erreur || !zip) return rejeter(erreur);
-      const entrees = new Map<string, Buffer>();
-      zip.on('entry', (entree: yauzl.Entry) => {
-        zip.openReadStream(entree, (e, flux) => {
-          if (e || !flux) return rejeter(e);
-          const morceaux: Buffer[] = [];
-          flux.on('data', (m: Buffer) => morceaux.push(m));
-          flux.on('end', () => {
-            entrees.set(entree.fileName, Buffer.concat(morceaux));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resoudre(entrees));
-      zip.on('error', rejeter);
-      zip.readEntry();
-    });
-  });
 
 describe('public documents', () => {
   it('GET /outils needs no key and describes every tool and setting', async () => {

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
@@ -14,6 +13,7 @@ import { TYPES_SOURCE } from '../../lambdas/moteurs/provenance';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
+import { lireZip } from '../support/zip';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 let pile: Pile;
@@ -32,27 +32,6 @@ const resultatDe = async (cle: string, outil: string, entree: Buffer, nom: strin
   expect(travail.statut).toBe('termine');
   return { travail, fichier: await telecharger(travail.resultats[0]!.url) };
 };
-
-const lireZip = (zip: Buffer): Promise<Map<string, Buffer>> =>
-  new Promise((resoudre, rejeter) => {
-    const fichiers = new Map<string, Buffer>();
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (erreur, archive) => {
-      if (erreur || !archive) return rejeter(erreur);
-      archive.on('entry', (entree: yauzl.Entry) =>
-        archive.openReadStream(entree, (e, flux) => {
-          if (e || !flux) return rejeter(e);
-          const morceaux: Buffer[] = [];
-          flux.on('data', (m: Buffer) => morceaux.push(m));
-          flux.on('end', () => {
-            fichiers.set(entree.fileName, Buffer.concat(morceaux));
-            archive.readEntry();
-          });
-        }),
-      );
-      archive.on('end', () => resoudre(fichiers));
-      archive.readEntry();
-    });
-  });
 
 describe('C2PA Content Credentials in every result', () => {
   it.each(['vider', 'staging', 'renovation', 'saison', 'ciel'])('%s: a signed manifest, read back by an independent implementation', async (outil) => {

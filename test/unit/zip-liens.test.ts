@@ -4,32 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand, PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
 import { ecrireZip, nomsUniques } from '../../lambdas/core/zip';
 import { clientS3Local, demarrerS3, type S3Local } from '../../local/s3';
-
-const lireZip = (octets: Buffer): Promise<Map<string, Buffer>> =>
-  new Promise((resoudre, rejeter) => {
-    yauzl.fromBuffer(octets, { lazyEntries: true }, (erreur, zip) => {
-      if (erreur || !zip) return rejeter(erreur);
-      const entrees = new Map<string, Buffer>();
-      zip.on('entry', (entree: yauzl.Entry) =>
-        zip.openReadStream(entree, (e, flux) => {
-          if (e || !flux) return rejeter(e);
-          const morceaux: Buffer[] = [];
-          flux.on('data', (m: Buffer) => morceaux.push(m));
-          flux.on('end', () => {
-            entrees.set(entree.fileName, Buffer.concat(morceaux));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resoudre(entrees));
-      zip.readEntry();
-    });
-  });
+import { lireZip } from '../support/zip';
 
 describe('batch ZIP', () => {
   let s3: S3Local;

@@ -14,10 +14,9 @@
  * which needs the Reflect metadata polyfill.)
  */
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 // For the functions added below (a key made elsewhere): node's own key and certificate objects.
-import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -44,49 +43,10 @@ function yearsFrom(d: Date, years: number): Date {
   return r;
 }
 
-export async function creerPkiTest(orgName = 'Retouche Test'): Promise<PkiTest> {
-  const now = new Date();
-  // Backdate a little so a clock skew between machines does not make the chain "not yet valid".
-  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
-
-  const caKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: `CN=${orgName} Root CA, O=${orgName}, C=FR`,
-    notBefore,
-    notAfter: yearsFrom(now, 10),
-    signingAlgorithm: ES256,
-    keys: caKeys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-
-  const leafKeys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
-    subject: `CN=${orgName} C2PA Signer, O=${orgName}, C=FR`,
-    issuer: ca.subject,
-    notBefore,
-    notAfter: yearsFrom(now, 3),
-    signingAlgorithm: ES256,
-    publicKey: leafKeys.publicKey,
-    signingKey: caKeys.privateKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([EKU_EMAIL_PROTECTION, EKU_DOCUMENT_SIGNING], false),
-      await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey));
-  const leafKeyPem = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
-
-  return { clePrivee: leafKeyPem, chaine: [leaf.toString('pem'), ca.toString('pem')], autorite: ca.toString('pem') };
+/** A new key and a test chain for it (the local stack, the tests). */
+export async function creerPkiTest(organisation = 'Retouche Test'): Promise<PkiTest> {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return creerPkiTestPour(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), organisation);
 }
 
 // ---------------------------------------------------------------------------------------------------
