@@ -22,6 +22,7 @@ import { balayer, type BilanBalayage } from '../lambdas/core/balayage';
 import { journal } from '../lambdas/core/journal';
 import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } from './dynamodb';
 import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
+import { dependancesEnregistrees, type EnregistreurIam } from './enregistreur-iam';
 import { demarrerPasserelle } from './passerelle';
 import { clientS3Local, demarrerS3 } from './s3';
 import { demarrerStepFunctions, type HandlerTache, type InjecteurPannes, type StepFunctionsLocal } from './stepfunctions';
@@ -54,6 +55,11 @@ export interface ConfigPile {
   intervalleBalayageMs?: number;
   /** Work younger than this is left alone by the sweeper. */
   ageMinimumBalayageMs?: number;
+  /**
+   * Records every AWS call of each function (its construct path in lib/: 'Api/TravauxCreer',
+   * 'Flux/Outil', …), each with its own SDK clients (tests: test/integration/iam.test.ts).
+   */
+  enregistreur?: EnregistreurIam;
 }
 
 export interface Pile {
@@ -131,18 +137,37 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const passerelleTemporaire = config.port;
     let deps!: DependancesPipeline;
     const fournir = async () => deps;
+    // Without a recorder every function shares `deps`; with one, each gets its own recorded clients.
+    const parFonction = new Map<string, DependancesPipeline>();
+    const depsDe = (fonction: string): DependancesPipeline => {
+      const { enregistreur } = config;
+      if (!enregistreur) return deps;
+      let d = parFonction.get(fonction);
+      if (!d) {
+        d = dependancesEnregistrees(deps, fonction, {
+          dynamo: () => clientDynamoLocal(dynamo.endpoint),
+          s3: () => clientS3Local(s3.endpoint),
+          sfn: () => new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
+        }, enregistreur);
+        parFonction.set(fonction, d);
+      }
+      return d;
+    };
+    const fournirPour = (fonction: string) => (config.enregistreur ? async () => depsDe(fonction) : fournir);
 
-    const pipeline = async (module: string) =>
-      ((await import(`../lambdas/pipeline/${module}.ts`)) as { creer: (d: () => Promise<DependancesPipeline>) => HandlerTache }).creer(fournir);
+    const pipeline = async (module: string, etat: string) =>
+      ((await import(`../lambdas/pipeline/${module}.ts`)) as { creer: (d: () => Promise<DependancesPipeline>) => HandlerTache }).creer(
+        fournirPour(`Flux/${etat}`),
+      );
     const stepFunctions = await demarrerStepFunctions({
       definition: FICHIER_ASL,
       nomMachine: 'retouche-travail',
       handlers: {
-        Preparer: await pipeline('preparer'),
-        Outil: await pipeline('outil'),
-        Enregistrer: await pipeline('enregistrer'),
-        Rembourser: await pipeline('rembourser'),
-        FinaliserLot: await pipeline('finaliser-lot'),
+        Preparer: await pipeline('preparer', 'Preparer'),
+        Outil: await pipeline('outil', 'Outil'),
+        Enregistrer: await pipeline('enregistrer', 'Enregistrer'),
+        Rembourser: await pipeline('rembourser', 'Rembourser'),
+        FinaliserLot: await pipeline('finaliser-lot', 'FinaliserLot'),
       },
       pauseReessaiMs: config.pauseReessaiMs,
       echecDemarrage: config.echecDemarrage,
@@ -151,7 +176,9 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     arrets.push(stepFunctions.arreter);
 
     const handlers: Record<string, HandlerHttp> = {};
-    for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])]) handlers[fonction] = await importerHttp(fonction, fournir);
+    // The construct's name in lib/api.ts (only loaded when recording: it brings aws-cdk-lib).
+    const nomConstruct = config.enregistreur ? (await import('../lib/api')).nomConstruct : (f: string) => f;
+    for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])]) handlers[fonction] = await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`));
 
     let fichiers: ReturnType<typeof servirFichiers> | undefined;
     const passerelle = await demarrerPasserelle({
@@ -182,7 +209,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     // every few seconds: work left behind ends soon after the next start, not minutes later.
     const ageMinimumMs = config.ageMinimumBalayageMs ?? AGE_MINIMUM_LOCAL_MS;
     let balayageEnCours: Promise<BilanBalayage> | undefined;
-    const unBalayage = () => (balayageEnCours ??= balayer(deps, { ageMinimumMs }).finally(() => (balayageEnCours = undefined)));
+    const unBalayage = () => (balayageEnCours ??= balayer(depsDe('Flux/Balayeur'), { ageMinimumMs }).finally(() => (balayageEnCours = undefined)));
     const intervalle = config.intervalleBalayageMs ?? INTERVALLE_BALAYAGE_LOCAL_MS;
     if (intervalle > 0) {
       const balayerEnFond = () =>
