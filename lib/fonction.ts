@@ -1,11 +1,12 @@
 /**
- * Every Lambda of the service is built the same way: esbuild bundle (ESM, minified, source maps) of a
- * module under lambdas/, arm64, the current Node.js runtime, X-Ray tracing, Powertools settings, and
- * its own log group with an explicit retention. Memory and timeout are chosen per function, by purpose.
+ * Every Lambda of the service is built the same way: esbuild bundle (ESM, minified, a source map
+ * not loaded at start) of a module under lambdas/, arm64, the current Node.js runtime, X-Ray
+ * tracing, Powertools settings, and its own log group with an explicit retention. Memory and
+ * timeout are chosen per function, by purpose.
  */
 import { Duration, RemovalPolicy, Validations, type Acknowledgment } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -64,18 +65,59 @@ const installerImages = (dossier: string): string[] => {
   ];
 };
 
+/**
+ * The SDK's default credential chain tries the environment first, and imports every other source
+ * (SSO, ini files, process, web identity, container and instance metadata) only when that fails.
+ * Lambda always sets the role's credentials in the environment (AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), so in a function those imports are never reached:
+ * left external (not installed), they cost nothing, where bundled they were ~90 KB of every
+ * bundle (their STS, SSO and sign-in clients), parsed at each cold start.
+ */
+export const SOURCES_IDENTIFIANTS_INUTILES = [
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@smithy/credential-provider-imds',
+];
+
 export const bundling = (sharp: boolean): BundlingOptions => ({
   format: OutputFormat.ESM,
   target: 'node24',
   minify: true,
+  // A linked map, in the asset but not loaded at start (no --enable-source-maps: see Fonction).
   sourceMap: true,
-  // The SDK is bundled, not taken from the runtime: the code runs against the versions it was tested with.
-  externalModules: sharp ? EXTERNES_IMAGES : [],
+  // The SDK is bundled, not taken from the runtime: the code runs against the versions it was tested
+  // with; only the credential sources a Lambda function never reaches are left out.
+  externalModules: [...(sharp ? EXTERNES_IMAGES : []), ...SOURCES_IDENTIFIANTS_INUTILES],
   mainFields: ['module', 'main'],
   banner: BANNIERE,
   ...(sharp
     ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_: string, sortie: string) => installerImages(sortie) } }
     : {}),
+});
+
+/**
+ * The esbuild options `cdk synth` derives from these bundling options (aws-lambda-nodejs: a linked
+ * source map with its sources when `sourceMap` is on, `externalModules` replacing its default
+ * externals), for the tests and bench/demarrage.ts, which bundle outside CDK exactly as it does.
+ */
+const sourceMapEsbuild = (b: BundlingOptions): boolean | 'external' | 'inline' | 'both' => {
+  const mode = b.sourceMapMode ?? (b.sourceMap ? SourceMapMode.DEFAULT : undefined);
+  return mode === undefined ? false : mode === SourceMapMode.DEFAULT ? true : mode;
+};
+export const optionsEsbuild = (b: BundlingOptions) => ({
+  bundle: true,
+  platform: 'node' as const,
+  format: b.format === OutputFormat.ESM ? ('esm' as const) : ('cjs' as const),
+  target: b.target,
+  minify: b.minify ?? false,
+  sourcemap: sourceMapEsbuild(b),
+  sourcesContent: b.sourcesContent ?? true,
+  external: b.externalModules ?? ['@aws-sdk/*'],
+  ...(b.mainFields ? { mainFields: b.mainFields } : {}),
+  ...(b.banner ? { banner: { js: b.banner } } : {}),
 });
 
 export class Fonction extends NodejsFunction {
@@ -104,8 +146,11 @@ export class Fonction extends NodejsFunction {
       role,
       bundling: bundling(p.sharp ?? false),
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
+      // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the bundle's map (1.3–3.8 MB)
+      // at every cold start, +10–20 ms before the first answer (npm run bench:demarrage). Stack traces
+      // point into the minified bundle; its map is in the asset, next to it, to read them (or set the
+      // flag on one function while investigating).
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_POWERTOOLS,
         POWERTOOLS_METRICS_NAMESPACE: ESPACE_MESURES,
         POWERTOOLS_LOG_LEVEL: 'INFO',

@@ -1,18 +1,14 @@
 /**
  * What every HTTP handler shares: middy with one error middleware (any failure becomes the spec's
- * `Erreur` body), authentication and the per-key rate limit for authenticated routes, JSON answers.
- * Handlers stay a few lines over the domain core.
+ * `Erreur` body), JSON answers; authentication and the per-key rate limit for authenticated routes
+ * are in authentifiee.ts, so the public routes' bundles carry no DynamoDB client. Handlers stay a
+ * few lines over the domain core.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { authentifier, type Appelant } from '../core/comptes';
-import { compterRequete } from '../core/cadence';
-import type { Dependances } from '../core/dependances';
 import { ErreurApi } from '../core/erreurs';
-import { journal } from '../core/journal';
 
 export type HandlerHttp = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type FournisseurDeps = () => Promise<Dependances>;
 
 const ENTETES_COMMUNES = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
@@ -34,13 +30,16 @@ export const entete = (event: Pick<APIGatewayProxyEvent, 'headers'>, nom: string
   return undefined;
 };
 
-const erreursEnReponses = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
-  onError: (requete) => {
+export const erreursEnReponses = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  onError: async (requete) => {
     const erreur = requete.error;
     if (erreur instanceof ErreurApi) {
       requete.response = reponseErreur(erreur);
       return;
     }
+    // The logger (Powertools) is loaded at the first unexpected error, not at every cold start: the
+    // read routes log nothing else. Routes whose domain code logs (POST /travaux) have it loaded already.
+    const { journal } = await import('../core/journal');
     journal.error('unexpected error', { erreur, chemin: requete.event.path, requestId: requete.context.awsRequestId });
     requete.response = reponseErreur(new ErreurApi('internal_error', 'Internal error; please retry later.'));
   },
@@ -49,27 +48,6 @@ const erreursEnReponses = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatew
 /** A public route (no key): `GET /outils`, `GET /openapi.json`, unknown routes. */
 export const routePublique = (fn: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(erreursEnReponses()).handler(fn);
-
-export interface AppelAuthentifie {
-  event: APIGatewayProxyEvent;
-  contexte: Context;
-  d: Dependances;
-  appelant: Appelant;
-}
-
-/** A route that needs `Authorization: Bearer <key>`; every such call counts against the key's rate. */
-export const routeAuthentifiee = (
-  deps: FournisseurDeps,
-  fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
-): HandlerHttp =>
-  middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(erreursEnReponses())
-    .handler(async (event, contexte) => {
-      const d = await deps();
-      const appelant = await authentifier(d, entete(event, 'authorization'));
-      await compterRequete(d, appelant.empreinte);
-      return fn({ event, contexte, d, appelant });
-    });
 
 /** The path parameter `id` when it is a UUID; anything else cannot name a job or batch: 404. */
 export const idDuChemin = (event: APIGatewayProxyEvent, quoi: 'job' | 'batch'): string => {

@@ -1,12 +1,16 @@
 /** GET /lots/{id} — a batch: counters, its jobs, and once done a signed link to the ZIP. */
 import { lotDuCompte } from '../core/consultation';
-import { dependancesDepuisEnv } from '../core/dependances';
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { dependancesAvec } from '../core/dependances-env';
+import { lireSecretLiens } from '../core/secret-liens';
 import { versLot } from '../core/modele';
-import { idDuChemin, reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
+import { idDuChemin, reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const { lot, travaux } = await lotDuCompte(d, appelant.compte, idDuChemin(event, 'batch'));
     return reponseJson(200, versLot(lot, travaux, d.signer));
   });
-export const handler = creer(() => dependancesDepuisEnv());
+// DynamoDB and the link signing secret only.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, lireSecret: lireSecretLiens }));

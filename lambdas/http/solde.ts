@@ -1,8 +1,10 @@
 /** GET /solde — the account's credit balance. */
 import { lireCompte } from '../core/comptes';
-import { dependancesDepuisEnv } from '../core/dependances';
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { dependancesAvec } from '../core/dependances-env';
 import { ErreurApi } from '../core/erreurs';
-import { reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
+import { reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ d, appelant }) => {
@@ -10,4 +12,5 @@ export const creer = (deps: FournisseurDeps) =>
     if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
     return reponseJson(200, { credits: compte.credits });
   });
-export const handler = creer(() => dependancesDepuisEnv());
+// DynamoDB only: no S3, Step Functions or link secret in this function's bundle.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv }));

@@ -2,13 +2,17 @@
  * POST /televersements (our extension) — signed PUT URLs for full-size photos, which then go to S3
  * directly; an image of POST /travaux names one by its id. Free, but counted by the rate limit.
  */
-import { dependancesDepuisEnv } from '../core/dependances';
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { s3DepuisEnv } from '../core/client-s3';
+import { dependancesAvec } from '../core/dependances-env';
 import { creerTeleversements } from '../core/televersements';
-import { entete, reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
+import { entete, reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const corps = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
     return reponseJson(201, await creerTeleversements(d, appelant.compte, entete(event, 'content-type'), corps));
   });
-export const handler = creer(() => dependancesDepuisEnv());
+// DynamoDB and S3 (presigned PUT URLs) only.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv }));

@@ -1,12 +1,16 @@
 /** GET /travaux/{id} — one job, with freshly signed links to its results. */
 import { travailDuCompte } from '../core/consultation';
-import { dependancesDepuisEnv } from '../core/dependances';
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { dependancesAvec } from '../core/dependances-env';
+import { lireSecretLiens } from '../core/secret-liens';
 import { versTravail } from '../core/modele';
-import { idDuChemin, reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
+import { idDuChemin, reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const travail = await travailDuCompte(d, appelant.compte, idDuChemin(event, 'job'));
     return reponseJson(200, versTravail(travail, d.signer));
   });
-export const handler = creer(() => dependancesDepuisEnv());
+// DynamoDB and the link signing secret only.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, lireSecret: lireSecretLiens }));

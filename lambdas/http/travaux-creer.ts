@@ -5,7 +5,8 @@
  */
 import { dependancesDepuisEnv } from '../core/dependances';
 import { lancer } from '../core/lancement';
-import { entete, reponseJson, routeAuthentifiee, type FournisseurDeps } from './adaptateur';
+import { entete, reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 /** Time to serialise and send the answer once the work is done. */
 const MARGE_REPONSE_MS = 1_000;

@@ -19,8 +19,9 @@ import { App } from 'aws-cdk-lib';
 import { build } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { REGLAGES_ROUTES } from '../../lib/api';
 import { construireApplication } from '../../lib/application';
-import { BANNIERE, bundling, Fonction, RACINE } from '../../lib/fonction';
+import { bundling, Fonction, optionsEsbuild, RACINE, SOURCES_IDENTIFIANTS_INUTILES } from '../../lib/fonction';
 
 const app = new App({ context: { stage: 'bundles', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
 const stack = construireApplication(app);
@@ -36,16 +37,10 @@ const empaqueter = async (entree: string | { source: string }, sortie: string, s
     ...(typeof entree === 'string'
       ? { entryPoints: [entree] }
       : { stdin: { contents: entree.source, resolveDir: RACINE, sourcefile: 'entree.ts', loader: 'ts' as const } }),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    banner: { js: BANNIERE },
-    // The externals cdk synth uses (sharp, c2pa-wasm): resolved from the node_modules next to or above the bundle.
-    external: bundling(sharp).externalModules ?? [],
+    // The options cdk synth passes (ESM, node24, the banner, minified, the linked source map) and its
+    // externals (sharp, c2pa-wasm: resolved from the node_modules next to or above the bundle).
+    ...optionsEsbuild(bundling(sharp)),
     outfile: sortie,
-    minify: true,
     logLevel: 'silent',
   });
 };
@@ -74,10 +69,23 @@ describe('Lambda bundles', () => {
     expect(typeof charge.handler).toBe('function');
   });
 
+  it('the API functions that touch no S3 bundle at most 300 KB, without the credential sources Lambda never reaches', () => {
+    // POST /travaux, POST /televersements and the file fallback carry the S3 client (~180 KB) on top.
+    const avecS3 = (module: string) => module === 'http/fichier' || REGLAGES_ROUTES[module.slice('http/'.length)]?.acces.s3 !== undefined;
+    const legeres = fonctions.map((f) => f.module).filter((m) => m.startsWith('http/') && !avecS3(m));
+    expect(legeres).toEqual(expect.arrayContaining(['http/solde', 'http/travail', 'http/lot', 'http/travaux-liste', 'http/outils']));
+    for (const module of legeres) {
+      const code = readFileSync(path.join(dossier, module, 'index.mjs'), 'utf8');
+      expect(Buffer.byteLength(code) / 1024, module).toBeLessThanOrEqual(300);
+      // The STS client of the web-identity and ini credential sources: left out of every bundle.
+      expect(code, module).not.toContain('AssumeRoleWithWebIdentity');
+    }
+  });
+
   it('the tool function imports c2pa-wasm from the installed package (glue and .wasm of one build), not a bundled copy', async () => {
     const outil = fonctions.find((f) => f.module === 'pipeline/outil')!;
     expect(outil.avecSharp).toBe(true);
-    expect(bundling(true).externalModules).toEqual(['sharp', '@contentauth/c2pa-wasm']);
+    expect(bundling(true).externalModules).toEqual(['sharp', '@contentauth/c2pa-wasm', ...SOURCES_IDENTIFIANTS_INUTILES]);
     const code = readFileSync(path.join(dossier, 'pipeline/outil', 'index.mjs'), 'utf8');
     expect(code).toMatch(/from"@contentauth\/c2pa-wasm"/);
     // The glue's own code (its WASM_SRI digest, its wasm-bindgen imports) is not in the bundle.

@@ -216,7 +216,8 @@ describe('the dev stage', () => {
       expect(f.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(f.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
       expect(f.Properties.Handler, id).toBe('index.handler');
-      expect(f.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+      // Source maps are not loaded at start: parsing them cost 10–20 ms of every cold start (bench/demarrage.ts).
+      expect(f.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
     }
     for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(14);
     // The tool step gets the memory sharp needs; the quick HTTP handlers do not.

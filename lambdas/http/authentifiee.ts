@@ -1,0 +1,34 @@
+/**
+ * Routes that need `Authorization: Bearer <key>`: the key is checked against the hashed keys and
+ * every such call counts against its rate (DynamoDB), then the handler runs. Apart from
+ * adaptateur.ts so that the public routes do not bundle what this needs.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { compterRequete } from '../core/cadence';
+import { authentifier, type Appelant } from '../core/comptes';
+import type { Dependances } from '../core/dependances';
+import { entete, erreursEnReponses, type HandlerHttp } from './adaptateur';
+
+export type FournisseurDeps = () => Promise<Dependances>;
+
+export interface AppelAuthentifie {
+  event: APIGatewayProxyEvent;
+  contexte: Context;
+  d: Dependances;
+  appelant: Appelant;
+}
+
+/** A route that needs `Authorization: Bearer <key>`; every such call counts against the key's rate. */
+export const routeAuthentifiee = (
+  deps: FournisseurDeps,
+  fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
+): HandlerHttp =>
+  middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(erreursEnReponses())
+    .handler(async (event, contexte) => {
+      const d = await deps();
+      const appelant = await authentifier(d, entete(event, 'authorization'));
+      await compterRequete(d, appelant.empreinte);
+      return fn({ event, contexte, d, appelant });
+    });
