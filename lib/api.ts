@@ -83,7 +83,8 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
         { prefixe: 'televersements', actions: ['GetObject'] },
       ],
       demarrer: true,
-      signer: true,
+      // No `signer`: a job just created has no result to link to, and an idempotent replay answers
+      // the stored first answer; measured by the IAM simulation (test/integration/iam.test.ts).
     },
   },
 };

@@ -82,6 +82,8 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
       table: { actions: ['GetItem', 'BatchGetItem', 'UpdateItem'] },
       s3: [
         { prefixe: 'resultats', actions: ['GetObject'] },
+        // AbortMultipartUpload: a ZIP over one part (8 MB) that fails midway cleans up its own upload
+        // (lib-storage does it) rather than wait for the bucket's day-long cleanup rule.
         { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
       ],
     },
@@ -105,6 +107,8 @@ const ACCES_BALAYEUR: Acces = {
   table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], index: [INDEX.ouverts] },
   s3: [
     { prefixe: 'resultats', actions: ['GetObject'] },
+    // AbortMultipartUpload: a ZIP over one part (8 MB) that fails midway cleans up its own upload
+    // (lib-storage does it) rather than wait for the bucket's day-long cleanup rule.
     { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
   ],
   demarrer: true,
@@ -153,6 +157,8 @@ export class Flux extends Construct {
       etapes[etape] = fn;
     }
     if (config.moteur === 'bedrock') {
+      // Used by the production engine only: the tests run the local engine, so the IAM simulation
+      // (test/integration/iam.test.ts) cannot count it as used.
       etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: p.modeles.arns }));
       for (const arn of p.modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
         etapes.Outil.reconnaitre({
