@@ -3,7 +3,10 @@
  * function's own timeout (20 s, under API Gateway's 29 s): the launch gets that deadline, less the
  * time to send the answer, and never commits a debit it could not answer for (facturation.ts).
  */
-import { dependancesDepuisEnv } from '../core/dependances';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { s3DepuisEnv } from '../core/client-s3';
+import { dependancesAvec } from '../core/dependances-env';
 import { lancer } from '../core/lancement';
 import { entete, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
@@ -22,4 +25,5 @@ export const creer = (deps: FournisseurDeps) =>
     });
     return reponseJson(202, lancement);
   });
-export const handler = creer(() => dependancesDepuisEnv());
+// DynamoDB, S3 (inputs) and Step Functions; no link secret: a job just created has nothing to link to.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv, sfn: () => new SFNClient({}) }));
