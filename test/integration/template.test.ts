@@ -63,7 +63,10 @@ describe('the synthesized template, run locally', () => {
     const creer = pile.fonctions[idDe(pile, 'travaux-creer')]!.env;
     expect(creer.RETOUCHE_TABLE).toBe(pile.table);
     expect(creer.RETOUCHE_MACHINE_ARN).toBe(pile.stepFunctions.arnMachine);
-    expect(creer.RETOUCHE_LIENS_BASE).toBe(`${pile.urlBase}/fichiers`);
+    // POST /travaux signs no link (a new job has no result): it gets no link key.
+    expect(creer.RETOUCHE_LIENS_SECRET_ARN).toBeUndefined();
+    const travail = pile.fonctions[idDe(pile, 'travail')]!.env;
+    expect(travail.RETOUCHE_LIENS_BASE).toBe(`${pile.urlBase}/fichiers`);
     // Image functions: a copy of the asset, with only the host's sharp binary added.
     const outil = Object.values(pile.fonctions).find((f) => f.env.RETOUCHE_C2PA_SECRET_ARN)!;
     expect(outil.racine).not.toBe(outil.asset);
