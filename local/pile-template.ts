@@ -141,7 +141,7 @@ const lireCorps = async (requete: IncomingMessage): Promise<string> => {
  * secrets, each starting with a generated value as CloudFormation's GenerateSecretString gives, and
  * the response URL of custom resources (CloudFormation's pre-signed S3 URL), on one local server.
  */
-const demarrerSecrets = async (arns: string[]) => {
+export const demarrerSecrets = async (arns: string[]) => {
   const secrets = new Map<string, { courant: string; precedent?: string }>(arns.map((a) => [a, { courant: randomBytes(24).toString('base64url') }]));
   const reponses = new Map<string, { Status: string; Reason?: string; Data?: Record<string, string> }>();
   const serveur: Server = createServer(async (req, res) => {

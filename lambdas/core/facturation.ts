@@ -144,12 +144,15 @@ export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
     }
     // One of our jobs already exists: the first attempt committed — unless that job is another
     // request's, which can only be one using the same upload (its job carries the upload's id).
-    const raisons = erreur.CancellationReasons ?? [];
-    const existant = debit.travaux.find((_, i) => raisons[1 + i]?.Code === 'ConditionalCheckFailed');
+    const existant = travailExistant(erreur, debit);
     if (existant && (await estANous(d, existant))) return;
     return refus(erreur, debit);
   }
 };
+
+/** The first of our jobs whose Put found the job already written (the transaction's items 1…n are the jobs). */
+const travailExistant = (erreur: TransactionCanceledException, debit: Debit): EnregistrementTravail | undefined =>
+  debit.travaux.find((_, i) => erreur.CancellationReasons?.[1 + i]?.Code === 'ConditionalCheckFailed');
 
 const estANous = async (d: Pick<Dependances, 'ddb' | 'table'>, travail: EnregistrementTravail): Promise<boolean> => {
   const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.travail(travail.id), ConsistentRead: true }));
@@ -170,7 +173,7 @@ const refus = (erreur: unknown, debit: Debit): never => {
   // A job that already exists, or an upload marked used, is an upload another request used meanwhile.
   const debutUtilisations = 1 + debit.travaux.length + (debit.lot ? 1 : 0);
   const utilisee =
-    debit.travaux.find((_, i) => raisons[1 + i]?.Code === 'ConditionalCheckFailed')?.id ??
+    travailExistant(erreur, debit)?.id ??
     (debit.utilisations ?? []).find((_, i) => raisons[debutUtilisations + i]?.Code === 'ConditionalCheckFailed')?.televersement;
   if (utilisee) {
     throw new ErreurApi('invalid_image', `The upload ${utilisee} was used by another request meanwhile; upload the file again.`, {

@@ -23,6 +23,7 @@ import { journal } from './journal';
 import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from './modele';
 import { versTravail } from './modele';
 import { CATALOGUE } from './outils';
+import { parPaquets } from './paquets';
 import { PREFIXES } from './retention';
 import { verifierTeleversements } from './televersements';
 import type { EchecImage } from './modele';
@@ -37,12 +38,6 @@ const ECHEANCE_PAR_DEFAUT_MS = 25_000;
 
 export const cleEntree = (compte: string, travail: string, rang: number, format: FormatImage): string =>
   `${PREFIXES.entrees}${compte}/${travail}/${rang}.${EXTENSIONS[format]}`;
-
-const parPaquets = async <T>(elements: readonly T[], taille: number, fn: (element: T) => Promise<void>): Promise<void> => {
-  for (let debut = 0; debut < elements.length; debut += taille) {
-    await Promise.all(elements.slice(debut, debut + taille).map(fn));
-  }
-};
 
 export const lancer = async (d: Dependances, requete: RequeteLancement): Promise<Lancement> => {
   const echeance = requete.echeance ?? Date.now() + ECHEANCE_PAR_DEFAUT_MS;

@@ -25,6 +25,7 @@ import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
 import { lireCorpsJson } from './json';
+import { parPaquets } from './paquets';
 import { PREFIXES, RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements } from './schemas';
 import { cles, JOURS, ttlDans } from './table';
@@ -180,14 +181,10 @@ export const verifierTeleversements = async (
   // The record, and the job that may already carry the upload's id (see above).
   const lire = async (cle: { pk: string; sk: string }) => (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle, ConsistentRead: true }))).Item;
   const parId = new Map<string, { t?: EnregistrementTeleversement; travail: boolean }>();
-  for (let debut = 0; debut < ids.length; debut += 10) {
-    await Promise.all(
-      ids.slice(debut, debut + 10).map(async (id) => {
-        const [t, travail] = await Promise.all([lire(cles.televersement(id)), lire(cles.travail(id))]);
-        parId.set(id, { t: t as EnregistrementTeleversement | undefined, travail: travail !== undefined });
-      }),
-    );
-  }
+  await parPaquets(ids, 10, async (id) => {
+    const [t, travail] = await Promise.all([lire(cles.televersement(id)), lire(cles.travail(id))]);
+    parId.set(id, { t: t as EnregistrementTeleversement | undefined, travail: travail !== undefined });
+  });
   const maintenant = d.horloge().toISOString();
   const verifies: TeleversementVerifie[] = [];
   const illisibles: { index: number; message: string }[] = [];

@@ -10,8 +10,7 @@
  * stack is synthesized with `-c moteur=local` (no Bedrock here).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +21,7 @@ import { clientDocument } from '../../lambdas/core/dependances';
 import { cles } from '../../lambdas/core/table';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { clientDynamoLocal, creerTable, demarrerDynamo } from '../../local/dynamodb';
+import { cheminAsset, demarrerSecrets, resoudre, synthetiser } from '../../local/pile-template';
 import { clientS3Local, demarrerS3, identifiantsS3Local } from '../../local/s3';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { photoGrande } from '../support/photo';
@@ -37,16 +37,15 @@ let echecs = 0;
 
 try {
   // 1. The template and the tool function's asset, synthesized as for a deploy (real bundling).
-  const sortie = join(temp, 'cdk.out');
   console.log('synthesizing the stack (-c moteur=local -c liens=api)…');
-  execFileSync('npx', ['cdk', 'synth', '-q', '-c', 'stage=arm64', '-c', 'moteur=local', '-c', 'liens=api', '-o', sortie], { cwd: RACINE, stdio: ['ignore', 'ignore', 'inherit'] });
-  const modele = JSON.parse(readFileSync(join(sortie, 'Retouche-arm64.template.json'), 'utf8')) as {
-    Resources: Record<string, { Type: string; Metadata?: Record<string, string>; Properties: { Handler: string; Architectures: string[]; Environment: { Variables: Record<string, unknown> } } }>;
-  };
-  const [, outil] = Object.entries(modele.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.['aws:cdk:path']?.endsWith('/Flux/Outil/Resource'))!;
-  const actif = join(sortie, outil.Metadata!['aws:asset:path']!);
-  const [fichier, exportation] = outil.Properties.Handler.split('.') as [string, string];
-  console.log(`tool function: ${outil.Properties.Architectures.join()} asset ${actif}, handler ${outil.Properties.Handler}`);
+  const synthese = await synthetiser(join(temp, 'cdk.out'), { stage: 'arm64', moteur: 'local', liens: 'api' });
+  const [, outil] = Object.entries(synthese.template.Resources).find(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && (r as { Metadata?: Record<string, string> }).Metadata?.['aws:cdk:path']?.endsWith('/Flux/Outil/Resource'),
+  )!;
+  const proprietes = outil.Properties as { Handler: string; Architectures: string[]; Code: { S3Key: string }; Environment: { Variables: Record<string, unknown> } };
+  const actif = cheminAsset(synthese, proprietes.Code.S3Key);
+  const [fichier, exportation] = proprietes.Handler.split('.') as [string, string];
+  console.log(`tool function: ${proprietes.Architectures.join()} asset ${actif}, handler ${proprietes.Handler}`);
 
   // 2. The stand-ins, and what the template's references point to here.
   const dynamo = await demarrerDynamo();
@@ -60,35 +59,23 @@ try {
   await clientS3.send(new CreateBucketCommand({ Bucket: bucket }));
   const pki = await creerPkiTest('Retouche arm64 test');
   const secret = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:retouche-c2pa';
-  // Secrets Manager stand-in: GetSecretValue of the one secret the function may read.
-  const secrets = createServer((requete, reponse) => {
-    let corps = '';
-    requete.on('data', (m: Buffer) => (corps += m.toString()));
-    requete.on('end', () => {
-      const { SecretId } = JSON.parse(corps || '{}') as { SecretId?: string };
-      const connu = requete.headers['x-amz-target'] === 'secretsmanager.GetSecretValue' && SecretId === secret;
-      reponse.writeHead(connu ? 200 : 400, { 'Content-Type': 'application/x-amz-json-1.1' });
-      reponse.end(JSON.stringify(connu ? { ARN: secret, Name: 'retouche-c2pa', SecretString: JSON.stringify({ clePrivee: pki.clePrivee, chaine: pki.chaine }) } : { __type: 'ResourceNotFoundException', message: `no secret ${SecretId}` }));
-    });
-  });
-  await new Promise<void>((r) => secrets.listen(0, '127.0.0.1', r));
-  arrets.push(() => new Promise((r) => secrets.close(r)));
-  const portSecrets = (secrets.address() as { port: number }).port;
+  // The one secret the function may read, holding what the deploy-time generator would write.
+  const secrets = await demarrerSecrets([secret]);
+  arrets.push(secrets.arreter);
+  secrets.secrets.set(secret, { courant: JSON.stringify({ clePrivee: pki.clePrivee, chaine: pki.chaine }) });
 
-  const references: Record<string, string> = {};
-  for (const [id, r] of Object.entries(modele.Resources)) {
-    if (r.Type === 'AWS::DynamoDB::Table') references[id] = table;
-    if (r.Type === 'AWS::S3::Bucket') references[id] = bucket;
-    if (r.Type === 'AWS::SecretsManager::Secret') references[id] = secret;
-  }
-  const resoudre = (valeur: unknown): string => {
-    if (typeof valeur === 'string') return valeur;
-    const v = valeur as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-    if (v.Ref && references[v.Ref]) return references[v.Ref]!;
-    if (v['Fn::GetAtt']) return `attribute ${v['Fn::GetAtt'].join('.')}`;
-    throw new Error(`cannot resolve ${JSON.stringify(valeur)} for the local stand-ins`);
-  };
-  const environnement = Object.fromEntries(Object.entries(outil.Properties.Environment.Variables).map(([k, v]) => [k, resoudre(v)]));
+  const parType = (type: string) => new Set(Object.entries(synthese.template.Resources).filter(([, r]) => r.Type === type).map(([id]) => id));
+  const [tables, seaux, coffres] = [parType('AWS::DynamoDB::Table'), parType('AWS::S3::Bucket'), parType('AWS::SecretsManager::Secret')];
+  const environnement = resoudre(proprietes.Environment.Variables, {
+    ref: (id) => {
+      if (tables.has(id)) return table;
+      if (seaux.has(id)) return bucket;
+      if (coffres.has(id)) return secret;
+      throw new Error(`cannot resolve Ref ${id} for the local stand-ins`);
+    },
+    // Only the key digest refers to an attribute: any value starts the function the same way.
+    getAtt: (id, attribut) => `${id}.${attribut}`,
+  }) as Record<string, string>;
 
   // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it.
   const photo = await sharp(await photoGrande()).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
@@ -133,7 +120,7 @@ try {
     AWS_SECRET_ACCESS_KEY: identifiantsS3Local.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${portSecrets}`,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     POWERTOOLS_METRICS_DISABLED: 'true',
   };

@@ -55,9 +55,8 @@ export const lireCleC2pa = (texte: string): CleC2pa => {
 export const marqueurDepuisEnv = async (env: NodeJS.ProcessEnv = process.env): Promise<MarqueurC2pa> => {
   const arn = env.RETOUCHE_C2PA_SECRET_ARN;
   if (!arn) throw new Error('missing environment variable RETOUCHE_C2PA_SECRET_ARN (every result must be signed)');
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
-  const cle = lireCleC2pa(SecretString ?? '');
+  const { lireSecret } = await import('../../core/client-secrets-manager');
+  const cle = lireCleC2pa((await lireSecret(arn)) ?? '');
   await prechaufferC2pa(cle);
   return creerMarqueur(cle);
 };
