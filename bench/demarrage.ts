@@ -2,10 +2,12 @@
  * Cold start: what each function of the stack loads before it answers. Every function the stack
  * declares (the API routes of lambdas/http/routes.ts with `introuvable` and `fichier`, the pipeline
  * steps and the sweeper, the deploy-time custom resources) is bundled exactly as `cdk synth` bundles
- * it (lib/fonction.ts: `bundling` through `optionsEsbuild`), then imported by plain Node in a fresh
+ * it (lib/fonction.ts: `empaqueter`), then its `index.mjs` is imported by plain Node in a fresh
  * process, as the Lambda runtime imports a handler: with the function's own environment from the
  * template (NODE_OPTIONS included, resources as placeholders), so module-level code runs as it does
- * on AWS. It prints per function the minified JS and its source map, whether the map is loaded at
+ * on AWS. It prints per function the minified JS read at start (index.mjs and the chunks it imports
+ * statically) and the JS read only when first used (chunks behind an `import()`), the source maps,
+ * whether the map is loaded at
  * start (NODE_OPTIONS=--enable-source-maps), the median import time of 5 fresh processes (after one
  * discarded run that warms the disk cache) and the CPU time spent in it, and the same import with
  * source maps the other way (loaded if they are not, not if they are): their cost. The API
@@ -15,16 +17,15 @@
  *   npx tsx bench/demarrage.ts --repetitions 9 --filtre http/
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { build } from 'esbuild';
 import { construireApplication } from '../lib/application';
-import { bundling, Fonction, optionsEsbuild, RACINE } from '../lib/fonction';
+import { empaqueter, Fonction, optionsBundle, RACINE, repartitionBundle } from '../lib/fonction';
 
 const { values: args } = parseArgs({
   options: {
@@ -113,7 +114,10 @@ const taille = (fichier: string) => {
 
 interface Ligne {
   module: string;
+  /** JS read at start: index.mjs and the chunks it imports statically. */
   js: number;
+  /** JS read only when an `import()` first runs. */
+  aLaDemande: number;
   carte: number;
   /** As deployed: with the function's own NODE_OPTIONS. */
   deploye: Mesure;
@@ -124,26 +128,27 @@ interface Ligne {
 
 const dossier = path.join(RACINE, 'cdk.out', 'bench-demarrage');
 rmSync(dossier, { recursive: true, force: true });
-const options = optionsEsbuild(bundling(false));
+const options = optionsBundle(false);
 console.log(
   `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load ${loadavg()[0]!.toFixed(2)}; ` +
-    `bundles as cdk synth (minify ${options.minify}, source map ${String(options.sourcemap)}), median of ${REPETITIONS} fresh processes\n`,
+    `bundles as cdk synth (minify ${String(options.minify)}, split ${String(options.splitting)}, source map ${String(options.sourcemap)}), median of ${REPETITIONS} fresh processes\n`,
 );
 
 const lignes: Ligne[] = [];
 for (const f of fonctions) {
+  // sharp and c2pa-wasm are not installed beside the bundle: they resolve to the project's copy.
+  const meta = empaqueter(f.module, path.join(dossier, f.module), f.avecSharp, { installer: false });
   const sortie = path.join(dossier, f.module, 'index.mjs');
-  mkdirSync(path.dirname(sortie), { recursive: true });
-  const resultat = await build({ ...optionsEsbuild(bundling(f.avecSharp)), entryPoints: [path.join(RACINE, 'lambdas', `${f.module}.ts`)], outfile: sortie, logLevel: 'silent' });
-  if (resultat.errors.length) throw new Error(`${f.module}: ${resultat.errors.map((e) => e.text).join('; ')}`);
+  const { octetsDepart, octetsALaDemande } = repartitionBundle(meta);
   const env = environnement(f);
   const nodeOptions = env.NODE_OPTIONS ?? '';
   const cartesChargees = nodeOptions.includes('--enable-source-maps');
   const autres = cartesChargees ? nodeOptions.replace('--enable-source-maps', '').trim() : `${nodeOptions} --enable-source-maps`.trim();
   const ligne: Ligne = {
     module: f.module,
-    js: taille(sortie),
-    carte: taille(`${sortie}.map`),
+    js: octetsDepart,
+    aLaDemande: octetsALaDemande,
+    carte: Object.keys(meta.outputs).filter((f) => f.endsWith('.map')).reduce((t, f) => t + taille(path.resolve(f)), 0),
     deploye: await mesurer(sortie, env),
     autre: await mesurer(sortie, { ...env, NODE_OPTIONS: autres }),
     cartesChargees,
@@ -153,10 +158,11 @@ for (const f of fonctions) {
 }
 process.stderr.write('\n');
 
-const entetes = ['function', 'JS (KB)', 'map (KB)', 'source maps at start', 'import (ms)', 'CPU (ms)', 'import, maps the other way (ms)'];
+const entetes = ['function', 'JS at start (KB)', 'JS on demand (KB)', 'maps (KB)', 'source maps at start', 'import (ms)', 'CPU (ms)', 'import, maps the other way (ms)'];
 const cellules = lignes.map((l) => [
   l.module,
   ko(l.js).toFixed(0),
+  ko(l.aLaDemande).toFixed(0),
   l.carte ? ko(l.carte).toFixed(0) : '-',
   l.cartesChargees ? 'loaded' : 'no',
   l.deploye.ms.toFixed(1),
@@ -164,7 +170,7 @@ const cellules = lignes.map((l) => [
   `${l.autre.ms.toFixed(1)} (${l.cartesChargees ? 'not loaded' : 'loaded'})`,
 ]);
 const largeurs = entetes.map((e, i) => Math.max(e.length, ...cellules.map((c) => c[i]!.length)));
-const rangee = (c: string[]) => `| ${c.map((x, i) => (i === 0 || i === 3 ? x.padEnd(largeurs[i]!) : x.padStart(largeurs[i]!))).join(' | ')} |`;
+const rangee = (c: string[]) => `| ${c.map((x, i) => (i === 0 || i === 4 ? x.padEnd(largeurs[i]!) : x.padStart(largeurs[i]!))).join(' | ')} |`;
 console.log(rangee(entetes));
 console.log(`|${largeurs.map((l) => '-'.repeat(l + 2)).join('|')}|`);
 for (const c of cellules) console.log(rangee(c));

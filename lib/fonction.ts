@@ -1,16 +1,17 @@
 /**
- * Every Lambda of the service is built the same way: esbuild bundle (ESM, minified, a source map
- * not loaded at start) of a module under lambdas/, arm64, the current Node.js runtime, X-Ray
- * tracing, Powertools settings, and its own log group with an explicit retention. Memory and
- * timeout are chosen per function, by purpose.
+ * Every Lambda of the service is built the same way: an esbuild bundle (ESM, minified, split into
+ * chunks, a source map not loaded at start) of a module under lambdas/, arm64, the current Node.js
+ * runtime, X-Ray tracing, Powertools settings, and its own log group with an explicit retention.
+ * Memory and timeout are chosen per function, by purpose.
  */
-import { Duration, RemovalPolicy, Validations, type Acknowledgment } from 'aws-cdk-lib';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations, type Acknowledgment } from 'aws-cdk-lib';
+import { Architecture, Code, Function as FonctionLambda, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { readFileSync } from 'node:fs';
+import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { execSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESPACE_MESURES } from '../lambdas/core/mesures';
@@ -37,7 +38,7 @@ export interface ProprietesFonction {
   reservedConcurrentExecutions?: number;
 }
 
-// ESM bundles still contain CommonJS dependencies that call require(): give them one.
+// ESM bundles still contain CommonJS dependencies that call require(): give them one (in every chunk).
 export const BANNIERE = "import { createRequire as __creerRequire } from 'node:module'; const require = __creerRequire(import.meta.url);";
 
 const version = (paquet: string): string =>
@@ -56,13 +57,14 @@ const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-was
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
 export const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm'];
-const installerImages = (dossier: string): string[] => {
+const installerImages = (dossier: string): void => {
   const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
-  return [
-    // A package.json of its own first: without one, npm would walk up and install into the project.
-    `cd "${dossier}" && echo '${JSON.stringify({ private: true, type: 'module', dependencies: dependances })}' > package.json`,
-    `cd "${dossier}" && npm install --no-package-lock --no-audit --no-fund --omit=dev --os=linux --cpu=arm64 --libc=glibc`,
-  ];
+  // A package.json of its own first: without one, npm would walk up and install into the project.
+  const manifeste = JSON.stringify({ private: true, type: 'module', dependencies: dependances });
+  execSync(`echo '${manifeste}' > package.json && npm install --no-package-lock --no-audit --no-fund --omit=dev --os=linux --cpu=arm64 --libc=glibc`, {
+    cwd: dossier,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 };
 
 /**
@@ -82,45 +84,64 @@ export const SOURCES_IDENTIFIANTS_INUTILES = [
   '@smithy/credential-provider-imds',
 ];
 
-export const bundling = (sharp: boolean): BundlingOptions => ({
-  format: OutputFormat.ESM,
+/** Where a function's lazily imported chunks go, beside its `index.mjs`. */
+export const DOSSIER_MORCEAUX = 'morceaux';
+
+/**
+ * The esbuild options of every function. Split into chunks: what a module imports with `import()`
+ * (the SDK's event-stream codec and browser user-agent parser, which a Lambda never reaches; our
+ * multipart reader, the error logger, the link-secret reader) becomes a file of its own, read only
+ * when first used, instead of being parsed at every cold start. The SDK is bundled, not taken from
+ * the runtime: the code runs against the versions it was tested with; only the credential sources a
+ * Lambda function never reaches are left out.
+ */
+export const optionsBundle = (sharp: boolean): BuildOptions => ({
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
   target: 'node24',
   minify: true,
+  splitting: true,
+  entryNames: '[name]',
+  chunkNames: `${DOSSIER_MORCEAUX}/[name]-[hash]`,
+  outExtension: { '.js': '.mjs' },
   // A linked map, in the asset but not loaded at start (no --enable-source-maps: see Fonction).
-  sourceMap: true,
-  // The SDK is bundled, not taken from the runtime: the code runs against the versions it was tested
-  // with; only the credential sources a Lambda function never reaches are left out.
-  externalModules: [...(sharp ? EXTERNES_IMAGES : []), ...SOURCES_IDENTIFIANTS_INUTILES],
+  sourcemap: 'linked',
+  sourcesContent: true,
+  external: [...(sharp ? EXTERNES_IMAGES : []), ...SOURCES_IDENTIFIANTS_INUTILES],
   mainFields: ['module', 'main'],
-  banner: BANNIERE,
-  ...(sharp
-    ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_: string, sortie: string) => installerImages(sortie) } }
-    : {}),
+  banner: { js: BANNIERE },
+  logLevel: 'warning',
 });
 
 /**
- * The esbuild options `cdk synth` derives from these bundling options (aws-lambda-nodejs: a linked
- * source map with its sources when `sourceMap` is on, `externalModules` replacing its default
- * externals), for the tests and bench/demarrage.ts, which bundle outside CDK exactly as it does.
+ * Bundles `lambdas/<module>.ts` into `dossier` (emptied first) as `index.mjs` and its chunks, with
+ * sharp and c2pa-wasm installed for linux-arm64 beside it for the image functions: the asset that
+ * `cdk synth` stages and the tests and benches run.
  */
-const sourceMapEsbuild = (b: BundlingOptions): boolean | 'external' | 'inline' | 'both' => {
-  const mode = b.sourceMapMode ?? (b.sourceMap ? SourceMapMode.DEFAULT : undefined);
-  return mode === undefined ? false : mode === SourceMapMode.DEFAULT ? true : mode;
+export const empaqueter = (module: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile => {
+  rmSync(dossier, { recursive: true, force: true });
+  const resultat = buildSync({ ...optionsBundle(sharp), entryPoints: { index: path.join(RACINE, 'lambdas', `${module}.ts`) }, outdir: dossier, metafile: true });
+  if (sharp && (options.installer ?? true)) installerImages(dossier);
+  return resultat.metafile!;
 };
-export const optionsEsbuild = (b: BundlingOptions) => ({
-  bundle: true,
-  platform: 'node' as const,
-  format: b.format === OutputFormat.ESM ? ('esm' as const) : ('cjs' as const),
-  target: b.target,
-  minify: b.minify ?? false,
-  sourcemap: sourceMapEsbuild(b),
-  sourcesContent: b.sourcesContent ?? true,
-  external: b.externalModules ?? ['@aws-sdk/*'],
-  ...(b.mainFields ? { mainFields: b.mainFields } : {}),
-  ...(b.banner ? { banner: { js: b.banner } } : {}),
-});
 
-export class Fonction extends NodejsFunction {
+/**
+ * The JS a bundle reads at a cold start (`index.mjs` and the chunks it imports statically,
+ * transitively) and the JS it reads only when an `import()` first runs, in bytes, from the
+ * metafile of `empaqueter` (its paths are relative to the working directory of the build).
+ */
+export const repartitionBundle = (meta: Metafile): { depart: string[]; aLaDemande: string[]; octetsDepart: number; octetsALaDemande: number } => {
+  const sorties = meta.outputs;
+  const js = Object.keys(sorties).filter((f) => f.endsWith('.mjs'));
+  const depart = new Set(js.filter((f) => sorties[f]!.entryPoint));
+  for (const f of depart) for (const i of sorties[f]!.imports) if (i.kind === 'import-statement' && !i.external) depart.add(i.path);
+  const aLaDemande = js.filter((f) => !depart.has(f));
+  const octets = (fichiers: Iterable<string>) => [...fichiers].reduce((t, f) => t + statSync(path.resolve(f)).size, 0);
+  return { depart: [...depart], aLaDemande, octetsDepart: octets(depart), octetsALaDemande: octets(aLaDemande) };
+};
+
+export class Fonction extends FonctionLambda {
   /** The handler module under lambdas/ (e.g. `http/solde`), for tests and readers of the tree. */
   readonly module: string;
   readonly avecSharp: boolean;
@@ -132,10 +153,24 @@ export class Fonction extends NodejsFunction {
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: p.description.slice(0, 1000) });
     role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [journaux.logGroupArn] }));
     super(scope, id, {
-      entry: path.join(RACINE, 'lambdas', `${p.module}.ts`),
-      handler: 'handler',
-      projectRoot: RACINE,
-      depsLockFilePath: path.join(RACINE, 'package-lock.json'),
+      // Bundled here by esbuild (an npm dependency), never in Docker; the asset is named by its
+      // output, so an unchanged bundle is not uploaded again.
+      code: Code.fromAsset(RACINE, {
+        assetHashType: AssetHashType.OUTPUT,
+        // CDK caches staged assets by source folder and bundling options, where a function's
+        // `tryBundle` does not show: without its module here, every function got the first one's bundle.
+        extraHash: `${p.module}${p.sharp ? ' sharp' : ''}`,
+        bundling: {
+          image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
+          local: {
+            tryBundle: (sortie) => {
+              empaqueter(p.module, sortie, p.sharp ?? false);
+              return true;
+            },
+          },
+        },
+      }),
+      handler: 'index.handler',
       description: p.description,
       runtime: RUNTIME,
       architecture: Architecture.ARM_64,
@@ -144,7 +179,6 @@ export class Fonction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup: journaux,
       role,
-      bundling: bundling(p.sharp ?? false),
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
       // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the bundle's map (1.3–3.8 MB)
       // at every cold start, +10–20 ms before the first answer (npm run bench:demarrage). Stack traces

@@ -7,7 +7,6 @@ import { ErreurApi } from './erreurs';
 import { decoderBase64, detecterFormat, MAX_OCTETS_REQUETE, type FormatImage } from './images';
 import { verifierDimensions } from './dimensions';
 import type { EchecImage } from './modele';
-import { lireMultipart } from './multipart';
 import { CATALOGUE, estOutil, MAX_IMAGES_LOT, OUTILS, type IdOutil } from './outils';
 import { validerRequete, type ImageEntree } from './schemas';
 import { lireCorpsJson } from './json';
@@ -95,6 +94,8 @@ const lireJson = (corps: Buffer): Demande => {
 };
 
 const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Demande> => {
+  // Imported when a form arrives: JSON requests (most of them) never parse busboy at a cold start.
+  const { lireMultipart } = await import('./multipart');
   const formulaire = await lireMultipart(corps, contentType);
   const champs = new Map<string, string[]>();
   for (const { nom, valeur } of formulaire.champs) champs.set(nom, [...(champs.get(nom) ?? []), valeur]);

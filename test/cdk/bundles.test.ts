@@ -1,6 +1,7 @@
 /**
- * Every function of the stack bundles with the options `cdk synth` uses (ESM for Node 24, the
- * require() banner, sharp and c2pa-wasm external) and the bundle loads and exports its handler: an
+ * Every function of the stack bundles as `cdk synth` bundles it (lib/fonction.ts `empaqueter`: ESM
+ * for Node 24 split into chunks, the require() banner, sharp and c2pa-wasm external) and the bundle
+ * loads and exports its handler: an
  * import that only works under tsx, or a CommonJS dependency that breaks in ESM, fails here rather
  * than in Lambda. Bundles are written under cdk.out/, where the externals resolve to the project's copy.
  * Two bundles are also run: C2PA signing from a bundle whose only node_modules is the installed
@@ -8,7 +9,7 @@
  * Secrets Manager and CloudFormation.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,12 +17,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
-import { build } from 'esbuild';
+import { buildSync } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { REGLAGES_ROUTES } from '../../lib/api';
 import { construireApplication } from '../../lib/application';
-import { bundling, Fonction, optionsEsbuild, RACINE, SOURCES_IDENTIFIANTS_INUTILES } from '../../lib/fonction';
+import { empaqueter, Fonction, optionsBundle, RACINE, repartitionBundle } from '../../lib/fonction';
 
 const app = new App({ context: { stage: 'bundles', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
 const stack = construireApplication(app);
@@ -29,21 +30,8 @@ const fonctions = [...new Map(stack.node.findAll().filter((c): c is Fonction => 
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 const executer = promisify(execFile);
 
-/** Bundles `entree` (a file, or a module's source with its resolve directory) exactly as cdk synth would for this function kind. */
-const empaqueter = async (entree: string | { source: string }, sortie: string, sharp: boolean) => {
-  rmSync(path.dirname(sortie), { recursive: true, force: true });
-  mkdirSync(path.dirname(sortie), { recursive: true });
-  return build({
-    ...(typeof entree === 'string'
-      ? { entryPoints: [entree] }
-      : { stdin: { contents: entree.source, resolveDir: RACINE, sourcefile: 'entree.ts', loader: 'ts' as const } }),
-    // The options cdk synth passes (ESM, node24, the banner, minified, the linked source map) and its
-    // externals (sharp, c2pa-wasm: resolved from the node_modules next to or above the bundle).
-    ...optionsEsbuild(bundling(sharp)),
-    outfile: sortie,
-    logLevel: 'silent',
-  });
-};
+/** What each function's bundle reads at a cold start and on demand (filled by the first test). */
+const repartitions = new Map<string, ReturnType<typeof repartitionBundle>>();
 
 describe('Lambda bundles', () => {
   it('covers every handler module of the stack', () => {
@@ -62,9 +50,10 @@ describe('Lambda bundles', () => {
   });
 
   it.each(fonctions.map((f) => [f.module, f.avecSharp] as const))('%s bundles as ESM for node24 and exports handler', async (module, sharp) => {
+    // sharp and c2pa-wasm are not installed beside it: under cdk.out/ they resolve to the project's copy.
+    const meta = empaqueter(module, path.join(dossier, module), sharp, { installer: false });
+    repartitions.set(module, repartitionBundle(meta));
     const sortie = path.join(dossier, module, 'index.mjs');
-    const resultat = await empaqueter(path.join(RACINE, 'lambdas', `${module}.ts`), sortie, sharp);
-    expect(resultat.errors).toEqual([]);
     const charge = (await import(pathToFileURL(sortie).href)) as { handler?: unknown };
     expect(typeof charge.handler).toBe('function');
   });
@@ -75,18 +64,19 @@ describe('Lambda bundles', () => {
     const legeres = fonctions.map((f) => f.module).filter((m) => m.startsWith('http/') && !avecS3(m));
     expect(legeres).toEqual(expect.arrayContaining(['http/solde', 'http/travail', 'http/lot', 'http/travaux-liste', 'http/outils']));
     for (const module of legeres) {
-      const code = readFileSync(path.join(dossier, module, 'index.mjs'), 'utf8');
-      expect(Buffer.byteLength(code) / 1024, module).toBeLessThanOrEqual(300);
+      const { octetsDepart, depart, aLaDemande } = repartitions.get(module)!;
+      expect(octetsDepart / 1024, module).toBeLessThanOrEqual(300);
       // The STS client of the web-identity and ini credential sources: left out of every bundle.
-      expect(code, module).not.toContain('AssumeRoleWithWebIdentity');
+      for (const fichier of [...depart, ...aLaDemande]) expect(readFileSync(fichier, 'utf8'), module).not.toContain('AssumeRoleWithWebIdentity');
     }
   });
 
   it('the tool function imports c2pa-wasm from the installed package (glue and .wasm of one build), not a bundled copy', async () => {
     const outil = fonctions.find((f) => f.module === 'pipeline/outil')!;
     expect(outil.avecSharp).toBe(true);
-    expect(bundling(true).externalModules).toEqual(['sharp', '@contentauth/c2pa-wasm', ...SOURCES_IDENTIFIANTS_INUTILES]);
-    const code = readFileSync(path.join(dossier, 'pipeline/outil', 'index.mjs'), 'utf8');
+    expect(optionsBundle(true).external).toEqual(expect.arrayContaining(['sharp', '@contentauth/c2pa-wasm']));
+    const { depart, aLaDemande } = repartitions.get('pipeline/outil')!;
+    const code = [...depart, ...aLaDemande].map((f) => readFileSync(f, 'utf8')).join('\n');
     expect(code).toMatch(/from"@contentauth\/c2pa-wasm"/);
     // The glue's own code (its WASM_SRI digest, its wasm-bindgen imports) is not in the bundle.
     expect(code).not.toContain('sha512-');
@@ -100,18 +90,22 @@ describe('bundles that run', () => {
     // there as the deploy installs it; sharp (which the provenance module imports) is linked.
     const lambda = mkdtempSync(path.join(tmpdir(), 'retouche-bundle-c2pa-'));
     try {
-      const sortie = path.join(lambda, 'index.mjs');
-      const resultat = await empaqueter(
-        {
-          source: [
+      const resultat = buildSync({
+        ...optionsBundle(true),
+        stdin: {
+          contents: [
             "export { signerC2pa } from './lambdas/moteurs/c2pa/signature';",
             "export { creerPkiTestPour } from './lambdas/moteurs/c2pa/certificats';",
             "export { WasmReader } from '@contentauth/c2pa-wasm';",
           ].join('\n'),
+          resolveDir: RACINE,
+          sourcefile: 'index.ts',
+          loader: 'ts',
         },
-        sortie,
-        true,
-      );
+        outdir: lambda,
+        // stdin has no name of its own: the entry is index.mjs, as in a function's asset.
+        entryNames: 'index',
+      });
       expect(resultat.errors).toEqual([]);
       cpSync(path.join(RACINE, 'node_modules', '@contentauth', 'c2pa-wasm'), path.join(lambda, 'node_modules', '@contentauth', 'c2pa-wasm'), { recursive: true });
       symlinkSync(path.join(RACINE, 'node_modules', 'sharp'), path.join(lambda, 'node_modules', 'sharp'));
