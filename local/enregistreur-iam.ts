@@ -12,6 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { clientDocument, type Dependances } from '../lambdas/core/dependances';
+import type { Objets } from '../lambdas/core/objets';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 
 export type RessourceAppelee =
@@ -172,9 +173,44 @@ const surveiller = <C extends Client>(
   return client;
 };
 
+/**
+ * The S3 port of the API functions (core/objets.ts), recorded as IAM sees it: a presigned URL is
+ * authorised by the role that signed it, so making one is recorded as the action it allows.
+ */
+const surveillerObjets = (objets: Objets, fonction: string, bucket: string, enregistreur: EnregistreurIam): Objets => {
+  const appel = async (action: string, operation: string, cle: string) => {
+    const a: AppelAws = { fonction, action, operation, ressource: { type: 'objet', bucket, cle } };
+    enregistreur.enregistrer(a);
+    await enregistreur.avant?.(a);
+  };
+  return {
+    deposer: async (cle, octets, type) => {
+      await appel('s3:PutObject', 'PutObject', cle);
+      return objets.deposer(cle, octets, type);
+    },
+    lireDebut: async (cle, n) => {
+      await appel('s3:GetObject', 'GetObject', cle);
+      return objets.lireDebut(cle, n);
+    },
+    supprimer: async (cles) => {
+      for (const cle of cles) await appel('s3:DeleteObject', 'DeleteObject', cle);
+      return objets.supprimer(cles);
+    },
+    urlDepot: async (cle, type, taille, secondes) => {
+      await appel('s3:PutObject', 'presigned PutObject', cle);
+      return objets.urlDepot(cle, type, taille, secondes);
+    },
+    urlLecture: async (cle, nom, secondes) => {
+      await appel('s3:GetObject', 'presigned GetObject', cle);
+      return objets.urlLecture(cle, nom, secondes);
+    },
+  };
+};
+
 export interface FabriquesClients {
   dynamo: () => DynamoDBClient;
   s3: () => S3Client;
+  objets: () => Objets;
   sfn: () => SFNClient;
 }
 
@@ -195,6 +231,7 @@ export const dependancesEnregistrees = <D extends Dependances | DependancesPipel
     ...base,
     ddb: clientDocument(surveiller(clients.dynamo(), fonction, appelsDynamo, enregistreur)),
     s3: surveiller(clients.s3(), fonction, appelsS3, enregistreur),
+    objets: surveillerObjets(clients.objets(), fonction, base.bucket, enregistreur),
     sfn: surveiller(clients.sfn(), fonction, appelsSfn, enregistreur),
     signer: (cle: string, fichier: string) => {
       secret('liens');

@@ -24,7 +24,7 @@ import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } fro
 import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
 import { dependancesEnregistrees, type EnregistreurIam } from './enregistreur-iam';
 import { demarrerPasserelle } from './passerelle';
-import { clientS3Local, demarrerS3 } from './s3';
+import { clientS3Local, demarrerS3, objetsLocaux } from './s3';
 import { demarrerStepFunctions, type HandlerTache, type InjecteurPannes, type StepFunctionsLocal } from './stepfunctions';
 
 const RACINE = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -147,6 +147,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
         d = dependancesEnregistrees(deps, fonction, {
           dynamo: () => clientDynamoLocal(dynamo.endpoint),
           s3: () => clientS3Local(s3.endpoint),
+          objets: () => objetsLocaux(s3.endpoint, bucket),
           sfn: () => new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
         }, enregistreur);
         parFonction.set(fonction, d);
@@ -195,6 +196,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       ddb: clientDocument(clientDynamo),
       table,
       s3: clientS3,
+      objets: objetsLocaux(s3.endpoint, bucket),
       bucket,
       sfn: new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
       machine: stepFunctions.arnMachine,

@@ -5,6 +5,7 @@
  */
 import S3rver from 's3rver';
 import { clientS3 } from '../lambdas/core/dependances';
+import { objetsSignes, type Objets } from '../lambdas/core/objets';
 
 /** s3rver accepts only this access key. */
 export const identifiantsS3Local = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -29,3 +30,7 @@ export const demarrerS3 = async (options: { dossier: string; port?: number; seau
 
 export const clientS3Local = (endpoint: string) =>
   clientS3(true, { endpoint, region: 'us-east-1', credentials: identifiantsS3Local });
+
+/** The API functions' S3 (core/objets.ts) on the local S3: the same signed requests as on AWS. */
+export const objetsLocaux = (endpoint: string, bucket: string): Objets =>
+  objetsSignes({ bucket, region: 'us-east-1', endpoint, cheminStyle: true, identifiants: identifiantsS3Local });

@@ -9,12 +9,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { Dependances } from './dependances';
-import { creerSignataire } from './liens';
 import type { SignerLien } from './modele';
+import type { Objets } from './objets';
 
 export interface ClientsFonction {
   ddb: () => DynamoDBDocumentClient;
   s3?: (env: NodeJS.ProcessEnv) => S3Client;
+  /** S3 without the S3 client (core/objets.ts), for the API functions. */
+  objets?: (env: NodeJS.ProcessEnv) => Objets;
   sfn?: () => SFNClient;
   /** Reads the link signing key from the secret RETOUCHE_LIENS_SECRET_ARN (core/secret-liens.ts). */
   lireSecret?: (arn: string) => Promise<string>;
@@ -54,16 +56,18 @@ const sansSignature: SignerLien = () => {
 };
 
 const construire = async (env: NodeJS.ProcessEnv, clients: ClientsFonction): Promise<Dependances> => {
+  // The link signer (CloudFront's) is imported only by the functions that have a key: the others never sign.
   const clePrivee = await lireClePrivee(env, clients);
   return {
     ddb: clients.ddb(),
     table: requis(env, 'RETOUCHE_TABLE'),
     s3: clients.s3 ? clients.s3(env) : absent<S3Client>('S3'),
+    objets: clients.objets ? clients.objets(env) : absent<Objets>('S3 objects'),
     bucket: requis(env, 'RETOUCHE_BUCKET'),
     sfn: clients.sfn ? clients.sfn() : absent<SFNClient>('Step Functions'),
     machine: env.RETOUCHE_MACHINE_ARN ?? '',
     signer: clePrivee
-      ? creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
+      ? (await import('./liens')).creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
       : sansSignature,
     horloge: () => new Date(),
   };

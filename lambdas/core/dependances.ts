@@ -9,7 +9,7 @@
  *   RETOUCHE_LIENS_BASE, RETOUCHE_LIENS_CLE_ID                   link signing (CloudFront key group)
  *   RETOUCHE_LIENS_CLE_PRIVEE (PEM) or RETOUCHE_LIENS_SECRET_ARN  the private key, or its secret (only
  *                                                                 in functions that answer with links)
- *   RETOUCHE_S3_CHEMIN=1                                          path-style S3 (local S3 server)
+ *   RETOUCHE_S3_CHEMIN=1                                          path-style S3 (local S3 server), both S3 paths
  *   (the pipeline adds its engine or downloader: pipeline/dependances-pipeline.ts)
  *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN                        standard SDK endpoint overrides
  */
@@ -20,6 +20,7 @@ import { documentDepuisEnv } from './client-dynamodb';
 import { s3DepuisEnv } from './client-s3';
 import { dependancesAvec } from './dependances-env';
 import type { SignerLien } from './modele';
+import { objetsDepuisEnv, type Objets } from './objets';
 import { lireSecretLiens } from './secret-liens';
 
 export { clientDocument } from './client-dynamodb';
@@ -28,7 +29,10 @@ export { clientS3 } from './client-s3';
 export interface Dependances {
   ddb: DynamoDBDocumentClient;
   table: string;
+  /** The S3 client: the pipeline's streams, multipart uploads and ZIPs. */
   s3: S3Client;
+  /** S3 for the API functions, without the S3 client (core/objets.ts): puts, heads, deletes, presigned URLs. */
+  objets: Objets;
   bucket: string;
   sfn: SFNClient;
   machine: string;
@@ -45,6 +49,7 @@ export interface Dependances {
 export const dependancesDepuisEnv = dependancesAvec({
   ddb: documentDepuisEnv,
   s3: s3DepuisEnv,
+  objets: objetsDepuisEnv,
   sfn: () => new SFNClient({}),
   lireSecret: lireSecretLiens,
 });

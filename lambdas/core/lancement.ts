@@ -10,7 +10,6 @@
  * (balayage.ts) starts it; nothing here refunds or closes a batch.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { lireCompte } from './comptes';
 import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from './demande';
 import type { Dependances } from './dependances';
@@ -19,12 +18,12 @@ import { demarrerExecutions } from './executions';
 import { debiter, verifierSolde } from './facturation';
 import { reponseDejaDonnee, verifierCleIdempotence, type RequeteIdempotente } from './idempotence';
 import { EXTENSIONS, TYPES_MIME, type FormatImage } from './images';
-import { journal } from './journal';
 import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from './modele';
 import { versTravail } from './modele';
 import { CATALOGUE } from './outils';
 import { parPaquets } from './paquets';
 import { PREFIXES } from './retention';
+import { signaler } from './signalement';
 import { verifierTeleversements } from './televersements';
 import type { EchecImage } from './modele';
 
@@ -122,7 +121,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     }),
   );
   await parPaquets(televersements, 8, async (t) => {
-    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: t.cle, Body: t.octets, ContentType: TYPES_MIME[t.format] }));
+    await d.objets.deposer(t.cle, t.octets, TYPES_MIME[t.format]);
   });
 
   // Uploads shared into one job (annonce) are marked used by the debit, each under its own condition.
@@ -172,9 +171,9 @@ const resoudreTeleversements = async (
 const supprimerEntrees = async (d: Dependances, cles_: string[]): Promise<void> => {
   if (cles_.length === 0) return;
   try {
-    await d.s3.send(new DeleteObjectsCommand({ Bucket: d.bucket, Delete: { Objects: cles_.map((Key) => ({ Key })), Quiet: true } }));
+    await d.objets.supprimer(cles_);
   } catch (erreur) {
     // The inputs' lifecycle rule removes what is left here; the request itself already failed cleanly.
-    journal.warn('could not delete inputs of a refused request', { erreur });
+    await signaler('warn', 'could not delete inputs of a refused request', { erreur });
   }
 };

@@ -16,9 +16,7 @@
  * DynamoDB's 100 actions for a batch of 50.)
  */
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import * as v from 'valibot';
 import type { Dependances } from './dependances';
 import { verifierDimensions } from './dimensions';
@@ -60,7 +58,7 @@ export const OCTETS_ENTETE = 512 * 1024;
 
 export const cleTeleversement = (compte: string, id: string): string => `${PREFIXES.televersements}${compte}/${id}`;
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 's3' | 'bucket' | 'horloge'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
 
 const lireAnnonce = (contentType: string | undefined, corps: Buffer) => {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -118,11 +116,8 @@ export const creerTeleversements = async (d: Deps, compte: string, contentType: 
   const televersements = await Promise.all(
     enregistrements.map(async (t): Promise<Televersement> => ({
       id: t.id,
-      url: await getSignedUrl(d.s3, new PutObjectCommand({ Bucket: d.bucket, Key: t.cle, ContentType: t.type_contenu, ContentLength: t.taille }), {
-        expiresIn: VALIDITE_URL_TELEVERSEMENT_SECONDES,
-        // Content-Type is left unsigned by default: signed, the URL accepts exactly the announced file.
-        signableHeaders: new Set(['content-type', 'content-length']),
-      }),
+      // Content-Type and Content-Length signed: the URL accepts exactly the announced file.
+      url: await d.objets.urlDepot(t.cle, t.type_contenu, t.taille, VALIDITE_URL_TELEVERSEMENT_SECONDES),
       methode: 'PUT',
       entetes: { 'Content-Type': t.type_contenu },
       expire_le,
@@ -141,25 +136,6 @@ export interface TeleversementVerifie {
 
 const refuse = (index: number, id: string, raison: string, message: string) =>
   new ErreurApi('invalid_image', `Image ${index}: ${message}`, { index, televersement: id, raison });
-
-/** The first bytes of an uploaded object and its whole size, or undefined when it is not there. */
-const lireDebut = async (d: Deps, cle: string): Promise<{ octets: Buffer; taille: number } | undefined> => {
-  try {
-    const objet = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle, Range: `bytes=0-${OCTETS_ENTETE - 1}` }));
-    const octets = Buffer.from((await objet.Body?.transformToByteArray()) ?? []);
-    const total = /\/(\d+)$/.exec(objet.ContentRange ?? '')?.[1];
-    return { octets, taille: total ? Number(total) : Number(objet.ContentLength ?? octets.length) };
-  } catch (erreur) {
-    const statut = (erreur as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    // On AWS a missing key answers 403, not 404, to a role that may not list the bucket (and it
-    // should not: listing would show every account's keys). Our role may read this prefix, so a
-    // 403 here means the object is not there.
-    if (erreur instanceof NoSuchKey || (erreur as Error).name === 'NoSuchKey' || statut === 404 || statut === 403) return undefined;
-    // An empty object answers 416 to a range: zero bytes, refused as unreadable below.
-    if (statut === 416) return { octets: Buffer.alloc(0), taille: 0 };
-    throw erreur;
-  }
-};
 
 /**
  * Checks the uploads a request names: the caller's own (another account's is answered like an
@@ -193,7 +169,7 @@ export const verifierTeleversements = async (
     if (!t || t.compte !== compte) throw refuse(index, id, 'inconnu', `no upload ${id} for this account.`);
     if (t.statut === 'utilise' || travail) throw refuse(index, id, 'deja_utilise', `the upload ${id} was already used by a job; upload the file again.`);
     if (t.utilisable_jusqua < maintenant) throw refuse(index, id, 'expire', `the upload ${id} has expired (usable ${UTILISATION_TELEVERSEMENT_HEURES} hours); upload the file again.`);
-    const debut = await lireDebut(d, t.cle);
+    const debut = await d.objets.lireDebut(t.cle, OCTETS_ENTETE);
     if (!debut) throw refuse(index, id, 'non_recu', `the file of upload ${id} has not arrived: PUT it to the upload's url first.`);
     if (debut.taille > MAX_OCTETS_IMAGE) {
       throw new ErreurApi('image_too_large', `Image ${index}: the upload is larger than 15 MB.`, { index, televersement: id, max_octets: MAX_OCTETS_IMAGE });

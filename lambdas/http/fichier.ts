@@ -4,16 +4,15 @@
  * client is redirected to a one-minute S3 URL. That short URL is used at once, so the role's
  * temporary credentials cannot expire under it; the link the customer keeps is the 24-hour one.
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ErreurApi } from '../core/erreurs';
 import { verifierLien } from '../core/liens';
+import { objetsDepuisEnv, type Objets } from '../core/objets';
 import { routePublique } from './adaptateur';
 
 export interface ConfigFichier {
-  s3: S3Client;
-  bucket: string;
+  /** The bucket's objects, presigned without the S3 client (core/objets.ts). */
+  objets: Objets;
   /** Base of the links as signed: `https://…/v1/api/v1/fichiers`. */
   base: string;
   clesPubliques: Readonly<Record<string, string>>;
@@ -51,15 +50,7 @@ export const creer = (config: () => ConfigFichier) =>
       throw new ErreurApi('forbidden', `This link is not valid (${verification.raison}); fetch the job again for a fresh link.`);
     }
     const nom = verification.cle.split('/').pop() ?? 'fichier';
-    const url = await getSignedUrl(
-      c.s3,
-      new GetObjectCommand({
-        Bucket: c.bucket,
-        Key: verification.cle,
-        ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(nom)}`,
-      }),
-      { expiresIn: VALIDITE_REDIRECTION_SECONDES },
-    );
+    const url = await c.objets.urlLecture(verification.cle, nom, VALIDITE_REDIRECTION_SECONDES);
     return { statusCode: 302, headers: { Location: url, 'Cache-Control': 'no-store' }, body: '' };
   });
 
@@ -67,8 +58,7 @@ let cache: ConfigFichier | undefined;
 export const handler = creer(() => {
   const env = process.env;
   cache ??= {
-    s3: new S3Client({}),
-    bucket: env.RETOUCHE_BUCKET ?? '',
+    objets: objetsDepuisEnv(env),
     base: env.RETOUCHE_LIENS_BASE ?? '',
     clesPubliques: { [env.RETOUCHE_LIENS_CLE_ID ?? '']: env.RETOUCHE_LIENS_CLE_PUBLIQUE ?? '' },
     horloge: () => new Date(),

@@ -3,7 +3,7 @@
  * directly; an image of POST /travaux names one by its id. Free, but counted by the rate limit.
  */
 import { documentDepuisEnv } from '../core/client-dynamodb';
-import { s3DepuisEnv } from '../core/client-s3';
+import { objetsDepuisEnv } from '../core/objets';
 import { dependancesAvec } from '../core/dependances-env';
 import { creerTeleversements } from '../core/televersements';
 import { entete, reponseJson } from './adaptateur';
@@ -14,5 +14,5 @@ export const creer = (deps: FournisseurDeps) =>
     const corps = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
     return reponseJson(201, await creerTeleversements(d, appelant.compte, entete(event, 'content-type'), corps));
   });
-// DynamoDB and S3 (presigned PUT URLs) only.
-export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv }));
+// DynamoDB, and S3 for presigned PUT URLs through core/objets.ts: no S3 client in this bundle.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv }));

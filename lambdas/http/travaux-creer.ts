@@ -5,7 +5,7 @@
  */
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { documentDepuisEnv } from '../core/client-dynamodb';
-import { s3DepuisEnv } from '../core/client-s3';
+import { objetsDepuisEnv } from '../core/objets';
 import { dependancesAvec } from '../core/dependances-env';
 import { lancer } from '../core/lancement';
 import { entete, reponseJson } from './adaptateur';
@@ -26,4 +26,4 @@ export const creer = (deps: FournisseurDeps) =>
     return reponseJson(202, lancement);
   });
 // DynamoDB, S3 (inputs) and Step Functions; no link secret: a job just created has nothing to link to.
-export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv, sfn: () => new SFNClient({}) }));
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv, sfn: () => new SFNClient({}) }));

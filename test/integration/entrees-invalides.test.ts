@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
+import { objetsSignes } from '../../lambdas/core/objets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
 import { creerSignataire } from '../../lambdas/core/liens';
@@ -241,8 +241,7 @@ describe('result links with a malformed query', () => {
     const base = 'https://api.example/v1/api/v1/fichiers';
     const signer = creerSignataire({ base, idCle: 'K1', clePrivee: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
     const handler = creerFichier(() => ({
-      s3: new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
-      bucket: 'b',
+      objets: objetsSignes({ bucket: 'b', region: 'us-east-1', cheminStyle: false, identifiants: { accessKeyId: 'x', secretAccessKey: 'x' } }),
       base,
       clesPubliques: { K1: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
       horloge: () => new Date(),

@@ -112,6 +112,23 @@ describe('the synthesized template, run locally', () => {
     expect(await solde(pile, cle)).toBe(16);
   });
 
+  it('runs a job from a direct upload: the PUT URL the upload function signs, the head read by POST /travaux', async () => {
+    const { cle } = await compte(pile, 10);
+    const photo = await imageTest(14);
+    const annonce = await appeler<{ televersements: { id: string; url: string; entetes: Record<string, string> }[] }>(pile.urlBase, 'POST', '/televersements', {
+      cle,
+      json: { fichiers: [{ nom: 'terrasse.jpg', type: 'image/jpeg', taille: photo.length }] },
+    });
+    expect(annonce.statut).toBe(201);
+    const [t] = annonce.corps.televersements;
+    expect((await fetch(t!.url, { method: 'PUT', headers: t!.entetes, body: photo })).status).toBe(200);
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: t!.id }] } });
+    expect(statut).toBe(202);
+    const fini = await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
+    expect(fini.statut).toBe('termine');
+    expect(await solde(pile, cle)).toBe(8);
+  });
+
   it('a job whose image URL is refused (SSRF) ends echec and is refunded', async () => {
     const { cle } = await compte(pile, 10);
     const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ url: 'https://127.0.0.1/interdit.jpg' }] } });

@@ -3,9 +3,9 @@
  * checker (the LocalStack fallback of CloudFront).
  */
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
+import { objetsSignes } from '../../lambdas/core/objets';
 import { describe, expect, it } from 'vitest';
 import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
 import { traiter, type EvenementRessource } from '../../lambdas/deploiement/cle-liens';
@@ -77,8 +77,7 @@ describe('GET /fichiers/... (links checked by the API when CloudFront is not dep
   const base = 'https://api.example.test/v1/api/v1/fichiers';
   const maintenant = new Date('2026-11-23T10:00:00Z');
   const handler = creerFichier(() => ({
-    s3: new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXEMPLE', secretAccessKey: 'secret' } }),
-    bucket: 'fichiers',
+    objets: objetsSignes({ bucket: 'fichiers', region: 'eu-west-1', cheminStyle: false, identifiants: { accessKeyId: 'AKIDEXEMPLE', secretAccessKey: 'secret' } }),
     base,
     clesPubliques: { [Data!.IdCle!]: Data!.ClePublique! },
     horloge: () => maintenant,

@@ -2,13 +2,13 @@
  * What only AWS does and the local S3 does not: a missing object answers 403 to a role that may not
  * list the bucket. It must read as "not arrived" (a 422 that says so), never as a 500.
  */
-import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { verifierTeleversements } from '../../lambdas/core/televersements';
 import { clientDocument } from '../../lambdas/core/dependances';
+import { objetsSignes } from '../../lambdas/core/objets';
 import { refus } from '../support/refus';
 
 const id = '5f0c2a8e-0000-4000-8000-000000000001';
@@ -21,9 +21,20 @@ const dependances = (statutS3: number) => {
   mockClient(ddb)
     .on(GetCommand)
     .callsFake((entree: { Key: { pk: string } }) => ({ Item: entree.Key.pk === `TELEVERSEMENT#${id}` ? enregistrement : undefined }));
-  const s3 = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-  mockClient(s3).on(GetObjectCommand).rejects(new S3ServiceException({ name: statutS3 === 403 ? 'AccessDenied' : 'InternalError', $fault: 'client', $metadata: { httpStatusCode: statutS3 } }));
-  return { ddb, table: 't', s3, bucket: 'b', horloge: () => new Date('2026-11-23T12:00:00.000Z') };
+  // S3 as AWS answers: an XML error with its code.
+  const code = statutS3 === 403 ? 'AccessDenied' : 'InternalError';
+  const objets = objetsSignes({
+    bucket: 'b',
+    region: 'eu-west-1',
+    cheminStyle: false,
+    identifiants: { accessKeyId: 'x', secretAccessKey: 'y' },
+    gestionnaire: {
+      handle: async () => ({
+        response: { statusCode: statutS3, reason: '', headers: { 'content-type': 'application/xml' }, body: Buffer.from(`<?xml version="1.0"?><Error><Code>${code}</Code><Message>…</Message></Error>`) },
+      }),
+    } as unknown as NonNullable<Parameters<typeof objetsSignes>[0]['gestionnaire']>,
+  });
+  return { ddb, table: 't', objets, horloge: () => new Date('2026-11-23T12:00:00.000Z') };
 };
 
 describe('an upload that never arrived, on AWS', () => {
@@ -39,6 +50,6 @@ describe('an upload that never arrived, on AWS', () => {
   });
 
   it('any other S3 failure is not blamed on the client', async () => {
-    await expect(verifierTeleversements(dependances(500), compte, [{ index: 0, id, nom: null }])).rejects.toMatchObject({ name: 'InternalError' });
+    await expect(verifierTeleversements(dependances(500), compte, [{ index: 0, id, nom: null }])).rejects.toMatchObject({ name: 'ErreurObjets', statut: 500, code: 'InternalError' });
   });
 });
