@@ -25,7 +25,7 @@ import { parseArgs, promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { construireApplication } from '../lib/application';
-import { empaqueter, Fonction, optionsBundle, RACINE, repartitionBundle } from '../lib/fonction';
+import { empaqueter, empaqueterFichier, Fonction, optionsBundle, RACINE, repartitionBundle } from '../lib/fonction';
 
 const { values: args } = parseArgs({
   options: {
@@ -134,13 +134,24 @@ console.log(
     `bundles as cdk synth (minify ${String(options.minify)}, split ${String(options.splitting)}, source map ${String(options.sourcemap)}), median of ${REPETITIONS} fresh processes\n`,
 );
 
+/** A reference measured like the functions: the DynamoDB document client alone (bench/reference-dynamodb.ts). */
+const REFERENCE = '(reference) DynamoDB client alone';
+const aMesurer: { module: string; avecSharp: boolean; env: Record<string, string> }[] = [
+  ...fonctions.map((f) => ({ module: f.module, avecSharp: f.avecSharp, env: environnement(f) })),
+  ...(args.filtre && !'http/'.includes(args.filtre) && !REFERENCE.includes(args.filtre) ? [] : [{ module: REFERENCE, avecSharp: false, env: {} }]),
+];
+
 const lignes: Ligne[] = [];
-for (const f of fonctions) {
+for (const f of aMesurer) {
+  const sortieDossier = path.join(dossier, f.module === REFERENCE ? 'reference' : f.module);
   // sharp and c2pa-wasm are not installed beside the bundle: they resolve to the project's copy.
-  const meta = empaqueter(f.module, path.join(dossier, f.module), f.avecSharp, { installer: false });
-  const sortie = path.join(dossier, f.module, 'index.mjs');
+  const meta =
+    f.module === REFERENCE
+      ? empaqueterFichier(path.join(RACINE, 'bench', 'reference-dynamodb.ts'), sortieDossier, false)
+      : empaqueter(f.module, sortieDossier, f.avecSharp, { installer: false });
+  const sortie = path.join(sortieDossier, 'index.mjs');
   const { octetsDepart, octetsALaDemande } = repartitionBundle(meta);
-  const env = environnement(f);
+  const env = f.env;
   const nodeOptions = env.NODE_OPTIONS ?? '';
   const cartesChargees = nodeOptions.includes('--enable-source-maps');
   const autres = cartesChargees ? nodeOptions.replace('--enable-source-maps', '').trim() : `${nodeOptions} --enable-source-maps`.trim();
@@ -195,5 +206,12 @@ if (api.length) {
     `goal ≤ ${OBJECTIF_KO} KB and ≤ ${OBJECTIF_MS} ms: ${tient ? 'met' : `NOT met by ${horsObjectif.join(', ')}`}` +
       (loadavg()[0]! > cpus().length ? ` (load ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores: wall times are inflated, see CPU)` : ''),
   );
+  const reference = lignes.find((l) => l.module === REFERENCE);
+  if (reference) {
+    console.log(
+      `the floor, ${REFERENCE}: ${ko(reference.js).toFixed(0)} KB, import ${reference.deploye.ms.toFixed(1)} ms (CPU ${reference.deploye.cpu.toFixed(1)} ms): ` +
+        `what every authenticated route pays before its own code`,
+    );
+  }
   if (!tient) process.exitCode = 1;
 }

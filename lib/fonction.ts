@@ -119,9 +119,13 @@ export const optionsBundle = (sharp: boolean): BuildOptions => ({
  * sharp and c2pa-wasm installed for linux-arm64 beside it for the image functions: the asset that
  * `cdk synth` stages and the tests and benches run.
  */
-export const empaqueter = (module: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile => {
+export const empaqueter = (module: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile =>
+  empaqueterFichier(path.join(RACINE, 'lambdas', `${module}.ts`), dossier, sharp, options);
+
+/** The same for any entry file (bench/demarrage.ts bundles a reference this way). */
+export const empaqueterFichier = (entree: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile => {
   rmSync(dossier, { recursive: true, force: true });
-  const resultat = buildSync({ ...optionsBundle(sharp), entryPoints: { index: path.join(RACINE, 'lambdas', `${module}.ts`) }, outdir: dossier, metafile: true });
+  const resultat = buildSync({ ...optionsBundle(sharp), entryPoints: { index: entree }, outdir: dossier, metafile: true });
   if (sharp && (options.installer ?? true)) installerImages(dossier);
   return resultat.metafile!;
 };
@@ -134,7 +138,8 @@ export const empaqueter = (module: string, dossier: string, sharp: boolean, opti
 export const repartitionBundle = (meta: Metafile): { depart: string[]; aLaDemande: string[]; octetsDepart: number; octetsALaDemande: number } => {
   const sorties = meta.outputs;
   const js = Object.keys(sorties).filter((f) => f.endsWith('.mjs'));
-  const depart = new Set(js.filter((f) => sorties[f]!.entryPoint));
+  // Only index.mjs: the target of an import() is an entry point of its own in the metafile.
+  const depart = new Set(js.filter((f) => path.basename(f) === 'index.mjs' && path.basename(path.dirname(f)) !== DOSSIER_MORCEAUX));
   for (const f of depart) for (const i of sorties[f]!.imports) if (i.kind === 'import-statement' && !i.external) depart.add(i.path);
   const aLaDemande = js.filter((f) => !depart.has(f));
   const octets = (fichiers: Iterable<string>) => [...fichiers].reduce((t, f) => t + statSync(path.resolve(f)).size, 0);
@@ -157,10 +162,10 @@ export class Fonction extends FonctionLambda {
       // output, so an unchanged bundle is not uploaded again.
       code: Code.fromAsset(RACINE, {
         assetHashType: AssetHashType.OUTPUT,
-        // CDK caches staged assets by source folder and bundling options, where a function's
-        // `tryBundle` does not show: without its module here, every function got the first one's bundle.
-        extraHash: `${p.module}${p.sharp ? ' sharp' : ''}`,
         bundling: {
+          // CDK caches staged assets by source folder and bundling options, where a function's
+          // `tryBundle` does not show: without its module named here, every function got the first one's bundle.
+          environment: { RETOUCHE_MODULE: p.module, RETOUCHE_SHARP: String(p.sharp ?? false) },
           image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
           local: {
             tryBundle: (sortie) => {

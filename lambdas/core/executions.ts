@@ -6,7 +6,7 @@
  */
 import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { Dependances } from './dependances';
-import { journal } from './journal';
+import { signaler } from './signalement';
 import type { EnregistrementTravail } from './modele';
 import type { IdOutil } from './outils';
 
@@ -71,7 +71,7 @@ export const demarrerExecutions = async (d: Pick<Dependances, 'sfn' | 'machine'>
   for (let debut = 0; debut < travaux.length; debut += 10) {
     const reste = echeance - Date.now();
     if (reste <= 0) {
-      journal.warn('no time left to start executions: the sweeper starts the rest', { restants: travaux.length - debut });
+      await signaler('warn', 'no time left to start executions: the sweeper starts the rest', { restants: travaux.length - debut });
       return;
     }
     await Promise.all(
@@ -79,7 +79,7 @@ export const demarrerExecutions = async (d: Pick<Dependances, 'sfn' | 'machine'>
         try {
           await demarrerExecution(d, travail, { abortSignal: AbortSignal.timeout(reste) });
         } catch (erreur) {
-          journal.warn('could not start an execution: the job stays en_attente for the sweeper', { travail: travail.id, erreur });
+          await signaler('warn', 'could not start an execution: the job stays en_attente for the sweeper', { travail: travail.id, erreur });
         }
       }),
     );

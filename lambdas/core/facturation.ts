@@ -20,7 +20,7 @@ import { elementIdempotence, type RequeteIdempotente } from './idempotence';
 import { elementUtilisation } from './televersements';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
 import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './table';
-import { journal } from './journal';
+import { signaler } from './signalement';
 import { avecReessais } from './transactions';
 
 export const MAX_TRAVAUX_EN_ATTENTE = 50;
@@ -131,13 +131,13 @@ export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
     // A cancellation is DynamoDB's answer (a condition failed): nothing was written.
     if (erreur instanceof TransactionCanceledException) return refus(erreur, debit);
     // Anything else (no answer in time, a dropped connection, a 5xx) leaves the outcome unknown.
-    journal.warn('the debit got no clear answer: sending the same transaction again', { erreur });
+    await signaler('warn', 'the debit got no clear answer: sending the same transaction again', { erreur });
   }
   try {
     await avecReessais(d, entree, { echeance: debit.echeance - 500 });
   } catch (erreur) {
     if (!(erreur instanceof TransactionCanceledException)) {
-      journal.error('the debit stayed unconfirmed', { erreur });
+      await signaler('error', 'the debit stayed unconfirmed', { erreur });
       throw indisponible(
         'The request could not be confirmed in time and may have been recorded: retry with the same Idempotency-Key to get its answer, or look at GET /travaux.',
       );

@@ -7,6 +7,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ErreurApi } from '../core/erreurs';
+import { signaler } from '../core/signalement';
 
 export type HandlerHttp = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -37,10 +38,8 @@ export const erreursEnReponses = (): middy.MiddlewareObj<APIGatewayProxyEvent, A
       requete.response = reponseErreur(erreur);
       return;
     }
-    // The logger (Powertools) is loaded at the first unexpected error, not at every cold start: the
-    // read routes log nothing else. Routes whose domain code logs (POST /travaux) have it loaded already.
-    const { journal } = await import('../core/journal');
-    journal.error('unexpected error', { erreur, chemin: requete.event.path, requestId: requete.context.awsRequestId });
+    // The logger (Powertools) is loaded at the first line logged, not at every cold start (core/signalement.ts).
+    await signaler('error', 'unexpected error', { erreur, chemin: requete.event.path, requestId: requete.context.awsRequestId });
     requete.response = reponseErreur(new ErreurApi('internal_error', 'Internal error; please retry later.'));
   },
 });
