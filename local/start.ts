@@ -83,10 +83,14 @@ try {
   throw erreur;
 }
 
+// The admin command finds the running stack by its data folder: it must be told the same one.
+const citer = (texte: string) => (/^[\w./:@%+-]+$/.test(texte) ? texte : `'${texte.replaceAll("'", "'\\''")}'`);
+const prefixeAdmin = process.env.RETOUCHE_DATA_DIR === undefined ? '' : `RETOUCHE_DATA_DIR=${citer(dossier)} `;
+
 console.log(`Retouche is running on ${pile.urlBase}  (data: ${dossier})
 
   Create an account and its first API key, in another terminal, from this folder:
-    npm run --silent admin -- create-account --credits 100
+    ${prefixeAdmin}npm run --silent admin -- create-account --credits 100
   then for example:
     curl ${pile.urlBase}/outils
     curl -H "Authorization: Bearer <key>" ${pile.urlBase}/solde

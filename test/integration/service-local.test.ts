@@ -149,6 +149,21 @@ afterAll(async () => {
 });
 
 describe('npm start as a service', () => {
+  it('prints an admin command that works as printed, from the project folder, with the data folder it was started on', async () => {
+    const ligne = premiere
+      .sortie()
+      .split('\n')
+      .find((l) => l.includes('admin -- create-account'))!
+      .trim();
+    expect(ligne).toContain(`RETOUCHE_DATA_DIR=${dossier}`);
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.RETOUCHE_DATA_DIR;
+    const { stdout } = await executer('bash', ['-c', ligne], { cwd: RACINE, env });
+    const compte = JSON.parse(stdout) as { key: string; credits: number };
+    expect(compte.credits).toBe(100);
+    expect((await get(port, '/solde', compte.key)).corps).toEqual({ credits: 100 });
+  });
+
   it('refuses a second start on a folder in use, at once, naming the folder and the pid, without touching the first', async () => {
     const avant = etat(dossier);
     const javaAvant = await javaDe(dossier);
