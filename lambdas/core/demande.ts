@@ -7,9 +7,10 @@ import { ErreurApi } from './erreurs';
 import { decoderBase64, detecterFormat, MAX_OCTETS_REQUETE, type FormatImage } from './images';
 import { verifierDimensions } from './dimensions';
 import type { EchecImage } from './modele';
-import { CATALOGUE, estOutil, MAX_IMAGES_LOT, OUTILS, type IdOutil } from './outils';
+import { CATALOGUE, estOutil, MAX_IMAGES_LOT, type IdOutil } from './outils';
 import { validerRequete, type ImageEntree } from './schemas';
 import { lireCorpsJson } from './json';
+import { refusOutil, refusRepete } from './messages';
 
 /** A request read from JSON or multipart: images carry their bytes when they came in the body. */
 export interface Demande {
@@ -47,11 +48,9 @@ export const typeDeContenu = (contentType: string | undefined): 'json' | 'multip
   );
 };
 
-const verifierOutil = (outil: unknown): IdOutil => {
-  if (outil === undefined || outil === null || outil === '') {
-    throw new ErreurApi('invalid_tool', `outil is required: one of ${OUTILS.join(', ')}.`);
-  }
-  if (!estOutil(outil)) throw new ErreurApi('invalid_tool', `Unknown outil ${JSON.stringify(outil).slice(0, 100)}: one of ${OUTILS.join(', ')}.`);
+/** `cles`: the names the client sent beside it, for "the body has tool: did you mean outil?". */
+const verifierOutil = (outil: unknown, forme: 'json' | 'formulaire', cles: readonly string[]): IdOutil => {
+  if (!estOutil(outil)) throw refusOutil(outil, forme, cles);
   return outil;
 };
 
@@ -87,7 +86,7 @@ const depuisValidee = (outil: IdOutil, valeurs: Record<string, string>, images: 
 
 const lireJson = (corps: Buffer): Demande => {
   const objet = lireCorpsJson(corps);
-  const outil = verifierOutil(objet.outil);
+  const outil = verifierOutil(objet.outil, 'json', Object.keys(objet));
   if (Array.isArray(objet.images)) verifierNombre(outil, objet.images.length);
   const validee = validerRequete(outil, objet);
   return depuisValidee(outil, validee.valeurs, validee.images, []);
@@ -100,8 +99,8 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   const champs = new Map<string, string[]>();
   for (const { nom, valeur } of formulaire.champs) champs.set(nom, [...(champs.get(nom) ?? []), valeur]);
   const outils = champs.get('outil') ?? [];
-  if (outils.length > 1) throw new ErreurApi('invalid_tool', 'outil is given more than once.');
-  const outil = verifierOutil(outils[0]);
+  if (outils.length > 1) throw refusRepete('outil', outils.length);
+  const outil = verifierOutil(outils[0], 'formulaire', [...champs.keys()]);
   const urls = champs.get('image_url') ?? [];
   const televersements = champs.get('televersement') ?? [];
   verifierNombre(outil, formulaire.fichiers.length + urls.length + televersements.length);
@@ -109,7 +108,7 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   const valeurs: Record<string, string> = {};
   for (const [nom, liste] of champs) {
     if (nom === 'outil' || nom === 'image_url' || nom === 'televersement') continue;
-    if (liste.length > 1) throw new ErreurApi('invalid_settings', `The setting ${nom} is given more than once.`);
+    if (liste.length > 1) throw refusRepete(nom, liste.length);
     valeurs[nom] = liste[0]!;
   }
   // Files first, then URLs, then uploads, each in the order sent. A file stands in the schema as a placeholder
@@ -120,7 +119,9 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
     ...urls.map((url) => ({ url })),
     ...televersements.map((televersement) => ({ televersement })),
   ];
-  const validee = validerRequete(outil, { outil, valeurs, images });
+  // Problems then name the fields the client used: a file's own field name, image_url, televersement.
+  const champsImages = [...formulaire.fichiers.map((f) => f.partie), ...urls.map(() => 'image_url'), ...televersements.map(() => 'televersement')];
+  const validee = validerRequete(outil, { outil, valeurs, images }, champsImages);
   return depuisValidee(outil, validee.valeurs, validee.images, formulaire.fichiers.map((f) => f.contenu));
 };
 

@@ -11,6 +11,10 @@
  */
 import { ErreurApi } from './erreurs';
 
+/** A 400 `invalid_body` whose `details` has the one problem, the body itself (`chemin` ''), like every refusal of a body. */
+const refuser = (message: string, autres: Record<string, unknown> = {}): ErreurApi =>
+  new ErreurApi('invalid_body', message, { ...autres, details: [{ chemin: '', message }] });
+
 /**
  * Nesting allowed in a body: a valid request needs 3 levels. 32 leaves room for a client's
  * mistakes to be answered with a useful 422 that names the path, and stays far below the depth at
@@ -59,9 +63,7 @@ const verifierForme = (texte: string): void => {
       i = fin;
     } else if (c === CROCHET_OUVRANT || c === ACCOLADE_OUVRANTE) {
       if (++profondeur > PROFONDEUR_MAX_JSON) {
-        throw new ErreurApi('invalid_body', `The JSON body is nested deeper than ${PROFONDEUR_MAX_JSON} levels.`, {
-          profondeur_max: PROFONDEUR_MAX_JSON,
-        });
+        throw refuser(`The JSON body is nested deeper than ${PROFONDEUR_MAX_JSON} levels`, { profondeur_max: PROFONDEUR_MAX_JSON });
       }
       valeurs++;
     } else if (c === CROCHET_FERMANT || c === ACCOLADE_FERMANTE) {
@@ -70,13 +72,46 @@ const verifierForme = (texte: string): void => {
       valeurs++;
     }
     if (valeurs > VALEURS_MAX_JSON) {
-      throw new ErreurApi(
-        'invalid_body',
-        `The JSON body holds more than ${VALEURS_MAX_JSON} members and elements; a request has at most 50 images and a few settings.`,
-        { valeurs_max: VALEURS_MAX_JSON },
-      );
+      const message = `The JSON body holds more than ${VALEURS_MAX_JSON} members and elements; a request has at most 50 images and a few settings`;
+      throw refuser(message, { valeurs_max: VALEURS_MAX_JSON });
     }
   }
+};
+
+const ESPACES = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The character the parser stopped at, as a person reads it: `"'"`, or `U+0001` when unprintable. */
+const caractere = (c: string): string => (/^[\x21-\x7e]$/u.test(c) || c.codePointAt(0)! > 0x9f ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+
+/**
+ * Why the text is not JSON, and where (line and column, from the parser's position), with the usual
+ * cause when it is recognisable: a trailing comma, single quotes, unquoted names. The parser's own
+ * message is not passed on: it is worded for programmers.
+ */
+const erreurSyntaxe = (texte: string, erreur: unknown): string => {
+  if (texte.trim() === '') return 'The body is empty: send a JSON object';
+  const raison = erreur instanceof Error ? erreur.message : '';
+  const position = /at position (\d+)/.exec(raison)?.[1];
+  // Stopped at the very end (the parser says so in several ways): something was left open.
+  if ((position !== undefined && Number(position) >= texte.length) || /end of JSON input/.test(raison)) {
+    return 'The body is not valid JSON: it ends too early (a closing }, ] or " is missing)';
+  }
+  if (position === undefined) return 'The body is not valid JSON';
+  const i = Number(position);
+  let ligne = 1;
+  let debutLigne = 0;
+  for (let n = texte.indexOf('\n'); n >= 0 && n < i; n = texte.indexOf('\n', n + 1)) {
+    ligne++;
+    debutLigne = n + 1;
+  }
+  const c = texte[i]!;
+  let avant = i - 1;
+  while (avant >= 0 && ESPACES.has(texte.charCodeAt(avant))) avant--;
+  let cause = '';
+  if (c === "'") cause = ': JSON strings and names take double quotes (")';
+  else if ((c === '}' || c === ']') && texte[avant] === ',') cause = `: remove the comma before ${c}`;
+  else if (/[A-Za-z_]/.test(c) && (texte[avant] === '{' || texte[avant] === ',')) cause = ': names of members take double quotes, e.g. {"outil":"ciel"}';
+  return `The body is not valid JSON at line ${ligne}, column ${i - debutLigne + 1} (${caractere(c)})${cause}`;
 };
 
 /**
@@ -89,11 +124,12 @@ export const lireCorpsJson = (corps: Buffer): Record<string, unknown> => {
   let brut: unknown;
   try {
     brut = JSON.parse(texte);
-  } catch {
-    throw new ErreurApi('invalid_body', 'The body is not valid JSON.');
+  } catch (erreur) {
+    throw refuser(erreurSyntaxe(texte, erreur));
   }
   if (typeof brut !== 'object' || brut === null || Array.isArray(brut)) {
-    throw new ErreurApi('invalid_body', 'The body must be a JSON object.');
+    const quoi = brut === null ? 'null' : Array.isArray(brut) ? 'an array' : `a ${typeof brut}`;
+    throw refuser(`The body must be a JSON object ({…}), not ${quoi}`);
   }
   return brut as Record<string, unknown>;
 };

@@ -23,9 +23,10 @@ import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
 import { lireCorpsJson } from './json';
+import { refusTeleversements } from './messages';
 import { parPaquets } from './paquets';
 import { PREFIXES, RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
-import { RequeteTeleversements } from './schemas';
+import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
 import { cles, JOURS, ttlDans } from './table';
 
 export interface EnregistrementTeleversement {
@@ -66,18 +67,13 @@ const lireAnnonce = (contentType: string | undefined, corps: Buffer) => {
     throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
   }
   const resultat = v.safeParse(RequeteTeleversements, lireCorpsJson(corps));
-  if (!resultat.success) {
-    const problemes = resultat.issues.map((issue) => ({ chemin: v.getDotPath(issue) ?? '', message: issue.message }));
-    throw new ErreurApi('invalid_image', problemes.map((p) => (p.chemin ? `${p.chemin}: ${p.message}` : p.message)).join('; '), { details: problemes });
-  }
+  if (!resultat.success) throw refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
   const fichiers = resultat.output.fichiers;
   fichiers.forEach((f, index) => {
     if (f.taille > MAX_OCTETS_IMAGE) {
-      throw new ErreurApi('image_too_large', `fichiers.${index}: ${f.taille} bytes; an image is at most 15 MB (${MAX_OCTETS_IMAGE} bytes).`, {
-        index,
-        taille: f.taille,
-        max_octets: MAX_OCTETS_IMAGE,
-      });
+      const chemin = `fichiers[${index}].taille`;
+      const message = `${chemin} is ${f.taille} bytes; an image is at most 15 MB (${MAX_OCTETS_IMAGE} bytes)`;
+      throw new ErreurApi('image_too_large', message, { index, taille: f.taille, max_octets: MAX_OCTETS_IMAGE, details: [{ chemin, message }] });
     }
   });
   return fichiers;

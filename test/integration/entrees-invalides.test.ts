@@ -101,7 +101,8 @@ describe('POST /travaux: bodies of absurd shape', () => {
     const grande = `https://example.com/${'a'.repeat(1 << 20)}`;
     const r = await poster(JSON.stringify({ outil: 'ciel', images: [{ url: grande }] }));
     attendu(r, 422, 'invalid_image');
-    expect(r.corps.error.message).toContain('url is at most 8192 characters');
+    expect(r.corps.error.message).toBe(`images[0].url is ${grande.length} characters long; at most 8192 are allowed`);
+    expect(r.corps.error.details).toEqual([{ chemin: 'images[0].url', message: r.corps.error.message }]);
     attendu(await poster(JSON.stringify({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: Array.from({ length: 6 }, () => ({ url: grande.slice(0, 100_000) })) })), 422, 'invalid_image');
     attendu(await poster(JSON.stringify({ outil: 'ciel', images: [{ url: 'https://example.com/a.jpg', nom: 'n'.repeat(256) }] })), 422, 'invalid_image');
     const formulaire = new FormData();

@@ -15,10 +15,10 @@ const json = (texte: string) => lireCorpsJson(Buffer.from(texte));
 describe('lireCorpsJson', () => {
   it('reads an object, and keeps the answers for what is not a JSON object', () => {
     expect(json('{"outil":"ciel","images":[{"url":"https://a.example/x.jpg"}]}')).toEqual({ outil: 'ciel', images: [{ url: 'https://a.example/x.jpg' }] });
-    expect(refus(() => json('')).message).toBe('The body is not valid JSON.');
-    expect(refus(() => json('{"outil":')).message).toBe('The body is not valid JSON.');
-    expect(refus(() => json('null')).message).toBe('The body must be a JSON object.');
-    expect(refus(() => json('[1]')).message).toBe('The body must be a JSON object.');
+    expect(refus(() => json('')).message).toBe('The body is empty: send a JSON object');
+    expect(refus(() => json('{"outil":')).message).toBe('The body is not valid JSON: it ends too early (a closing }, ] or " is missing)');
+    expect(refus(() => json('null')).message).toBe('The body must be a JSON object ({…}), not null');
+    expect(refus(() => json('[1]')).message).toBe('The body must be a JSON object ({…}), not an array');
     expect(refus(() => json('"{}"')).code).toBe('invalid_body');
   });
 
@@ -58,7 +58,7 @@ describe('schemas: sizes that would have reached DynamoDB', () => {
     const erreur = refus(() => validerRequete('ciel', { outil: 'ciel', images: [{ url }] }));
     expect(erreur.code).toBe('invalid_image');
     expect(erreur.statut).toBe(422);
-    expect(erreur.message).toBe(`images.0.url: url is at most ${MAX_CARACTERES_URL} characters`);
+    expect(erreur.message).toBe(`images[0].url is ${url.length} characters long; at most ${MAX_CARACTERES_URL} are allowed`);
     const juste = `https://a.example/${'a'.repeat(MAX_CARACTERES_URL - 'https://a.example/'.length)}`;
     expect(validerRequete('ciel', { outil: 'ciel', images: [{ url: juste }] }).images).toEqual([{ url: juste }]);
   });
@@ -66,10 +66,10 @@ describe('schemas: sizes that would have reached DynamoDB', () => {
   it('checks the number of images before the images themselves: one issue, not a million', () => {
     const erreur = refus(() => validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: Array.from({ length: 1_000_000 }, () => 1) }));
     expect(erreur.code).toBe('invalid_image');
-    expect(erreur.details.details).toEqual([{ chemin: 'images', message: 'annonce takes at most 6 images' }]);
+    expect(erreur.details.details).toEqual([{ chemin: 'images', message: 'images holds 1000000 images: annonce takes at most 6' }]);
     // Within the count, every bad image is still listed with its path.
     const deux = refus(() => validerRequete('ciel', { outil: 'ciel', images: [1, { url: 'http://a.example/x.jpg' }] }));
-    expect((deux.details.details as { chemin: string }[]).map((p) => p.chemin)).toEqual(['images.0', 'images.1.url']);
+    expect((deux.details.details as { chemin: string }[]).map((p) => p.chemin)).toEqual(['images[0]', 'images[1].url']);
   });
 });
 
