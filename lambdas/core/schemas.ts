@@ -73,9 +73,17 @@ const schemaChamp = (champ: Champ) => {
   return champ.defaut === undefined ? v.optional(decrit) : v.optional(decrit, champ.defaut);
 };
 
-/** Settings of one tool: unknown names refused, defaults applied, every value a string. */
+/**
+ * Settings of one tool: unknown names refused, defaults applied, every value a string. valibot's
+ * object schemas take an array for an object (an empty one passed as `{}`), while the spec and the
+ * OpenAPI document say an object: arrays are refused first. The JSON Schema generated is unchanged.
+ */
 export const schemaValeurs = (outil: IdOutil) =>
-  v.strictObject(Object.fromEntries(CATALOGUE[outil].champs.map((champ) => [champ.nom, schemaChamp(champ)])));
+  v.pipe(
+    v.unknown(),
+    v.check((valeurs) => !Array.isArray(valeurs), 'must be an object of settings, not an array'),
+    v.strictObject(Object.fromEntries(CATALOGUE[outil].champs.map((champ) => [champ.nom, schemaChamp(champ)]))),
+  );
 
 const schemaRequete = (outil: IdOutil) => {
   const { images, champs } = CATALOGUE[outil];

@@ -113,6 +113,13 @@ describe('POST /travaux in JSON: the common mistakes', () => {
     expect(seul(await json({ outil: 'annonce', valeurs: 'Gent' }), 422, 'invalid_settings', 'valeurs')).toMatch(
       /^valeurs must be an object of settings, not the text "Gent": lieu required.*e\.g\. \{"outil":"annonce","valeurs":\{"lieu":/,
     );
+    expect(seul(await json({ outil: 'staging', valeurs: ['style', 'modern'], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(
+      /^valeurs must be an object of settings, not an array: piece, style and mention optional, e\.g\. \{"outil":"staging","valeurs":\{"piece":"living room"\}\}$/,
+    );
+    // An empty array was taken for {} (valibot reads arrays as objects); the spec and the OpenAPI document say an object.
+    for (const outil of ['ciel', 'staging'] as const) {
+      expect(seul(await json({ outil, valeurs: [], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(/^valeurs must be an object(?: of settings)?, not an array/);
+    }
     expect(seul(await json({ outil: 'ciel', valeurs: 'x', images: [image] }), 422, 'invalid_settings', 'valeurs')).toBe(
       'valeurs must be an object, not the text "x"; ciel has no settings: leave valeurs out',
     );
