@@ -1,0 +1,92 @@
+/**
+ * The README's walk through, run as written. Its shell block (between `<!-- parcours:debut -->` and
+ * `<!-- parcours:fin -->`) is read from README.md itself, so the two cannot drift, and run by bash,
+ * as a new user runs it: from a folder laid out like the project (links to its folders and manifest,
+ * so `npm run …` works there and what the walk through writes stays in that folder), beside `npm
+ * start` started in that folder with its default data folder, with a 13 MB photo as `photo.jpg`.
+ * Only the port of the base URL is changed (3000 may be taken on the machine running the tests).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { portLibre } from '../../local/ports';
+import { lireZip } from '../support/zip';
+import { photoGrande } from '../support/photo';
+
+const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const executer = promisify(execFile);
+
+/** The walk through's shell commands, as the README shows them. */
+const parcoursDuReadme = (readme: string): string => {
+  const bloc = /<!-- parcours:debut -->\s*```sh\n([\s\S]*?)```\s*<!-- parcours:fin -->/.exec(readme);
+  if (!bloc) throw new Error('README.md has no walk through between <!-- parcours:debut --> and <!-- parcours:fin -->');
+  return bloc[1]!;
+};
+
+/** What the project needs to run `npm start` and `npm run …` from another folder: its code and its manifest. */
+const LIENS = ['package.json', 'tsconfig.json', 'node_modules', 'bin', 'lib', 'lambdas', 'local', 'statemachines', 'docs', 'test'];
+
+let dossier: string;
+let pile: ChildProcess | undefined;
+let port: number;
+
+beforeAll(async () => {
+  dossier = mkdtempSync(join(tmpdir(), 'retouche-readme-'));
+  for (const nom of LIENS) symlinkSync(join(RACINE, nom), join(dossier, nom));
+  writeFileSync(join(dossier, 'photo.jpg'), await photoGrande());
+  port = await portLibre();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+  delete env.RETOUCHE_DATA_DIR;
+  pile = spawn('npm', ['start'], { cwd: dossier, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let sortie = '';
+  pile.stdout!.on('data', (m: Buffer) => (sortie += m.toString()));
+  pile.stderr!.on('data', (m: Buffer) => (sortie += m.toString()));
+  const limite = Date.now() + 60_000;
+  while (!sortie.includes('Retouche is running on')) {
+    if (Date.now() > limite || pile.exitCode !== null) throw new Error(`npm start did not start:\n${sortie}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  // Ctrl-C to its process group, as a user stops it.
+  if (pile?.pid && pile.exitCode === null) {
+    const fin = new Promise((r) => pile!.once('exit', r));
+    process.kill(-pile.pid, 'SIGINT');
+    await fin;
+  }
+  rmSync(dossier, { recursive: true, force: true });
+});
+
+describe('the README walk through, as written', () => {
+  it('runs from top to bottom with a 13 MB photo: the upload, the job, its result under its own name, inline images, a batch and its ZIP, a listing text', async () => {
+    const parcours = parcoursDuReadme(readFileSync(join(RACINE, 'README.md'), 'utf8'));
+    expect(parcours).toContain('API=http://localhost:3000/api/v1');
+    const script = parcours.replace('http://localhost:3000', `http://localhost:${port}`);
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.RETOUCHE_DATA_DIR;
+    // About 20 s here; a command that stops working makes a polling loop wait for ever, hence the bound.
+    const { stdout } = await executer('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (erreur: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`the walk through failed: ${erreur.message}\n--- its output, last lines:\n${(erreur.stdout ?? '').slice(-3000)}\n--- stderr:\n${(erreur.stderr ?? '').slice(-3000)}`);
+      },
+    );
+
+    // The job ran on the full-size photo and its result is saved under its own name, with its extension.
+    const sauve = /saved (.+\.jpg)\n/.exec(stdout)?.[1];
+    expect(sauve, stdout.slice(-2000)).toBeDefined();
+    expect(await sharp(join(dossier, sauve!)).metadata()).toMatchObject({ format: 'jpeg', width: 6000, height: 4000 });
+    expect(stdout).toContain('"Trusted"');
+    // The batch's ZIP holds its two results.
+    expect((await lireZip(readFileSync(join(dossier, 'lot.zip')))).size).toBe(2);
+    // The balance the README announces in its last comment is the one the account ends with.
+    const annonce = /\$API\/solde\s+# (\{"credits":\d+\})\s*$/.exec(parcours.trimEnd())?.[1];
+    expect(annonce).toBeDefined();
+    expect(stdout.trimEnd().endsWith(annonce!)).toBe(true);
+  }, 300_000);
+});
