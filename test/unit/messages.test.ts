@@ -12,6 +12,7 @@ import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, suggerer, type Probleme 
 import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
 import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE, validerRequete } from '../../lambdas/core/schemas';
 import { creerTeleversements } from '../../lambdas/core/televersements';
+import { refus } from '../support/refus';
 
 /** Fragments of valibot's messages and type names; none may appear in anything a client reads. */
 const JARGON = [
@@ -54,16 +55,6 @@ const sansJargon = (erreur: ErreurApi): Probleme[] => {
     if (chemin) expect(message, chemin).toContain(chemin);
   }
   return details;
-};
-
-const refusSync = (fn: () => unknown): ErreurApi => {
-  try {
-    fn();
-  } catch (erreur) {
-    expect(erreur).toBeInstanceOf(ErreurApi);
-    return erreur as ErreurApi;
-  }
-  throw new Error('expected a refusal');
 };
 
 const refusAsync = async (promesse: Promise<unknown>): Promise<ErreurApi> => {
@@ -480,7 +471,7 @@ describe('POST /televersements', () => {
 });
 
 describe('bodies that are not JSON objects (400)', () => {
-  const corps = (texte: string) => refusSync(() => lireCorpsJson(Buffer.from(texte)));
+  const corps = (texte: string) => refus(() => lireCorpsJson(Buffer.from(texte)));
   it('say what is wrong and where, with the usual cause', () => {
     expect(seul(corps(''), 400, 'invalid_body', '')).toBe('The body is empty: send a JSON object');
     expect(seul(corps('{"outil":"ciel",}'), 400, 'invalid_body', '')).toBe('The body is not valid JSON at line 1, column 17 ("}"): remove the comma before }');
