@@ -75,9 +75,10 @@ export const echapperMarkdown = (texte: string): string =>
     .replace(/^(\s*\d+)\./, '$1\\.')
     .trim();
 
+// A comma between digits is part of a number ("€465,000", "2,5 km"), not a list separator.
 const elements = (texte: string | undefined): string[] =>
   (texte ?? '')
-    .split(/[\n;,]+/)
+    .split(/[\n;]+|,(?!\d)|(?<!\d),/)
     .map((s) => s.trim())
     .filter(Boolean);
 

@@ -161,6 +161,12 @@ describe('local listing writer', () => {
     expect(texte.split('\n').filter((l) => l.startsWith('#'))).toHaveLength(2);
   });
 
+  it('lists the facts given, split on commas, semicolons and lines, but not inside a number', () => {
+    const texte = redigerAnnonceLocale({ lieu: 'Gent', langue: 'English', infos: '3 bedrooms, €465,000; 2,5 km to the station\n120 m²', atouts: 'garden,quiet' }, 0);
+    expect(texte).toContain('- 3 bedrooms\n- €465,000\n- 2,5 km to the station\n- 120 m²');
+    expect(texte).toContain('- garden\n- quiet');
+  });
+
   it('honours the simulated model time', async () => {
     const lent = creerMoteurLocal({ delaiMs: 120 });
     const debut = performance.now();
