@@ -8,9 +8,8 @@ import { decoderBase64, detecterFormat, MAX_OCTETS_REQUETE, type FormatImage } f
 import { verifierDimensions } from './dimensions';
 import type { EchecImage } from './modele';
 import { CATALOGUE, estOutil, MAX_IMAGES_LOT, type IdOutil } from './outils';
-import { validerRequete, type ImageEntree } from './schemas';
+import { verifierRequete, type ImageEntree } from './schemas';
 import { lireCorpsJson } from './json';
-import { refusOutil, refusRepete } from './messages';
 
 /** A request read from JSON or multipart: images carry their bytes when they came in the body. */
 export interface Demande {
@@ -48,10 +47,23 @@ export const typeDeContenu = (contentType: string | undefined): 'json' | 'multip
   );
 };
 
+/**
+ * The wording of refusals (messages.ts, the largest module of this route) is imported when a body is
+ * refused: a request that passes never parses it at a cold start.
+ */
+const redaction = () => import('./messages');
+
 /** `cles`: the names the client sent beside it, for "the body has tool: did you mean outil?". */
-const verifierOutil = (outil: unknown, forme: 'json' | 'formulaire', cles: readonly string[]): IdOutil => {
-  if (!estOutil(outil)) throw refusOutil(outil, forme, cles);
+const verifierOutil = async (outil: unknown, forme: 'json' | 'formulaire', cles: readonly string[]): Promise<IdOutil> => {
+  if (!estOutil(outil)) throw (await redaction()).refusOutil(outil, forme, cles);
   return outil;
+};
+
+/** The request with its defaults, or the worded 422 listing every problem. */
+const valider = async (outil: IdOutil, corps: unknown, champsImages?: readonly string[]) => {
+  const { requete, issues } = verifierRequete(outil, corps);
+  if (issues) throw (await redaction()).refusTravaux(issues, { outil, ...(champsImages ? { champsImages } : {}) });
+  return requete;
 };
 
 const verifierNombre = (outil: IdOutil, nombre: number): void => {
@@ -84,11 +96,11 @@ const depuisValidee = (outil: IdOutil, valeurs: Record<string, string>, images: 
   }),
 });
 
-const lireJson = (corps: Buffer): Demande => {
+const lireJson = async (corps: Buffer): Promise<Demande> => {
   const objet = lireCorpsJson(corps);
-  const outil = verifierOutil(objet.outil, 'json', Object.keys(objet));
+  const outil = await verifierOutil(objet.outil, 'json', Object.keys(objet));
   if (Array.isArray(objet.images)) verifierNombre(outil, objet.images.length);
-  const validee = validerRequete(outil, objet);
+  const validee = await valider(outil, objet);
   return depuisValidee(outil, validee.valeurs, validee.images, []);
 };
 
@@ -99,8 +111,8 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   const champs = new Map<string, string[]>();
   for (const { nom, valeur } of formulaire.champs) champs.set(nom, [...(champs.get(nom) ?? []), valeur]);
   const outils = champs.get('outil') ?? [];
-  if (outils.length > 1) throw refusRepete('outil', outils.length);
-  const outil = verifierOutil(outils[0], 'formulaire', [...champs.keys()]);
+  if (outils.length > 1) throw (await redaction()).refusRepete('outil', outils.length);
+  const outil = await verifierOutil(outils[0], 'formulaire', [...champs.keys()]);
   const urls = champs.get('image_url') ?? [];
   const televersements = champs.get('televersement') ?? [];
   verifierNombre(outil, formulaire.fichiers.length + urls.length + televersements.length);
@@ -108,7 +120,7 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   const valeurs: Record<string, string> = {};
   for (const [nom, liste] of champs) {
     if (nom === 'outil' || nom === 'image_url' || nom === 'televersement') continue;
-    if (liste.length > 1) throw refusRepete(nom, liste.length);
+    if (liste.length > 1) throw (await redaction()).refusRepete(nom, liste.length);
     valeurs[nom] = liste[0]!;
   }
   // Files first, then URLs, then uploads, each in the order sent. A file stands in the schema as a placeholder
@@ -121,7 +133,7 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   ];
   // Problems then name the fields the client used: a file's own field name, image_url, televersement.
   const champsImages = [...formulaire.fichiers.map((f) => f.partie), ...urls.map(() => 'image_url'), ...televersements.map(() => 'televersement')];
-  const validee = validerRequete(outil, { outil, valeurs, images }, champsImages);
+  const validee = await valider(outil, { outil, valeurs, images }, champsImages);
   return depuisValidee(outil, validee.valeurs, validee.images, formulaire.fichiers.map((f) => f.contenu));
 };
 
@@ -181,7 +193,7 @@ export interface DemandeLue {
 export const lireDemande = async (contentType: string | undefined, corps: Buffer): Promise<DemandeLue> => {
   const mode = typeDeContenu(contentType);
   if (corps.length > MAX_OCTETS_REQUETE) throw new ErreurApi('payload_too_large', 'The request is larger than 100 MB.');
-  const demande = mode === 'json' ? lireJson(corps) : await lireFormulaire(corps, contentType ?? '');
+  const demande = mode === 'json' ? await lireJson(corps) : await lireFormulaire(corps, contentType ?? '');
   return { demande, ...preparerImages(demande) };
 };
 

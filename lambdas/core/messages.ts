@@ -10,6 +10,7 @@
 import type { BaseIssue } from 'valibot';
 import { ErreurApi, type CodeApi } from './erreurs';
 import { CATALOGUE, OUTILS, type Champ, type IdOutil } from './outils';
+import { verifierRequete, type RequeteValidee } from './schemas';
 
 /** One problem of a request: where (as the client wrote it; '' for the whole body or form) and what. */
 export interface Probleme {
@@ -622,4 +623,15 @@ const fichierProbleme = (issue: Issue, types: readonly string[]): Probleme => {
     return p(feuille(issue, nom, 'the exact size of the file in bytes'));
   }
   return p(feuille(issue, nom, membre === 'nom' ? 'the name of the file' : undefined));
+};
+
+/**
+ * The check of a body with its refusal worded: the request, or a 422 `ErreurApi` listing every
+ * problem in `details` as `{ chemin, message }`. A form passes the field each image came from
+ * (`champsImages`), so that problems name the form's fields, not a JSON path.
+ */
+export const validerRequete = (outil: IdOutil, corps: unknown, champsImages?: readonly string[]): RequeteValidee => {
+  const { requete, issues } = verifierRequete(outil, corps);
+  if (issues) throw refusTravaux(issues, { outil, ...(champsImages ? { champsImages } : {}) });
+  return requete;
 };

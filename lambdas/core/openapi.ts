@@ -10,7 +10,8 @@
  */
 import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { RequeteTeleversements, RequeteTravaux, validerRequete } from './schemas';
+import { validerRequete } from './messages';
+import { RequeteTeleversements, RequeteTravaux } from './schemas';
 import { CATALOGUE, OUTILS } from './outils';
 import { CODES_API, ErreurApi } from './erreurs';
 import type { Lancement, Lien, Lot, Travail } from './modele';

@@ -7,7 +7,6 @@
  * describe by itself (a `check`, a `regex`), written to follow the field's name.
  */
 import * as v from 'valibot';
-import { refusTravaux } from './messages';
 import { CATALOGUE, OUTILS, type Champ, type IdOutil } from './outils';
 
 const estHttps = (texte: string): boolean => {
@@ -134,14 +133,14 @@ export interface RequeteValidee {
 }
 
 /**
- * Validates a body already known to name a valid tool (the caller checks `outil` first so that a
- * wrong tool gets `invalid_tool`, not a list of every tool's shape). Throws a 422 `ErreurApi` that
- * lists every problem in `details` as `{ chemin, message }`, worded by messages.ts. A form passes the
- * field each image came from (`champsImages`), so that problems name the form's fields, not a JSON path.
+ * Checks a body already known to name a valid tool (the caller checks `outil` first so that a wrong
+ * tool gets `invalid_tool`, not a list of every tool's shape): the request with its defaults, or
+ * valibot's issues. They are worded for the client by messages.ts (`refusTravaux`, or `validerRequete`
+ * there, which throws the worded 422), imported only when a body is refused.
  */
-export const validerRequete = (outil: IdOutil, corps: unknown, champsImages?: readonly string[]): RequeteValidee => {
+export const verifierRequete = (outil: IdOutil, corps: unknown): { requete: RequeteValidee; issues?: never } | { requete?: never; issues: v.BaseIssue<unknown>[] } => {
   const resultat = v.safeParse(SCHEMAS_REQUETE[outil], corps);
-  if (!resultat.success) throw refusTravaux(resultat.issues, { outil, ...(champsImages ? { champsImages } : {}) });
+  if (!resultat.success) return { issues: resultat.issues };
   const sortie = resultat.output as RequeteValidee;
-  return { outil, valeurs: { ...sortie.valeurs }, images: [...sortie.images] };
+  return { requete: { outil, valeurs: { ...sortie.valeurs }, images: [...sortie.images] } };
 };

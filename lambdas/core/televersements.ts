@@ -23,7 +23,6 @@ import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
 import { lireCorpsJson } from './json';
-import { refusTeleversements } from './messages';
 import { parPaquets } from './paquets';
 import { PREFIXES, RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
@@ -61,13 +60,14 @@ export const cleTeleversement = (compte: string, id: string): string => `${PREFI
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
 
-const lireAnnonce = (contentType: string | undefined, corps: Buffer) => {
+const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
   }
   const resultat = v.safeParse(RequeteTeleversements, lireCorpsJson(corps));
-  if (!resultat.success) throw refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
+  // The wording (messages.ts) is imported when a body is refused, not at every cold start.
+  if (!resultat.success) throw (await import('./messages')).refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
   const fichiers = resultat.output.fichiers;
   fichiers.forEach((f, index) => {
     if (f.taille > MAX_OCTETS_IMAGE) {
@@ -81,7 +81,7 @@ const lireAnnonce = (contentType: string | undefined, corps: Buffer) => {
 
 /** `POST /televersements`: one record and one signed PUT URL per announced file, in order. */
 export const creerTeleversements = async (d: Deps, compte: string, contentType: string | undefined, corps: Buffer): Promise<{ televersements: Televersement[] }> => {
-  const fichiers = lireAnnonce(contentType, corps);
+  const fichiers = await lireAnnonce(contentType, corps);
   const maintenant = d.horloge();
   const expire_le = new Date(maintenant.getTime() + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000).toISOString();
   const enregistrements: EnregistrementTeleversement[] = fichiers.map((f) => {

@@ -6,7 +6,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { lireCorpsJson, PROFONDEUR_MAX_JSON, VALEURS_MAX_JSON } from '../../lambdas/core/json';
 import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
-import { MAX_CARACTERES_URL, validerRequete } from '../../lambdas/core/schemas';
+import { validerRequete } from '../../lambdas/core/messages';
+import { MAX_CARACTERES_URL } from '../../lambdas/core/schemas';
 import { refus } from '../support/refus';
 
 

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { lireDemande } from '../../lambdas/core/demande';
 import { ErreurApi } from '../../lambdas/core/erreurs';
 import { lireCorpsJson } from '../../lambdas/core/json';
-import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, suggerer, type Probleme } from '../../lambdas/core/messages';
+import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, suggerer, validerRequete, type Probleme } from '../../lambdas/core/messages';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
-import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE, validerRequete } from '../../lambdas/core/schemas';
+import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE } from '../../lambdas/core/schemas';
 import { creerTeleversements } from '../../lambdas/core/televersements';
 import { refus } from '../support/refus';
 

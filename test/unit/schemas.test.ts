@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
-import { validerRequete } from '../../lambdas/core/schemas';
+import { validerRequete } from '../../lambdas/core/messages';
 import { documentOpenApi, SchemaOutils } from '../../lambdas/core/openapi';
 import { refus } from '../support/refus';
 
