@@ -1,8 +1,8 @@
 /**
- * The S3 port without the S3 client (core/objets.ts), against s3rver behind a front that checks
- * signatures as S3 does (support/s3-verifiant.ts), since s3rver checks none. The front is trusted
- * because it is checked first against the real SDK: it accepts what the SDK signs and refuses what
- * S3 would refuse. Then the port is held to the same front, and its presigned URLs to the SDK's shape.
+ * The S3 port without the S3 client (core/objets.ts), against the local S3: s3rver behind the front
+ * that checks signatures as S3 does (local/s3-verifiant.ts), since s3rver checks none. The front is
+ * trusted because it is checked first against the real SDK: it accepts what the SDK signs and refuses
+ * what S3 would refuse. Then the port is held to the same front, and its presigned URLs to the SDK's shape.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,7 @@ import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientS3 } from '../../lambdas/core/client-s3';
 import { ErreurObjets, objetsDepuisEnv, objetsSignes, type Objets } from '../../lambdas/core/objets';
-import { identifiantsS3Local } from '../../local/s3';
-import { demarrerS3Verifiant, type S3Verifiant } from '../support/s3-verifiant';
+import { demarrerS3, identifiantsS3Local, type S3Local } from '../../local/s3';
 
 const SEAU = 'retouche-objets';
 /** Segments, a space, '+', accents, and the characters encodeURIComponent leaves but S3 encodes. */
@@ -25,7 +24,7 @@ const octets = (texte: string) => Buffer.from(texte, 'utf8');
 const ilYA = (ms: number) => () => new Date(Date.now() - ms);
 
 let dossier: string;
-let verifiant: S3Verifiant;
+let verifiant: S3Local;
 let sdk: S3Client;
 let objets: Objets;
 
@@ -39,7 +38,7 @@ const prendreRefus = () => verifiant.refus.splice(0);
 
 beforeAll(async () => {
   dossier = await mkdtemp(join(tmpdir(), 'retouche-objets-'));
-  verifiant = await demarrerS3Verifiant({ dossier, seaux: [SEAU] });
+  verifiant = await demarrerS3({ dossier, seaux: [SEAU] });
   sdk = sdkAvec();
   objets = objetsAvec();
 });
