@@ -6,7 +6,8 @@
  *
  * Signed requests carry the payload's SHA-256 (S3 wants `x-amz-content-sha256` on every request);
  * presigned URLs sign `UNSIGNED-PAYLOAD`, as the SDK's presigner does, since the body is not known
- * when the URL is made. The local S3 checks no signature: test/support/s3-verifiant.ts does.
+ * when the URL is made. s3rver checks no signature; the local stack's front of it does
+ * (local/s3-verifiant.ts), as S3 does.
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { setTimeout as attendre } from 'node:timers/promises';

@@ -7,8 +7,8 @@
  *   POST /travaux with an image {"televersement": "<id>"}     → checked here, used once by the debit
  *
  * The URL signs the key, the Content-Type and the Content-Length, and lives 15 minutes: it can put
- * that one file and nothing else. S3 enforces those on AWS; the local S3 checks no signature, so what
- * is used is checked again from the object itself (its size, and its first bytes for the format and
+ * that one file and nothing else. S3 enforces those (and the local stack's front of s3rver,
+ * local/s3-verifiant.ts); what is used is checked again anyway from the object itself (its size, and its first bytes for the format and
  * the pixel dimensions). An upload is used by one job at most, decided by the debit's transaction
  * (facturation.ts), so two requests racing for it cannot both win: a one-image job takes the upload's
  * id as its own, and a job id is written once; an `annonce` job (up to 6 photos) marks each upload
