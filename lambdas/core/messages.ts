@@ -451,6 +451,10 @@ const reglageInconnu = (cle: string, nom: string, ctx: Ctx): string => {
   if (forme === 'formulaire') {
     if (cle === 'valeurs') return `valeurs is not a form field: in a form each setting is its own field${nomsChamps(outil).length ? `, e.g. ${nomsChamps(outil)[0]}=${valeurExemple(champsDe(outil)[0]!)}` : `, and ${outil} has none`}`;
     if (cle === 'images') return 'images is not a form field: send images as files (under any field name), image_url fields or televersement fields';
+    // valeurs[style]=modern, valeurs.style=modern: the JSON shape written as a form field.
+    const interieur = /^valeurs(?:\[([^\]]*)\]|\.(.*))$/.exec(cle);
+    const reglage = interieur && (interieur[1] ?? interieur[2]);
+    if (reglage && champ(outil, reglage)) return `${nom} is not a form field: in a form each setting is its own field, e.g. ${reglage}=${valeurExemple(champ(outil, reglage)!)}`;
   }
   const ailleurs = autresOutils(outil, cle);
   if (ailleurs.length > 0) return `${nom} is not a setting of ${outil} but of ${et(ailleurs)}; ${liste}`;

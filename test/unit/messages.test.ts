@@ -325,6 +325,21 @@ describe('POST /travaux as a form: the fields the client used', () => {
         'couleur',
       ),
     ).toBe('couleur is not a setting of ciel; ciel has no settings: remove that field');
+    // The JSON shape written as form fields.
+    for (const champ of ['valeurs[style]', 'valeurs.style']) {
+      expect(
+        seul(
+          await formulaire((f) => {
+            f.append('outil', 'staging');
+            f.append(champ, 'modern');
+            f.append('photo', jpeg(), 'a.jpg');
+          }),
+          422,
+          'invalid_settings',
+          champ,
+        ),
+      ).toBe(`${champ} is not a form field: in a form each setting is its own field, e.g. style=modern`);
+    }
   });
 
   it('a required setting missing, a field given twice, valeurs sent as one field', async () => {
