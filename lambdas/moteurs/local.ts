@@ -19,6 +19,7 @@ import { bornesRectangle } from './bedrock/masques';
 import { ZONE_VIDER } from './bedrock/vider';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
 import { decoder, depuisPixels, type Pixels } from './pixels';
+import { adoucir, trouverCiel } from './ciel-masque';
 import { redresser } from './redressement';
 import { fichierResultat } from './resultat';
 
@@ -26,66 +27,61 @@ const luminance = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0
 const saturation = (r: number, g: number, b: number) => Math.max(r, g, b) - Math.min(r, g, b);
 const borner = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
 
-/** Sky: bright, not saturated or bluish pixels in the upper part, as long as they connect to the top rows. */
-const masqueCiel = ({ data, largeur, hauteur }: Pixels): Uint8Array => {
-  const masque = new Uint8Array(largeur * hauteur);
-  const limite = Math.floor(hauteur * 0.65);
-  for (let x = 0; x < largeur; x++) {
-    for (let y = 0; y < limite; y++) {
-      const i = (y * largeur + x) * 3;
-      const r = data[i]!, g = data[i + 1]!, b = data[i + 2]!;
-      const ciel = luminance(r, g, b) > 140 && (b >= r - 10 || saturation(r, g, b) < 40);
-      if (!ciel) break; // the sky is what is seen from the top down to the first non-sky pixel
-      masque[y * largeur + x] = 1;
-    }
-  }
-  return masque;
-};
+/** Per pixel weight 0–1 of a feathered 0–255 mask: 0 from the sky's edge (alpha 128) outwards, 1 inside. */
+const dansCiel = (alpha: number) => Math.min(1, alpha / 128);
 
-const ciel = (p: Pixels): Buffer => {
+/** The sky of the corrected photo becomes blue, through the feathered mask: no seam at the roofline. */
+const ciel = async (p: Pixels): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
-  const masque = masqueCiel(p);
+  const { alpha } = await trouverCiel(p);
+  // The gradient runs from the top to the lowest sky row: a horizon that is the photo's own.
+  let bas = 1;
+  for (let i = alpha.length - 1; i >= 0; i--) if (alpha[i]! >= 128) { bas = Math.floor(i / p.largeur) + 1; break; }
   for (let y = 0; y < p.hauteur; y++) {
-    const t = y / Math.max(1, p.hauteur * 0.65);
-    const bleu = [borner(40 + 120 * t), borner(110 + 100 * t), borner(215 + 30 * t)];
+    const t = Math.min(1, y / bas);
+    const bleu = [40 + 120 * t, 110 + 100 * t, 215 + 30 * t];
     for (let x = 0; x < p.largeur; x++) {
-      if (!masque[y * p.largeur + x]) continue;
+      const a = alpha[y * p.largeur + x]! / 255;
+      if (a === 0) continue;
       const i = (y * p.largeur + x) * 3;
       // Keep a little of the original texture (clouds) under the new blue.
-      for (let c = 0; c < 3; c++) sortie[i + c] = borner(0.8 * bleu[c]! + 0.2 * p.data[i + c]!);
+      for (let c = 0; c < 3; c++) sortie[i + c] = borner(p.data[i + c]! + a * (0.8 * bleu[c]! + 0.2 * p.data[i + c]! - p.data[i + c]!));
     }
   }
   return sortie;
 };
 
-const estNeige = (r: number, g: number, b: number) => luminance(r, g, b) > 165 && saturation(r, g, b) < 30 && b >= r - 8;
-
 /**
- * Snow on the ground: snow-like pixels reached from the bottom of the frame without crossing anything
- * else, so a white render or a snowy roof above a dark eave stays what it is.
+ * Snow on the ground, on the analysis copy: snow-like pixels (grey to cool, not saturated) grown from
+ * the bottom of the frame through smooth steps only, outside the sky; kept only if, as a whole, it is
+ * among the brightest of the photo (grey asphalt or a concrete yard is not snow). No fixed row: the
+ * snow ends where the photo says, not at a line across the frame.
  */
-const masqueNeige = (p: Pixels, debut: number, ciel: Uint8Array): Uint8Array => {
-  const { data, largeur, hauteur } = p;
-  // The sky and the haze that continues it are bright and grey too: never lawn.
-  const masque = Uint8Array.from(ciel);
-  const pile: number[] = [];
-  const visiter = (x: number, y: number) => {
-    const p = y * largeur + x;
-    if (masque[p] || !estNeige(data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!)) return;
-    masque[p] = 1;
-    pile.push(p);
+const neigeAnalyse = ({ data, largeur: l, hauteur: h }: Pixels, ciel: Uint8Array): Uint8Array => {
+  const n = l * h;
+  const L = new Float32Array(n);
+  for (let p = 0; p < n; p++) L[p] = luminance(data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!);
+  const neigeuse = (p: number) => {
+    const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
+    return !ciel[p] && L[p]! >= 80 && saturation(r, g, b) <= 35 && (b - r >= 2 || L[p]! >= 200);
   };
-  for (let x = 0; x < largeur; x++) visiter(x, hauteur - 1);
+  const masque = new Uint8Array(n);
+  const pile: number[] = [];
+  for (let x = 0; x < l; x++) if (neigeuse((h - 1) * l + x)) (masque[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x);
   while (pile.length) {
     const p = pile.pop()!;
-    const [x, y] = [p % largeur, Math.floor(p / largeur)];
-    if (x > 0) visiter(x - 1, y);
-    if (x < largeur - 1) visiter(x + 1, y);
-    if (y > debut) visiter(x, y - 1);
-    if (y < hauteur - 1) visiter(x, y + 1);
+    const [x, y] = [p % l, (p / l) | 0];
+    for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
+      if (q < 0 || masque[q] || Math.abs(L[q]! - L[p]!) > 8 || !neigeuse(q)) continue;
+      masque[q] = 1;
+      pile.push(q);
+    }
   }
-  for (let i = 0; i < masque.length; i++) if (ciel[i]) masque[i] = 0;
-  return masque;
+  const hors = [...L.filter((_, p) => !ciel[p])].sort((a, b) => a - b);
+  const p90 = hors[Math.floor(hors.length * 0.9)] ?? 255;
+  let [aire, somme] = [0, 0];
+  for (let p = 0; p < n; p++) if (masque[p]) aire++, (somme += L[p]!);
+  return aire > n * 0.01 && somme / aire >= 0.75 * p90 ? masque : new Uint8Array(n);
 };
 
 /** A per-pixel value in [0, 1) from its position: grass texture that is the same on every run. */
@@ -95,23 +91,35 @@ const hachage = (x: number, y: number) => {
   return ((v ^ (v >>> 13)) >>> 0) / 2 ** 32;
 };
 
-const saison = (p: Pixels): Buffer => {
+/** Where saison paints lawn (0–255, feathered) and where the sky is (0–255): exported for the tests and the bench. */
+export const zonesSaison = async (p: Pixels): Promise<{ pelouse: Buffer; ciel: Buffer }> => {
+  const { analyse, masqueAnalyse, alpha } = await trouverCiel(p);
+  const neige = neigeAnalyse(analyse, masqueAnalyse);
+  // Feathered over a couple of analysis pixels: grass tufts in the snow are covered, the edge is soft.
+  return { pelouse: await adoucir(neige, analyse, p, 1.5), ciel: alpha };
+};
+
+const saison = async (p: Pixels): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
-  const debut = Math.floor(p.hauteur * 0.4);
-  const ciel = masqueCiel(p);
-  const neige = masqueNeige(p, debut, ciel);
-  for (let y = debut; y < p.hauteur; y++) {
+  const { pelouse, ciel } = await zonesSaison(p);
+  // The snow's own mean light: the lawn keeps its light and shade whatever the exposure.
+  let [somme, n] = [0, 0];
+  for (let q = 0; q < pelouse.length; q++) if (pelouse[q]! >= 128) somme += luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!), n++;
+  const reference = n ? somme / n : 180;
+  for (let y = 0; y < p.hauteur; y++) {
     for (let x = 0; x < p.largeur; x++) {
-      const i = (y * p.largeur + x) * 3;
+      const q = y * p.largeur + x;
+      // Nothing of the sky changes; the edit fades out towards it.
+      const hors = 1 - dansCiel(ciel[q]!);
+      if (hors === 0) continue;
+      const i = q * 3;
       const r = p.data[i]!, g = p.data[i + 1]!, b = p.data[i + 2]!;
-      if (neige[y * p.largeur + x]) {
-        // Snow becomes lawn, keeping its light and shade, with a blade-scale variation.
-        const l = (0.55 + 0.5 * (luminance(r, g, b) / 255)) * (0.88 + 0.24 * hachage(x, y));
-        sortie[i] = borner(74 * l), sortie[i + 1] = borner(122 * l), sortie[i + 2] = borner(46 * l);
-      } else if (!ciel[y * p.largeur + x]) {
-        // A warmer summer light on everything else of the ground.
-        sortie[i] = borner(r * 1.04 + 4), sortie[i + 1] = borner(g * 1.04 + 3), sortie[i + 2] = borner(b * 0.94);
-      }
+      const w = pelouse[q]! / 255;
+      // A warmer summer light on the ground and the house, lawn where the snow was, with a blade-scale variation.
+      const chaud = [r * 1.04 + 4, g * 1.04 + 3, b * 0.94];
+      const l = (0.8 + 0.45 * (luminance(r, g, b) / reference - 1)) * (0.88 + 0.24 * hachage(x, y));
+      const herbe = [92 * l, 142 * l, 56 * l];
+      for (let c = 0; c < 3; c++) sortie[i + c] = borner(p.data[i + c]! + hors * (chaud[c]! + w * (herbe[c]! - chaud[c]!) - p.data[i + c]!));
     }
   }
   return sortie;
@@ -242,24 +250,72 @@ const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
   'natural materials': [205, 180, 145],
 };
 
-const renovation = (p: Pixels, valeurs: Readonly<Record<string, string>>): Buffer => {
+/**
+ * The walls the preview re-renders, on the analysis copy: not sky, not snow on the ground, not
+ * foliage or bare branches, not glass (dark and cool), not blown highlights; for a facade, what stands between 25%
+ * and 92% of the height, for an interior the upper 55% (the walls above the floor). The band's ends
+ * and the mask's edges are feathered.
+ */
+export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promise<Buffer> => {
+  const { analyse, masqueAnalyse } = await trouverCiel(p);
+  const { data, largeur: l, hauteur: h } = analyse;
+  const interieur = zone === 'interieur';
+  const ciel = interieur ? new Uint8Array(l * h) : masqueAnalyse;
+  const neige = interieur ? ciel : neigeAnalyse(analyse, ciel);
+  const [debut, fin] = interieur ? [0, 0.55] : [0.25, 0.92];
+  const masque = new Uint8Array(l * h);
+  for (let y = 0; y < h; y++) {
+    const fy = (y + 0.5) / h;
+    if (fy < debut || fy >= fin) continue;
+    for (let x = 0; x < l; x++) {
+      const p0 = y * l + x;
+      const [r, g, b] = [data[p0 * 3]!, data[p0 * 3 + 1]!, data[p0 * 3 + 2]!];
+      const lu = luminance(r, g, b);
+      const feuillage = g > r + 6 && g > b + 6;
+      const vitre = b > r + 8 && lu < 130;
+      // Bare winter trees: dark, grey and busy, where a wall, even of brick (saturated), is not.
+      const voisin = (dx: number, dy: number) => {
+        const q = Math.min(h - 1, Math.max(0, y + dy)) * l + Math.min(l - 1, Math.max(0, x + dx));
+        return luminance(data[q * 3]!, data[q * 3 + 1]!, data[q * 3 + 2]!);
+      };
+      const agite = Math.abs(voisin(1, 0) - voisin(-1, 0)) + Math.abs(voisin(0, 1) - voisin(0, -1)) > 10;
+      const branches = agite && lu < 125 && saturation(r, g, b) < 40;
+      if (ciel[p0] || neige[p0] || feuillage || vitre || branches || lu < 45 || lu > 245) continue;
+      masque[p0] = 1;
+    }
+  }
+  const alpha = await adoucir(masque, analyse, p, 1.5);
+  // The band's ends ramp over 5% of the height: no line across the photo.
+  const rampe = 0.05 * p.hauteur;
+  for (let y = 0; y < p.hauteur; y++) {
+    const k = Math.max(0, Math.min(1, (y - debut * p.hauteur) / rampe, (fin * p.hauteur - y) / rampe));
+    if (k === 1) continue;
+    for (let x = 0; x < p.largeur; x++) alpha[y * p.largeur + x] = Math.round(alpha[y * p.largeur + x]! * k);
+  }
+  return alpha;
+};
+
+const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
   const teinte = TEINTES_RENOVATION[valeurs.style ?? 'contemporary'] ?? TEINTES_RENOVATION.contemporary!;
-  const force = valeurs.niveau === 'rafraichissement' ? 0.25 : 0.5;
-  // Facade: the building, below the sky line, never the sky itself; interior: the walls, above the floor.
-  const [debut, fin] = (valeurs.zone === 'interieur' ? [0, 0.55] : [0.3, 0.9]).map((f) => Math.floor(p.hauteur * f)) as [number, number];
-  const ciel = valeurs.zone === 'interieur' ? null : masqueCiel(p);
-  // The change fades in and out over the band's edges: no line across the photo.
-  const fondu = Math.max(1, (fin - debut) * 0.15);
-  for (let y = debut; y < fin; y++) {
-    const poids = force * Math.min(1, (y - debut + 1) / fondu, (fin - y) / fondu);
-    for (let x = 0; x < p.largeur; x++) {
-      if (ciel?.[y * p.largeur + x]) continue;
-      const i = (y * p.largeur + x) * 3;
-      const l = luminance(p.data[i]!, p.data[i + 1]!, p.data[i + 2]!) / 255;
-      // New render in the style's colour, shaded by the original light: walls change, shapes stay.
-      for (let c = 0; c < 3; c++) sortie[i + c] = borner((1 - poids) * p.data[i + c]! + poids * teinte[c]! * (0.55 + 0.6 * l));
-    }
+  const force = valeurs.niveau === 'rafraichissement' ? 0.45 : 0.85;
+  const alpha = await zoneRenovation(p, valeurs.zone);
+  // The walls' own median light: the new render keeps their shading relative to it.
+  const histo = new Float64Array(256);
+  let n = 0;
+  for (let q = 0; q < alpha.length; q++) if (alpha[q]! >= 128) histo[Math.round(luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!))]!++, n++;
+  let [cumul, mediane] = [0, 128];
+  for (let v = 0; v < 256 && n; v++) if ((cumul += histo[v]!) >= n / 2) { mediane = Math.max(1, v); break; }
+  const lt = luminance(...teinte);
+  // Half-way from the old wall's brightness to the new colour's: a repainted wall, not a white veil.
+  const niveau = Math.sqrt(lt / mediane);
+  for (let q = 0; q < alpha.length; q++) {
+    if (!alpha[q]) continue;
+    const w = (force * alpha[q]!) / 255;
+    const i = q * 3;
+    const lu = luminance(p.data[i]!, p.data[i + 1]!, p.data[i + 2]!);
+    const k = (lu * niveau) / lt;
+    for (let c = 0; c < 3; c++) sortie[i + c] = borner(p.data[i + c]! + w * (teinte[c]! * k - p.data[i + c]!));
   }
   return sortie;
 };
@@ -274,12 +330,12 @@ export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => 
       // As in production: light and verticals corrected first, then the sky of the corrected photo.
       ciel: async () => {
         const redressee = await redresser(pixels);
-        return { ...redressee, data: ciel(redressee) };
+        return { ...redressee, data: await ciel(redressee) };
       },
-      saison: async () => ({ ...pixels, data: saison(pixels) }),
+      saison: async () => ({ ...pixels, data: await saison(pixels) }),
       vider: async () => ({ ...pixels, data: vider(pixels, graine) }),
       staging: async () => ({ ...pixels, data: await staging(pixels, demande.valeurs) }),
-      renovation: async () => ({ ...pixels, data: renovation(pixels, demande.valeurs) }),
+      renovation: async () => ({ ...pixels, data: await renovation(pixels, demande.valeurs) }),
     };
     const resultat = await traitements[demande.outil]();
     const image = await fichierResultat(resultat, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: true, graine });

@@ -5,6 +5,7 @@
  * of listing photos, and a model asked to replace the sky must not be the one that moves walls.
  */
 import sharp from 'sharp';
+import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import type { Pixels } from './pixels';
 
 const DEG = Math.PI / 180;
@@ -116,14 +117,81 @@ export const redresserVerticales = (p: Pixels, v: Verticales): Pixels => {
   return { data: sortie, largeur: l, hauteur: h };
 };
 
-/** Grey-world white balance, gently (±8% per channel), then the luminance stretched between its 1st and 99th percentiles. */
+/** Median luminance (0–1) outside the sky under which a photo counts as under-exposed, and what it is lifted to. */
+export const MEDIANE_CIBLE = 0.4;
+/** The strongest lift: a shadow at 0.05 goes to 0.16, the median of a very dark photo to about 0.45. */
+const LEVEE_MAX = 2.5;
+/** White balance moves each channel by at most this much: a correction, not a new colour. */
+const GAIN_MAX = 0.08;
+
+/**
+ * How the light is measured and corrected: figures of the photo outside its sky, the lift `a` of the
+ * curve f(x) = x + a·x·(1 − x)² applied to each channel, and the white-balance gains.
+ */
+export interface Reglage {
+  mediane: number;
+  levee: number;
+  gains: [number, number, number];
+}
+
+/**
+ * The light a photographer would accept: what is under-exposed is brightened, a well-exposed photo is
+ * never darkened. The old percentile stretch mapped the 1st percentile to black, so a bright or misty
+ * photo (snow, haze, overcast) came out darker; and its figures included the sky.
+ *
+ * - Measured outside the sky (ciel-masque.ts): a bright sky says nothing about the exposure of the
+ *   house, and the sky is what production then replaces.
+ * - Exposure: f(x) = x + a·x·(1 − x)², with a ≥ 0 chosen so the median outside the sky reaches
+ *   MEDIANE_CIBLE (a = 0 when it already does). f(x) ≥ x everywhere, f(0) = 0, f(1) = 1 and its slope
+ *   is 1 at white: shadows and mid-tones rise, highlights keep their place, nothing new clips.
+ * - Grey-world white balance, gently (±8% per channel), its gains scaled so that the mean luminance
+ *   outside the sky is unchanged: colour is corrected, brightness is not.
+ */
+export const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
+  const { data } = analyse;
+  const histo = new Float64Array(256);
+  const sommes: [number, number, number] = [0, 0, 0];
+  let n = 0;
+  for (let p = 0; p < ciel.length; p++) {
+    if (ciel[p]) continue;
+    const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
+    sommes[0] += r, sommes[1] += g, sommes[2] += b;
+    histo[Math.round(0.299 * r + 0.587 * g + 0.114 * b)]!++;
+    n++;
+  }
+  if (n === 0) return { mediane: 0.5, levee: 0, gains: [1, 1, 1] };
+  let [cumul, mediane] = [0, 0];
+  for (let v = 0; v < 256; v++) if ((cumul += histo[v]!) >= n / 2) { mediane = v / 255; break; }
+  const moyennes = sommes.map((s) => Math.max(1, s / n)) as [number, number, number];
+  const gris = (moyennes[0] + moyennes[1] + moyennes[2]) / 3;
+  const bruts = moyennes.map((m) => Math.max(1 - GAIN_MAX, Math.min(1 + GAIN_MAX, gris / m)));
+  const luminance = (c: readonly number[]) => 0.299 * c[0]! + 0.587 * c[1]! + 0.114 * c[2]!;
+  const k = luminance(moyennes) / luminance(moyennes.map((m, i) => m * bruts[i]!));
+  const gains = bruts.map((g) => g * k) as [number, number, number];
+  const m = Math.max(0.02, mediane);
+  const levee = m >= MEDIANE_CIBLE ? 0 : Math.min(LEVEE_MAX, (MEDIANE_CIBLE - m) / (m * (1 - m) ** 2));
+  return { mediane, levee, gains };
+};
+
+/** The per-channel tables of a setting: white balance, then the lift. */
+export const tablesLumiere = ({ levee, gains }: Reglage): Uint8Array[] =>
+  gains.map((g) =>
+    Uint8Array.from({ length: 256 }, (_, v) => {
+      const x = Math.min(255, v * g) / 255;
+      return Math.max(0, Math.min(255, Math.round(255 * (x + levee * x * (1 - x) ** 2))));
+    }),
+  );
+
 export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => {
-  const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
-  const { channels } = await image.clone().stats();
-  const moyennes = channels.slice(0, 3).map((c) => Math.max(1, c.mean));
-  const gris = moyennes.reduce((a, b) => a + b, 0) / 3;
-  const gains = moyennes.map((m) => Math.max(0.92, Math.min(1.08, gris / m)));
-  const data = await image.linear(gains, [0, 0, 0]).normalise({ lower: 1, upper: 99 }).raw().toBuffer();
+  const analyse = await copieAnalyse(p);
+  const tables = tablesLumiere(reglerLumiere(analyse, cielAnalyse(analyse)));
+  const data = Buffer.alloc(p.data.length);
+  const [tr, tg, tb] = tables as [Uint8Array, Uint8Array, Uint8Array];
+  for (let i = 0; i < data.length; i += 3) {
+    data[i] = tr[p.data[i]!]!;
+    data[i + 1] = tg[p.data[i + 1]!]!;
+    data[i + 2] = tb[p.data[i + 2]!]!;
+  }
   return { data, largeur: p.largeur, hauteur: p.hauteur };
 };
 

@@ -78,7 +78,7 @@ describe('local preview engine', () => {
       ['vider', {}, ZONE_VIDER],
       ['staging', { piece: 'bedroom', style: 'industrial' }, ZONE_STAGING],
       ['renovation', { zone: 'interieur' }, { x0: 0, x1: 1, y0: 0, y1: 0.55 }],
-      ['renovation', { zone: 'facade' }, { x0: 0, x1: 1, y0: 0.3, y1: 0.9 }],
+      ['renovation', { zone: 'facade' }, { x0: 0, x1: 1, y0: 0.25, y1: 0.92 }],
       ['saison', {}, { x0: 0, x1: 1, y0: 0.4, y1: 1 }],
     ];
     for (const [outil, valeurs, attendue] of zones) {

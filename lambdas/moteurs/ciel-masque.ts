@@ -1,0 +1,163 @@
+/**
+ * Where the sky is: the one sky detector of the project, used by the light correction (its figures
+ * are measured outside the sky, in production too) and by every local preview that must find or
+ * avoid the sky (ciel, saison, renovation of a facade).
+ *
+ * A colour rule alone repaints houses: snow, white walls, a grey facade and a bright window are as
+ * bright and grey as an overcast sky. What tells them apart here, each a photographic reason:
+ * - the sky is smooth: no texture once the sensor grain is averaged out;
+ * - sky light is neutral to blue, never warm: a pixel counts as sky only if it is blue, or grey with
+ *   no warm cast (white walls and ceilings under indoor light, render, stone and brick are warm);
+ *   the whole region must be cooler than the rest of the photo or at least as bright as its median;
+ * - the sky is seen from the top of the frame down: only what connects to the top row counts, so
+ *   snow on the ground and a window inside a room (both under something that is not sky) never do.
+ * Its limits: a perfectly neutral overcast sky over a scene of the same grey, or a blue wall that
+ * reaches the top of the frame, are misread; the production model finds the sky itself.
+ */
+import sharp from 'sharp';
+import type { Pixels } from './pixels';
+
+/** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
+export const COTE_ANALYSE = 640;
+
+/** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
+const AIRE_MIN = 0.005;
+
+const lum = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
+
+/** A small, slightly blurred copy: the grain of the sensor averaged out before smoothness is judged. */
+export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
+  const echelle = Math.min(1, COTE_ANALYSE / Math.max(p.largeur, p.hauteur));
+  const [l, h] = [Math.max(1, Math.round(p.largeur * echelle)), Math.max(1, Math.round(p.hauteur * echelle))];
+  const { data, info } = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    .resize(l, h, { fit: 'fill', kernel: 'cubic' })
+    .blur(0.8)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, largeur: info.width, hauteur: info.height };
+};
+
+/** The sky on a copy made by `copieAnalyse`, one byte per pixel (1 = sky). */
+export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Array => {
+  const n = l * h;
+  const L = new Float32Array(n);
+  const teinte = new Int16Array(n);
+  for (let p = 0; p < n; p++) {
+    const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
+    L[p] = lum(r, g, b);
+    teinte[p] = b - r;
+  }
+
+  const candidat = new Uint8Array(n);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < l; x++) {
+      const p = y * l + x;
+      const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
+      const gx = L[y * l + Math.min(l - 1, x + 1)]! - L[y * l + Math.max(0, x - 1)]!;
+      const gy = L[Math.min(h - 1, y + 1) * l + x]! - L[Math.max(0, y - 1) * l + x]!;
+      // Soft cloud edges pass; brick, foliage, window frames and roof tiles do not.
+      if (Math.abs(gx) + Math.abs(gy) > 16) continue;
+      const [l0, bleu, sat] = [L[p]!, teinte[p]!, Math.max(r, g, b) - Math.min(r, g, b)];
+      const bleuFranc = bleu >= 25 && b >= g - 6 && l0 >= 45; // clear sky, blue hour
+      const voile = bleu >= 10 && b >= g - 6 && l0 >= 90; // hazy, pale blue
+      const gris = sat <= 32 && l0 >= 105 && bleu >= -3; // overcast, clouds: neutral or cool, never warm
+      if (bleuFranc || voile || gris) candidat[p] = 1;
+    }
+  }
+
+  // From the top row down, through sky-like pixels only.
+  const masque = new Uint8Array(n);
+  const pile: number[] = [];
+  for (let x = 0; x < l; x++) if (candidat[x]) (masque[x] = 1), pile.push(x);
+  while (pile.length) {
+    const p = pile.pop()!;
+    const [x, y] = [p % l, (p / l) | 0];
+    for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
+      if (q < 0 || masque[q] || !candidat[q]) continue;
+      masque[q] = 1;
+      pile.push(q);
+    }
+  }
+
+  // The region as a whole must be a source of light for what lies under it: cooler than it, or at
+  // least as bright as its median (a grey sky over snow is warmer than the snow, never darker than the scene).
+  let [aire, teinteCiel, teinteReste, lumCiel] = [0, 0, 0, 0];
+  const reste: number[] = [];
+  for (let p = 0; p < n; p++) masque[p] ? (aire++, (teinteCiel += teinte[p]!), (lumCiel += L[p]!)) : ((teinteReste += teinte[p]!), reste.push(L[p]!));
+  if (aire < n * AIRE_MIN || aire === n) return new Uint8Array(n);
+  reste.sort((a, b) => a - b);
+  const plusFroid = teinteCiel / aire - teinteReste / (n - aire) >= 4;
+  const plusClair = lumCiel / aire >= reste[Math.floor(reste.length / 2)]!;
+  if (!plusFroid && !plusClair) return new Uint8Array(n);
+  return fermer(masque, l, h);
+};
+
+/** Closing (dilate then erode, 3×3): twigs and single noisy pixels leave no holes in the sky. */
+const fermer = (m: Uint8Array, l: number, h: number): Uint8Array => {
+  const passe = (src: Uint8Array, valeur: 0 | 1) => {
+    const dst = Uint8Array.from(src);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < l; x++) {
+        const p = y * l + x;
+        if (src[p] === valeur) continue;
+        for (let dy = -1; dy <= 1 && dst[p] !== valeur; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const [xx, yy] = [x + dx, y + dy];
+            if (xx < 0 || yy < 0 || xx >= l || yy >= h) continue;
+            if (src[yy * l + xx] === valeur) {
+              dst[p] = valeur;
+              break;
+            }
+          }
+        }
+      }
+    }
+    return dst;
+  };
+  const ferme = passe(passe(m, 1), 0);
+  // Closing may only fill holes, never grow the sky at the frame's border.
+  for (let p = 0; p < ferme.length; p++) ferme[p] = ferme[p]! & (m[p]! | bordInterieur(p, l, h));
+  return ferme;
+};
+const bordInterieur = (p: number, l: number, h: number): number => {
+  const [x, y] = [p % l, (p / l) | 0];
+  return x > 0 && y > 0 && x < l - 1 && y < h - 1 ? 1 : 0;
+};
+
+/**
+ * A binary mask of the analysis copy, feathered and brought to the photo's size: one byte per pixel,
+ * 0 (not sky) to 255 (sky). The edge ramps over a few pixels of the photo instead of the analysis
+ * copy's staircase: no seam, no rectangles, whatever is composited through it.
+ */
+export const adoucir = async (masque: Uint8Array, analyse: { largeur: number; hauteur: number }, cible: { largeur: number; hauteur: number }, rayon = 1.2): Promise<Buffer> => {
+  const octets = Buffer.alloc(masque.length);
+  for (let i = 0; i < masque.length; i++) octets[i] = masque[i] ? 255 : 0;
+  const image = sharp(octets, { raw: { width: analyse.largeur, height: analyse.hauteur, channels: 1 } });
+  const flou = rayon >= 0.3 ? image.blur(rayon) : image;
+  const { data, info } = await sharp(await flou.extractChannel(0).raw().toBuffer(), { raw: { width: analyse.largeur, height: analyse.hauteur, channels: 1 } })
+    .resize(cible.largeur, cible.hauteur, { fit: 'fill', kernel: 'linear' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1) throw new Error(`${info.channels} channels`);
+  return data;
+};
+
+/** What the sky detection gives each tool: the analysis copy and its mask, and the feathered full-size mask. */
+export interface Ciel {
+  analyse: Pixels;
+  /** 1 = sky, on the analysis copy. */
+  masqueAnalyse: Uint8Array;
+  /** 0–255 per pixel of the photo; ≥ 128 is "sky". */
+  alpha: Buffer;
+}
+
+export const trouverCiel = async (p: Pixels): Promise<Ciel> => {
+  const analyse = await copieAnalyse(p);
+  const masqueAnalyse = cielAnalyse(analyse);
+  const alpha = await adoucir(masqueAnalyse, analyse, p);
+  return { analyse, masqueAnalyse, alpha };
+};
+
+/** The hard full-size mask (1 = sky) of a feathered one. */
+export const masqueBinaire = (alpha: Buffer): Uint8Array => Uint8Array.from(alpha, (a) => (a >= 128 ? 1 : 0));
