@@ -9,13 +9,15 @@
  * when the URL is made. s3rver checks no signature; the local stack's front of it does
  * (local/s3-verifiant.ts), as S3 does.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout as attendre } from 'node:timers/promises';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+// The SHA-256 (and HMAC) the SDK's own clients sign with, on node:crypto.
+import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest, type HttpHandler } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Checksum, SourceData } from '@smithy/types';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { parPaquets } from './paquets';
 
 export interface Objets {
@@ -59,28 +61,6 @@ export class ErreurObjets extends Error {
     message: string,
   ) {
     super(message);
-  }
-}
-
-/** The signer's hash: node:crypto's SHA-256, or HMAC-SHA-256 when given a key. */
-class Sha256 implements Checksum {
-  private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.nouveau();
-  }
-  private nouveau(): Hash | Hmac {
-    if (this.secret === undefined) return createHash('sha256');
-    const cle = typeof this.secret === 'string' ? this.secret : ArrayBuffer.isView(this.secret) ? new Uint8Array(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength) : new Uint8Array(this.secret);
-    return createHmac('sha256', cle);
-  }
-  update(morceau: Uint8Array): void {
-    this.hash.update(morceau);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    this.hash = this.nouveau();
   }
 }
 
