@@ -15,7 +15,7 @@
  * reaches the top of the frame, are misread; the production model finds the sky itself.
  */
 import sharp from 'sharp';
-import type { Pixels } from './pixels';
+import { luminance, type Pixels } from './pixels';
 
 /** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
 export const COTE_ANALYSE = 640;
@@ -23,7 +23,6 @@ export const COTE_ANALYSE = 640;
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;
 
-const lum = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
 
 /** A small, slightly blurred copy: the grain of the sensor averaged out before smoothness is judged. */
 export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
@@ -44,7 +43,7 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   const teinte = new Int16Array(n);
   for (let p = 0; p < n; p++) {
     const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
-    L[p] = lum(r, g, b);
+    L[p] = luminance(r, g, b);
     teinte[p] = b - r;
   }
 

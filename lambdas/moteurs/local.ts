@@ -18,12 +18,11 @@ import { ZONE_STAGING } from './bedrock/staging';
 import { bornesRectangle } from './bedrock/masques';
 import { ZONE_VIDER } from './bedrock/vider';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
-import { decoder, depuisPixels, type Pixels } from './pixels';
+import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
 import { adoucir, trouverCiel } from './ciel-masque';
 import { redresser } from './redressement';
 import { fichierResultat } from './resultat';
 
-const luminance = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
 const saturation = (r: number, g: number, b: number) => Math.max(r, g, b) - Math.min(r, g, b);
 const borner = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
 

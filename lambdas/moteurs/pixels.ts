@@ -13,6 +13,9 @@ export interface Pixels {
   hauteur: number;
 }
 
+/** Luma of an sRGB pixel (Rec. 601 weights, 0–255): what every tool calls brightness. */
+export const luminance = (r: number, g: number, b: number): number => 0.299 * r + 0.587 * g + 0.114 * b;
+
 /** Results are written in the input's own format. */
 export type Format = 'jpeg' | 'png' | 'webp';
 

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
-import type { Pixels } from './pixels';
+import { luminance, type Pixels } from './pixels';
 
 const DEG = Math.PI / 180;
 
@@ -156,7 +156,7 @@ export const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
     if (ciel[p]) continue;
     const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
     sommes[0] += r, sommes[1] += g, sommes[2] += b;
-    histo[Math.round(0.299 * r + 0.587 * g + 0.114 * b)]!++;
+    histo[Math.round(luminance(r, g, b))]!++;
     n++;
   }
   if (n === 0) return { mediane: 0.5, levee: 0, gains: [1, 1, 1] };
@@ -165,8 +165,8 @@ export const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
   const moyennes = sommes.map((s) => Math.max(1, s / n)) as [number, number, number];
   const gris = (moyennes[0] + moyennes[1] + moyennes[2]) / 3;
   const bruts = moyennes.map((m) => Math.max(1 - GAIN_MAX, Math.min(1 + GAIN_MAX, gris / m)));
-  const luminance = (c: readonly number[]) => 0.299 * c[0]! + 0.587 * c[1]! + 0.114 * c[2]!;
-  const k = luminance(moyennes) / luminance(moyennes.map((m, i) => m * bruts[i]!));
+  const luma = (c: readonly number[]) => luminance(c[0]!, c[1]!, c[2]!);
+  const k = luma(moyennes) / luma(moyennes.map((m, i) => m * bruts[i]!));
   const gains = bruts.map((g) => g * k) as [number, number, number];
   const m = Math.max(0.02, mediane);
   const levee = m >= MEDIANE_CIBLE ? 0 : Math.min(LEVEE_MAX, (MEDIANE_CIBLE - m) / (m * (1 - m) ** 2));
