@@ -39,7 +39,7 @@ export interface ProprietesFonction {
 }
 
 // ESM bundles still contain CommonJS dependencies that call require(): give them one (in every chunk).
-export const BANNIERE = "import { createRequire as __creerRequire } from 'node:module'; const require = __creerRequire(import.meta.url);";
+const BANNIERE = "import { createRequire as __creerRequire } from 'node:module'; const require = __creerRequire(import.meta.url);";
 
 const version = (paquet: string): string =>
   (JSON.parse(readFileSync(path.join(RACINE, 'node_modules', paquet, 'package.json'), 'utf8')) as { version: string }).version;
@@ -56,7 +56,7 @@ const version = (paquet: string): string =>
 const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm'];
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
-export const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm'];
+const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm'];
 const installerImages = (dossier: string): void => {
   const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
   // A package.json of its own first: without one, npm would walk up and install into the project.
@@ -75,7 +75,7 @@ const installerImages = (dossier: string): void => {
  * left external (not installed), they cost nothing, where bundled they were ~90 KB of every
  * bundle (their STS, SSO and sign-in clients), parsed at each cold start.
  */
-export const SOURCES_IDENTIFIANTS_INUTILES = [
+const SOURCES_IDENTIFIANTS_INUTILES = [
   '@aws-sdk/credential-provider-sso',
   '@aws-sdk/credential-provider-ini',
   '@aws-sdk/credential-provider-process',

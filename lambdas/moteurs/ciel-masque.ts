@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { luminance, type Pixels } from './pixels';
 
 /** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
-export const COTE_ANALYSE = 640;
+const COTE_ANALYSE = 640;
 
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;

@@ -128,7 +128,7 @@ const GAIN_MAX = 0.08;
  * How the light is measured and corrected: figures of the photo outside its sky, the lift `a` of the
  * curve f(x) = x + a·x·(1 − x)² applied to each channel, and the white-balance gains.
  */
-export interface Reglage {
+interface Reglage {
   mediane: number;
   levee: number;
   gains: [number, number, number];
@@ -147,7 +147,7 @@ export interface Reglage {
  * - Grey-world white balance, gently (±8% per channel), its gains scaled so that the mean luminance
  *   outside the sky is unchanged: colour is corrected, brightness is not.
  */
-export const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
+const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
   const { data } = analyse;
   const histo = new Float64Array(256);
   const sommes: [number, number, number] = [0, 0, 0];
@@ -174,7 +174,7 @@ export const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
 };
 
 /** The per-channel tables of a setting: white balance, then the lift. */
-export const tablesLumiere = ({ levee, gains }: Reglage): Uint8Array[] =>
+const tablesLumiere = ({ levee, gains }: Reglage): Uint8Array[] =>
   gains.map((g) =>
     Uint8Array.from({ length: 256 }, (_, v) => {
       const x = Math.min(255, v * g) / 255;
