@@ -125,11 +125,26 @@ class Toile {
   }
 }
 
+/** The living room's geometry, in metres: x to the right, y up, z away from the camera; the window is on the back wall. */
+const [W, D, HT, F] = [6.3, 5.2, 2.6, { x0: 0.7, x1: 2.45, y0: 0.55, y1: 2.3 }] as const;
+const cameraSalon = () => new Toile([4.6, 1.3, 0.5], -0.415, 560, 305);
+/** Where each piece stands (origin of its frame) and how far it extends in it: what the scene draws and the truth of the tests. */
+const CANAPE = { o: [3.1, 0, D - 1.0] as V3, rot: 0, a: [0, 0, 0] as V3, b: [2.2, 0.88, 0.98] as V3 };
+const FAUTEUIL = { o: [1.45, 0, 3.55] as V3, rot: -0.8, a: [-0.4, 0, -0.38] as V3, b: [0.4, 0.86, 0.38] as V3 };
+const TABLE_BASSE = { o: [3.6, 0, 3.2] as V3, rot: 0, a: [0, 0, 0] as V3, b: [1.2, 0.42, 0.6] as V3 };
+const TABLEAU = { o: [3.7, 1.16, D - 0.03] as V3, rot: 0, a: [0, 0, 0] as V3, b: [1.1, 0.52, 0.03] as V3 };
+const TAPIS = { o: [2.7, 0, 2.5] as V3, rot: 0, a: [0, 0, 0] as V3, b: [2.5, 0.006, 2.4] as V3 };
+const RADIATEUR = { o: [F.x0 + 0.15, 0.14, D - 0.1] as V3, rot: 0, a: [0, 0, 0] as V3, b: [F.x1 - F.x0 - 0.3, 0.34, 0.07] as V3 };
+/** The window with its frame, reveal and sill. */
+const FENETRE = { o: [F.x0 - 0.06, F.y0 - 0.04, D - 0.05] as V3, rot: 0, a: [0, 0, 0] as V3, b: [F.x1 - F.x0 + 0.12, F.y1 - F.y0 + 0.04, 0.27] as V3 };
+/** Pot, and the foliage's ball above it (centre height, radius). */
+const PLANTE = { o: [0.7, 0, 3.0] as V3, pot: 0.2, hauteurPot: 0.42, feuillage: 0.88, rayon: 0.34 };
+/** Base, pole and shade (the shade's foot: radius and height; its own height). */
+const LAMPE = { o: [2.75, 0, D - 0.38] as V3, abat: 0.23, pied: 1.24, hauteurAbat: 0.3 };
+
 /** The same room twice, so that "before" and "after" differ only by what our tools are meant to change. */
 const salon = (meuble: boolean): string => {
-  // Metres: x to the right, y up, z away from the camera; the window is on the back wall.
-  const [W, D, HT, F] = [6.3, 5.2, 2.6, { x0: 0.7, x1: 2.45, y0: 0.55, y1: 2.3 }] as const;
-  const t = new Toile([4.6, 1.3, 0.5], -0.415, 560, 305), rnd = hasard(1789);
+  const t = cameraSalon(), rnd = hasard(1789);
   const MUR: Rgb = [236, 231, 222], platre = t.texture('0.9', 0.12, 3);
   t.poly([[0, HT, 0], [W, HT, 0], [W, HT, D], [0, HT, D]], t.degrade([mul(MUR, 0.7), mul(MUR, 0.88)]));
   t.poly([[0, 0, D], [W, 0, D], [W, HT, D], [0, HT, D]], t.degrade([mul(MUR, 1.0), mul(MUR, 0.93), mul(MUR, 0.8)], 1, 0), platre);
@@ -181,16 +196,16 @@ const salon = (meuble: boolean): string => {
   // Furniture stays within 38–100% of the height and 3–97% of the width: the only area the removal and staging tools edit.
   if (meuble) {
     // Picture over the sofa with its drop shadow; the lamp's warm glow on the wall.
-    const zc = D - 0.03;
+    const zc = TABLEAU.o[2];
     t.poly([[3.73, 1.12, D], [4.83, 1.12, D], [4.83, 1.66, D], [3.73, 1.66, D]], 'rgb(40,30,20)', `opacity="0.3" ${t.flou(4)}`);
-    t.boite([3.7, 1.16, zc], 0, [0, 0, 0], [1.1, 0.52, 0.03], [52, 44, 38]);
+    t.boite(TABLEAU.o, TABLEAU.rot, TABLEAU.a, TABLEAU.b, [52, 44, 38]);
     t.poly([[3.76, 1.22, zc], [4.74, 1.22, zc], [4.74, 1.62, zc], [3.76, 1.62, zc]], t.degrade([[220, 204, 176], [200, 160, 120], [128, 134, 122], [78, 90, 92]]));
     const [lu, lv] = t.ecran(t.versCamera([2.75, 1.1, D]));
     t.ajouter(`<ellipse cx="${lu}" cy="${lv}" rx="60" ry="80" fill="rgb(255,216,160)" opacity="0.22" ${t.flou(22)}/>`);
     // Potted plant in the corner.
     t.ombre([[0.45, 0.01, 2.7], [0.95, 0.01, 2.7], [0.95, 0.01, 3.3], [0.45, 0.01, 3.3]], 6, 0.5);
-    t.cylindre([0.7, 0, 3.0], 0.15, 0.2, 0.42, [92, 90, 88]);
-    const plante = t.versCamera([0.7, 0.88, 3.0]), [pu, pv] = t.ecran(plante), r = (0.34 * t.f) / plante[2];
+    t.cylindre(PLANTE.o, 0.15, PLANTE.pot, PLANTE.hauteurPot, [92, 90, 88]);
+    const plante = t.versCamera([PLANTE.o[0], PLANTE.feuillage, PLANTE.o[2]]), [pu, pv] = t.ecran(plante), r = (PLANTE.rayon * t.f) / plante[2];
     const touffe = t.def('radialGradient', '<stop offset="0.55"/><stop offset="1" stop-opacity="0"/>');
     t.ajouter(`<ellipse cx="${pu}" cy="${pv}" rx="${r * 0.8}" ry="${r * 1.2}" fill="${touffe}" opacity="0.7"/>`);
     for (const [g, c, d] of [[21, [40, 74, 36], 0], [22, [74, 116, 56], -3]] as const)
@@ -199,7 +214,7 @@ const salon = (meuble: boolean): string => {
     t.poly([[2.7, 0.005, 2.5], [5.2, 0.005, 2.5], [5.2, 0.005, 4.9], [2.7, 0.005, 4.9]], 'rgb(146,134,118)', t.texture('0.8', 0.3, 7));
     t.poly([[2.82, 0.006, 2.62], [5.08, 0.006, 2.62], [5.08, 0.006, 4.9], [2.82, 0.006, 4.9]], t.degrade([[198, 190, 176], [182, 174, 160]], 1, 0), t.texture('0.7', 0.35, 8));
     // Sofa against the back wall.
-    const TISSU: Rgb = [122, 130, 136], so: V3 = [3.1, 0, D - 1.0], doux = `${t.flou(0.8)}`;
+    const TISSU: Rgb = [122, 130, 136], so = CANAPE.o, doux = `${t.flou(0.8)}`;
     t.poly([[3.1, 0, D - 0.005], [5.3, 0, D - 0.005], [5.3, 1.0, D - 0.005], [3.1, 1.0, D - 0.005]], 'rgb(30,25,20)', `opacity="0.3" ${t.flou(10)}`);
     t.ombre([[3.05, 0.01, D - 1.1], [5.35, 0.01, D - 1.1], [5.35, 0.01, D], [3.05, 0.01, D]], 6, 0.6);
     t.ajouter(`<g ${t.texture('1.1', 0.25, 9)}>`);
@@ -214,11 +229,11 @@ const salon = (meuble: boolean): string => {
     t.ajouter('</g>');
     // Floor lamp, lit, between the window and the sofa.
     t.ombre([[2.55, 0.01, D - 0.55], [2.95, 0.01, D - 0.55], [2.95, 0.01, D - 0.2], [2.55, 0.01, D - 0.2]], 5, 0.5);
-    t.cylindre([2.75, 0, D - 0.38], 0.15, 0.14, 0.03, [40, 38, 36]);
-    t.cylindre([2.75, 0, D - 0.38], 0.012, 0.012, 1.3, [60, 56, 50]);
-    t.cylindre([2.75, 1.24, D - 0.38], 0.23, 0.16, 0.3, [252, 238, 210]);
+    t.cylindre(LAMPE.o, 0.15, 0.14, 0.03, [40, 38, 36]);
+    t.cylindre(LAMPE.o, 0.012, 0.012, 1.3, [60, 56, 50]);
+    t.cylindre([LAMPE.o[0], LAMPE.pied, LAMPE.o[2]], LAMPE.abat, 0.16, LAMPE.hauteurAbat, [252, 238, 210]);
     // Armchair, turned towards the table.
-    const CUIR: Rgb = [150, 94, 58], fa: V3 = [1.45, 0, 3.55], rot = -0.8, fm = t.repere(fa, rot);
+    const CUIR: Rgb = [150, 94, 58], fa = FAUTEUIL.o, rot = FAUTEUIL.rot, fm = t.repere(fa, rot);
     t.ombre([fm(-0.5, 0.01, -0.45), fm(0.5, 0.01, -0.45), fm(0.5, 0.01, 0.5), fm(-0.5, 0.01, 0.5)], 8, 0.5);
     for (const [x, z] of [[-0.36, -0.34], [0.32, -0.34], [-0.36, 0.3], [0.32, 0.3]] as const) t.boite(fa, rot, [x, 0, z], [x + 0.04, 0.12, z + 0.04], [35, 28, 22]);
     t.ajouter(`<g ${t.texture('0.6', 0.2, 10)}>`);
@@ -228,7 +243,7 @@ const salon = (meuble: boolean): string => {
     for (const x of [-0.4, 0.26]) t.boite(fa, rot, [x, 0.12, -0.38], [x + 0.14, 0.62, 0.38], CUIR, doux, 4);
     t.ajouter('</g>');
     // Coffee table with a few things on it.
-    const ta: V3 = [3.6, 0, 3.2];
+    const ta = TABLE_BASSE.o;
     t.ombre([[3.55, 0.01, 3.1], [4.85, 0.01, 3.1], [4.85, 0.01, 3.85], [3.55, 0.01, 3.85]], 7, 0.55);
     for (const [x, z] of [[0.03, 0.03], [1.12, 0.03], [0.03, 0.52], [1.12, 0.52]] as const) t.boite(ta, 0, [x, 0, z], [x + 0.04, 0.38, z + 0.04], [34, 30, 28]);
     t.boite(ta, 0, [0, 0.38, 0], [1.2, 0.42, 0.6], [136, 96, 64]);
@@ -376,6 +391,53 @@ const photographier = async (svg: string, graine: number): Promise<Buffer> => {
       for (let c = 0; c < 3; c++) sortie[o + c] = Math.max(0, Math.min(255, Math.round(data[i + c]! * vignette + bruit + (rnd() - 0.5) * 1.6)));
     }
   return sharp(sortie, { raw: { width: LARGEUR, height: HAUTEUR, channels: 3 } }).jpeg({ quality: 88 }).toBuffer();
+};
+
+/** An object of a scene and its box in the rendered frame (fractions of its width and height). */
+export interface BoiteScene {
+  nom: string;
+  nature: 'meuble' | 'fixe';
+  boite: { x0: number; y0: number; x1: number; y1: number };
+}
+
+/**
+ * The boxes of the living room's objects as the camera sees them: the projected corners of the very
+ * volumes the scene draws, clipped to the frame; what hides part of an object does not shrink its
+ * box (as with Rekognition). The truth the detector and zone tests are held to.
+ */
+export const boitesScenes = (): { salon: BoiteScene[]; pieceVide: BoiteScene[] } => {
+  const t = cameraSalon();
+  const encadrer = (points: readonly P2[]) => {
+    const [us, vs] = [points.map((p) => p[0]), points.map((p) => p[1])];
+    const borne = (v: number, max: number) => Math.min(1, Math.max(0, v / max));
+    return { x0: borne(Math.min(...us), LARGEUR), y0: borne(Math.min(...vs), HAUTEUR), x1: borne(Math.max(...us), LARGEUR), y1: borne(Math.max(...vs), HAUTEUR) };
+  };
+  const coins = ({ o, rot, a, b }: { o: V3; rot: number; a: V3; b: V3 }): V3[] => {
+    const m = t.repere(o, rot);
+    return [a[0], b[0]].flatMap((x) => [a[1], b[1]].flatMap((y) => [a[2], b[2]].map((z) => m(x, y, z))));
+  };
+  const cercle = (c: V3, r: number): V3[] => Array.from({ length: 32 }, (_, i): V3 => [c[0] + r * Math.cos(i / 5.09), c[1], c[2] + r * Math.sin(i / 5.09)]);
+  const boite = (volume: Parameters<typeof coins>[0]) => encadrer(t.projeter(coins(volume)));
+  const [px, , pz] = PLANTE.o;
+  const feuillage = t.versCamera([px, PLANTE.feuillage, pz]), [fu, fv] = t.ecran(feuillage), r = (PLANTE.rayon * t.f) / feuillage[2];
+  // The foliage is drawn as ellipses of r × 1.5 r around its centre (one shifted 3 px up and left).
+  const plante = encadrer([...t.projeter([...cercle(PLANTE.o, PLANTE.pot), ...cercle([px, PLANTE.hauteurPot, pz], PLANTE.pot)]), [fu - r - 3, fv - 1.5 * r - 3], [fu + r, fv + 1.5 * r]]);
+  const [lx, , lz] = LAMPE.o;
+  const lampe = encadrer(t.projeter([...cercle(LAMPE.o, 0.15), ...cercle([lx, LAMPE.pied, lz], LAMPE.abat), ...cercle([lx, LAMPE.pied + LAMPE.hauteurAbat, lz], 0.16)]));
+  const fixes: BoiteScene[] = [
+    { nom: 'Window', nature: 'fixe', boite: boite(FENETRE) },
+    { nom: 'Radiator', nature: 'fixe', boite: boite(RADIATEUR) },
+  ];
+  const meubles: BoiteScene[] = [
+    { nom: 'Potted Plant', nature: 'meuble', boite: plante },
+    { nom: 'Armchair', nature: 'meuble', boite: boite(FAUTEUIL) },
+    { nom: 'Floor Lamp', nature: 'meuble', boite: lampe },
+    { nom: 'Couch', nature: 'meuble', boite: boite(CANAPE) },
+    { nom: 'Coffee Table', nature: 'meuble', boite: boite(TABLE_BASSE) },
+    { nom: 'Rug', nature: 'meuble', boite: boite(TAPIS) },
+    { nom: 'Painting', nature: 'meuble', boite: boite(TABLEAU) },
+  ];
+  return { salon: [...meubles, ...fixes], pieceVide: fixes };
 };
 
 /** JPEG, 960×640, quality 88, the same bytes on every run. */

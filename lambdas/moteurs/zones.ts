@@ -1,0 +1,122 @@
+/**
+ * The edited area of vider and staging, built from what the detector found in the photo (the same
+ * code for Rekognition's boxes in production and the local detector's in previews), at the photo's
+ * full resolution. A fixed rectangle repainted windows, radiators and doors and cut tall furniture;
+ * these masks follow the room:
+ * - vider: the furniture's boxes, grown so the model sees each outline and its shadow;
+ * - staging: the free floor and the height furniture standing on it would rise to, never over the
+ *   furniture already there;
+ * - both: never the fixed elements' boxes (windows, doors, radiators…), whatever overlaps them. A sofa
+ *   in front of a radiator keeps that part of itself: the price of a window that never moves.
+ * Nothing to edit is said, not guessed: no furniture → `rien_a_retirer`, no free floor →
+ * `sol_introuvable`, rather than repainting half of the room.
+ */
+import sharp from 'sharp';
+import { ErreurTravail } from '../core/erreurs';
+import { adoucir, bornesRectangle, type Rectangle } from './bedrock/masques';
+import type { ObjetDetecte } from './detection';
+import type { Pixels } from './pixels';
+import { trouverSol } from './sol';
+
+export interface ZoneOutil {
+  /** 0/255, photo resolution: what the model may repaint. */
+  masque: Buffer;
+  /** Feathered version of masque (soft edge inside the mask), for compositing. */
+  alpha: Uint8Array;
+  /** 0/255, photo resolution: the fixed elements' boxes (grown slightly): what must never move. */
+  fixes: Buffer;
+  objets: ObjetDetecte[];
+}
+
+/** Furniture boxes grow by this share of the short side: the model needs the outline and the shadow. */
+const MARGE_MEUBLE = 0.02;
+/** Fixed elements' boxes grow by this share: their frame and reveal, which detectors' boxes cut close. */
+const MARGE_FIXE = 0.01;
+/** Under this share of the frame, the furniture mask is a speck: nothing worth a model's run. */
+const PART_MIN_VIDER = 0.005;
+/** Under this share of the frame, there is no floor to furnish. */
+const PART_MIN_SOL = 0.03;
+/** Furniture standing on the floor rises above it by this share of the floor's depth in that column. */
+const HAUTEUR_MEUBLES = 0.5;
+
+const grandir = (r: Rectangle, mx: number, my: number): Rectangle => ({
+  x0: Math.max(0, r.x0 - mx),
+  y0: Math.max(0, r.y0 - my),
+  x1: Math.min(1, r.x1 + mx),
+  y1: Math.min(1, r.y1 + my),
+});
+
+/** The boxes of one nature, each grown by `marge` of the short side, filled with 255 on a photo-size mask. */
+const remplirBoites = (largeur: number, hauteur: number, objets: readonly ObjetDetecte[], nature: ObjetDetecte['nature'], marge: number): Buffer => {
+  const masque = Buffer.alloc(largeur * hauteur);
+  const cote = marge * Math.min(largeur, hauteur);
+  for (const o of objets) {
+    if (o.nature !== nature) continue;
+    const { x0, x1, y0, y1 } = bornesRectangle(largeur, hauteur, grandir(o.boite, cote / largeur, cote / hauteur));
+    for (let y = y0; y < y1; y++) masque.fill(255, y * largeur + x0, y * largeur + x1);
+  }
+  return masque;
+};
+
+/** The fixed elements' boxes, grown slightly: 0/255 at the given size. The structure check compares there too. */
+export const masqueFixes = (largeur: number, hauteur: number, objets: readonly ObjetDetecte[]): Buffer =>
+  remplirBoites(largeur, hauteur, objets, 'fixe', MARGE_FIXE);
+
+const part = (masque: Buffer): number => {
+  let n = 0;
+  for (let i = 0; i < masque.length; i++) if (masque[i]) n++;
+  return n / masque.length;
+};
+
+/** Mask minus fixed boxes, then feathered inside: the fixed elements stay exactly the photo's. */
+const finir = async (photo: Pixels, masque: Buffer, fixes: Buffer, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
+  for (let p = 0; p < masque.length; p++) if (fixes[p]) masque[p] = 0;
+  const alpha = await adoucir(masque, photo.largeur, photo.hauteur);
+  return { masque, alpha, fixes, objets: [...objets] };
+};
+
+export const zoneVider = async (photo: Pixels, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
+  const { largeur, hauteur } = photo;
+  const masque = remplirBoites(largeur, hauteur, objets, 'meuble', MARGE_MEUBLE);
+  const fixes = masqueFixes(largeur, hauteur, objets);
+  for (let p = 0; p < masque.length; p++) if (fixes[p]) masque[p] = 0;
+  if (part(masque) < PART_MIN_VIDER) throw new ErreurTravail('rien_a_retirer');
+  return finir(photo, masque, fixes, objets);
+};
+
+/**
+ * The free floor on the analysis copy, and above it, per column, the space furniture standing on it
+ * would fill: from the floor's top in that column up by HAUTEUR_MEUBLES of the floor's depth there.
+ */
+const solEtDessus = (sol: Uint8Array, l: number, h: number): Uint8Array => {
+  const zone = Uint8Array.from(sol);
+  for (let x = 0; x < l; x++) {
+    let [haut, profondeur] = [-1, 0];
+    for (let y = 0; y < h; y++) if (sol[y * l + x]) (haut = haut < 0 ? y : haut), profondeur++;
+    if (haut < 0) continue;
+    for (let y = Math.max(0, Math.round(haut - HAUTEUR_MEUBLES * profondeur)); y < haut; y++) zone[y * l + x] = 1;
+  }
+  return zone;
+};
+
+export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
+  const { largeur, hauteur } = photo;
+  const { analyse, sol } = await trouverSol(photo);
+  const { largeur: l, hauteur: h } = analyse;
+  // What stands on the floor or must not move is not free floor: out on the analysis copy first.
+  const occupe = Buffer.concat([remplirBoites(l, h, objets, 'meuble', 0), remplirBoites(l, h, objets, 'fixe', MARGE_FIXE)]);
+  const libre = Uint8Array.from(sol, (v, p) => (v && !occupe[p] && !occupe[p + l * h] ? 1 : 0));
+  if (libre.reduce((a, v) => a + v, 0) < PART_MIN_SOL * l * h) throw new ErreurTravail('sol_introuvable');
+  const zone = solEtDessus(libre, l, h);
+  // To the photo's size, with the nearest analysis pixel: a hard mask, feathered once at full size.
+  const octets = Buffer.from(zone.map((v) => (v ? 255 : 0)));
+  const masque = await sharp(octets, { raw: { width: l, height: h, channels: 1 } })
+    .resize(largeur, hauteur, { fit: 'fill', kernel: 'nearest' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+  // Furniture already there stays: staging adds to a room, it does not repaint what it shows.
+  const meubles = remplirBoites(largeur, hauteur, objets, 'meuble', 0);
+  for (let p = 0; p < masque.length; p++) if (meubles[p]) masque[p] = 0;
+  return finir(photo, masque, masqueFixes(largeur, hauteur, objets), objets);
+};
