@@ -160,6 +160,12 @@ export class Flux extends Construct {
       // Used by the production engine only: the tests run the local engine, so the IAM simulation
       // (test/integration/iam.test.ts) cannot count it as used.
       etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: p.modeles.arns }));
+      // The furniture detector of vider and staging (moteurs/bedrock/rekognition.ts).
+      etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['rekognition:DetectLabels'], resources: ['*'] }));
+      etapes.Outil.reconnaitre({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'rekognition:DetectLabels supports no resource-level permission (the image travels in the request): only "*" can grant it, and it is the only action granted on "*".',
+      });
       for (const arn of p.modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
         etapes.Outil.reconnaitre({
           id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}]`,

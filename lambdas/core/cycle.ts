@@ -15,6 +15,7 @@ import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
 import { avecReessais } from './transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
 import { cles } from './table';
+import type { ControleStructure } from '../moteurs/controle';
 import type { Redaction } from '../moteurs/moteur';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
@@ -88,7 +89,7 @@ const conflitDeCondition = (erreur: unknown): boolean =>
 export const terminerTravail = async (
   d: Deps,
   id: string,
-  sortie: { resultats: Resultat[]; texte: string | null; graine: number | null; redaction?: Redaction | null },
+  sortie: { resultats: Resultat[]; texte: string | null; graine: number | null; redaction?: Redaction | null; structure?: ControleStructure | null },
 ): Promise<FinTravail> => {
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
@@ -101,7 +102,7 @@ export const terminerTravail = async (
             TableName: d.table,
             Key: cles.travail(id),
             UpdateExpression:
-              'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction REMOVE gsi3pk, gsi3sk',
+              'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
             ConditionExpression: 'statut = :en_cours',
             ExpressionAttributeValues: {
               ':termine': 'termine',
@@ -111,7 +112,10 @@ export const terminerTravail = async (
               ':texte': sortie.texte,
               ':graine': sortie.graine,
               ':redaction': sortie.redaction ?? null,
+              ':structure': sortie.structure ?? null,
             },
+            // Named through a placeholder: an attribute name never collides with DynamoDB's reserved words.
+            ExpressionAttributeNames: { '#structure': 'structure' },
           },
         },
         ...compteursDeFin(d, travail, 'termines', 0),

@@ -74,6 +74,12 @@ export const CODES_TRAVAIL = {
   moteur_indisponible: 'The model is temporarily unavailable.',
   /** The model answered with an error that retrying cannot fix. */
   moteur_en_echec: 'The model could not process this image.',
+  /** vider: nothing to remove was found in the photo (no furniture or clutter); refunded rather than repainting the room. */
+  rien_a_retirer: 'No furniture or clutter was found in this photo: there is nothing to remove.',
+  /** staging: no free floor was found to place furniture on (the photo shows no floor, or it is already furnished). */
+  sol_introuvable: 'No free floor was found in this photo to place furniture on.',
+  /** The result moved the room's fixed elements (walls, windows, doors, outline) beyond the threshold, twice. */
+  structure_modifiee: 'The result changed the structure of the room or building (walls, windows, doors), so it was not delivered.',
   /** The execution of the job could not be started. */
   demarrage_impossible: 'The job could not be started.',
   /** Anything else: details stay in the logs, never in the answer. */

@@ -4,6 +4,7 @@
  */
 import type { CodeTravail } from './erreurs';
 import type { IdOutil } from './outils';
+import type { ControleStructure } from '../moteurs/controle';
 import type { Redaction } from '../moteurs/moteur';
 
 export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
@@ -51,6 +52,8 @@ export interface EnregistrementTravail {
   tentative?: number;
   /** Who wrote the listing text (annonce). */
   redaction?: Redaction | null;
+  /** The structure check of an image result (moteurs/controle.ts). */
+  structure?: ControleStructure | null;
 }
 
 export interface EnregistrementLot {
@@ -102,6 +105,12 @@ export interface Travail {
    * otherwise), so a platform can say so to its readers.
    */
   redaction: Redaction | null;
+  /**
+   * Our extension: for an image result, how well the room's or building's fixed lines (walls,
+   * windows, doors, outline) were kept — the score, the threshold it passed, the runs it took; null
+   * for a listing text and until the job is done.
+   */
+  structure: ControleStructure | null;
 }
 
 export interface Lot {
@@ -151,6 +160,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   erreur: e.erreur,
   rembourse: e.rembourse,
   redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
+  structure: e.statut === 'termine' ? (e.structure ?? null) : null,
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */

@@ -100,6 +100,12 @@ export const SchemaTravail = v.strictObject({
       'Extension: for a listing text (annonce), that it was machine-written, whether by a generative AI model, and which; null for images and before the text exists.',
     ),
   ),
+  structure: v.pipe(
+    v.nullable(v.strictObject({ score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)), seuil: v.pipe(v.number(), v.minValue(0), v.maxValue(1)), essais: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2)) })),
+    v.description(
+      'Extension: for an image result, the structure check it passed: how well the fixed lines of the room or building (walls, windows, doors, outline) were kept, from 0 to 1 (1 = unchanged); the threshold below which a result is not delivered; the runs it took (a result under the threshold is run once more, then the job fails with structure_modifiee and is refunded). Null for a listing text and until the job is done.',
+    ),
+  ),
 });
 
 export const SchemaLot = v.strictObject({
@@ -242,6 +248,7 @@ const travailEnAttente: Travail = {
   erreur: null,
   rembourse: false,
   redaction: null,
+  structure: null,
 };
 const travailEnCours: Travail = { ...travailEnAttente, statut: 'en_cours', commence_le: '2026-01-01T10:00:00.412Z' };
 const travailTermine: Travail = {
@@ -249,6 +256,7 @@ const travailTermine: Travail = {
   statut: 'termine',
   termine_le: '2026-01-01T10:00:07.950Z',
   resultats: [lienExemple(`${ID_TRAVAIL}/jardin.jpg`, '2026-01-02T10:05:00.000Z')],
+  structure: { score: 0.962, seuil: 0.6, essais: 1 },
 };
 const travailEchec: Travail = {
   ...travailEnCours,
@@ -269,6 +277,7 @@ const annonceTerminee: Travail = {
   resultats: [],
   texte: '# Maison de caractère au cœur du Patershol\n\nÀ deux pas des quais, cette maison de 128 m² offre trois chambres…',
   redaction: { automatique: true, intelligence_artificielle: true, modele: 'us.anthropic.claude-haiku-4-5-20251001-v1:0' },
+  structure: null,
 };
 const travauxLot: Travail[] = ['chambre-1.jpg', 'chambre-2.jpg'].map((nom, i) => ({
   ...travailTermine,

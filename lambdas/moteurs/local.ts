@@ -3,25 +3,31 @@
  * photo, without a model. It is what `npm start` and the tests run, so that every path of the
  * service (inputs, results, ZIPs, links) carries real images a person can look at.
  *
- * Each tool edits the region its production recipe edits (the same zones) and leaves the other
- * pixels exactly as they were, as the production engine composites the model's answer into the
- * original; `ciel`, as in production, first corrects the light and verticals of the whole photo.
- * Results say in their metadata that they are previews (resultat.ts).
+ * It runs the production engine's rules with a stand-in where the models are: objects are found by
+ * the local detector (detecteur-local.ts) instead of Rekognition; vider and staging edit the area
+ * built from them by the same code (zones.ts: furniture boxes without windows, doors and radiators;
+ * the free floor) and say so the same way when there is nothing to edit; every result passes the
+ * same structure check (controle.ts). Pixels outside the edited area are exactly the photo's, as the
+ * production engine composites the model's answer into the original; `ciel`, as in production, first
+ * corrects the light and verticals of the whole photo. Results say in their metadata that they are
+ * previews (resultat.ts).
  */
 import { setTimeout as attendre } from 'node:timers/promises';
+import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
+import { recomposer } from './bedrock/image';
+import { adoucir, trouverCiel } from './ciel-masque';
+import { avecControle, regionStructure } from './controle';
+import { detecteurLocal } from './detecteur-local';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
+import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
+import { redresser } from './redressement';
+import { fichierResultat } from './resultat';
+import { masqueFixes, zoneStaging, zoneVider, type ZoneOutil } from './zones';
 
 /** The preview writes from a fixed template, not a model: said as such on the job. */
 export const REDACTION_LOCALE: Redaction = { automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' };
-import { ZONE_STAGING } from './bedrock/staging';
-import { bornesRectangle } from './bedrock/masques';
-import { ZONE_VIDER } from './bedrock/vider';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
-import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
-import { adoucir, trouverCiel } from './ciel-masque';
-import { redresser } from './redressement';
-import { fichierResultat } from './resultat';
 
 const saturation = (r: number, g: number, b: number) => Math.max(r, g, b) - Math.min(r, g, b);
 const borner = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
@@ -124,40 +130,80 @@ const saison = async (p: Pixels): Promise<Buffer> => {
   return sortie;
 };
 
+/** Long edge of the copy the vider preview fills: the fill is smooth, so more pixels would add nothing. */
+const COTE_REMPLISSAGE = 640;
+
 /**
- * What is behind furniture is, for a preview, the room's own surfaces continued: each row of the zone
- * runs from the pixels just left of it to those just right of it (a floor or a wall continues across
- * the room), blended near the top edge into the pixels just above so there is no seam. A seeded grain
- * keeps the fill from looking painted. Nothing of the covered pixels is used: no ghost of the furniture.
+ * Pull-push: each hole takes the mean of the known pixels around it at the finest scale where there are
+ * any, blended up level by level (bilinear), so a floor or a wall continues smoothly across the hole
+ * from every side at once — no rows, no streaks. `connu` is 1 where the pixel is the photo's.
  */
-const vider = (p: Pixels, graine: number): Buffer => {
-  const { largeur: l, hauteur: h, data } = p;
-  const sortie = Buffer.from(data);
-  const z = bornesRectangle(l, h, ZONE_VIDER);
-  const px = (x: number, y: number) => (Math.min(h - 1, Math.max(0, y)) * l + Math.min(l - 1, Math.max(0, x))) * 3;
-  // A few pixels averaged on each side: one pixel of the border can be an edge or noise.
-  const bord = (x: number, y: number, sens: number, c: number) => {
-    let somme = 0;
-    for (let k = 0; k < 4; k++) somme += data[px(x + sens * k, y) + c]!;
-    return somme / 4;
-  };
-  const fondu = Math.max(2, Math.round(h * 0.04));
-  let alea = graine || 1;
-  const bruit = () => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 6;
-  for (let y = z.y0; y < z.y1; y++) {
-    const haut = Math.max(0, 1 - (y - z.y0) / fondu);
-    const [gauche, droite] = [-1, 1].map((sens) => [0, 1, 2].map((c) => bord(sens < 0 ? z.x0 - 1 : z.x1, y, sens, c))) as [number[], number[]];
-    for (let x = z.x0; x < z.x1; x++) {
-      const t = (x - z.x0 + 0.5) / (z.x1 - z.x0);
-      const i = (y * l + x) * 3;
-      const grain = bruit();
+const tirerPousser = (data: Float32Array, connu: Float32Array, l: number, h: number): void => {
+  if (l <= 1 && h <= 1) return;
+  const [l2, h2] = [Math.ceil(l / 2), Math.ceil(h / 2)];
+  const d2 = new Float32Array(l2 * h2 * 3);
+  const w2 = new Float32Array(l2 * h2);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < l; x++) {
+      const [i, j] = [y * l + x, (y >> 1) * l2 + (x >> 1)];
+      const w = connu[i]!;
+      if (!w) continue;
+      w2[j]! += w;
+      for (let c = 0; c < 3; c++) d2[j * 3 + c]! += data[i * 3 + c]! * w;
+    }
+  }
+  for (let j = 0; j < w2.length; j++) {
+    if (!w2[j]) continue;
+    for (let c = 0; c < 3; c++) d2[j * 3 + c]! /= w2[j]!;
+    w2[j] = 1;
+  }
+  tirerPousser(d2, w2, l2, h2);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < l; x++) {
+      const i = y * l + x;
+      if (connu[i]) continue;
+      // Bilinear from the coarser level, centres aligned.
+      const [u, v] = [Math.min(l2 - 1, Math.max(0, (x - 0.5) / 2)), Math.min(h2 - 1, Math.max(0, (y - 0.5) / 2))];
+      const [x0, y0] = [Math.floor(u), Math.floor(v)];
+      const [x1, y1] = [Math.min(l2 - 1, x0 + 1), Math.min(h2 - 1, y0 + 1)];
+      const [tx, ty] = [u - x0, v - y0];
       for (let c = 0; c < 3; c++) {
-        const ligne = (1 - t) * gauche[c]! + t * droite[c]!;
-        sortie[i + c] = borner(haut === 0 ? ligne + grain : (1 - haut) * ligne + haut * data[px(x, z.y0 - 1) + c]! + grain);
+        const a = d2[(y0 * l2 + x0) * 3 + c]! * (1 - tx) + d2[(y0 * l2 + x1) * 3 + c]! * tx;
+        const b = d2[(y1 * l2 + x0) * 3 + c]! * (1 - tx) + d2[(y1 * l2 + x1) * 3 + c]! * tx;
+        data[i * 3 + c] = a * (1 - ty) + b * ty;
       }
     }
   }
-  return sortie;
+};
+
+/**
+ * What is behind furniture is, for a preview, the room's own surfaces continued: the masked pixels are
+ * filled from the known ones around them on a small copy (pull-push), scaled back, with a seeded grain
+ * so the fill does not look painted, and blended in through the feathered mask. Nothing of the covered
+ * pixels is used: no ghost of the furniture.
+ */
+const vider = async (p: Pixels, zone: ZoneOutil, graine: number): Promise<Buffer> => {
+  const { largeur: l, hauteur: h } = p;
+  const echelle = Math.min(1, COTE_REMPLISSAGE / Math.max(l, h));
+  const [lp, hp] = [Math.max(1, Math.round(l * echelle)), Math.max(1, Math.round(h * echelle))];
+  const petit = await depuisPixels(p).resize(lp, hp, { fit: 'fill' }).raw().toBuffer();
+  const masque = await sharp(zone.masque, { raw: { width: l, height: h, channels: 1 } }).resize(lp, hp, { fit: 'fill' }).extractChannel(0).raw().toBuffer();
+  const data = Float32Array.from(petit);
+  // A pixel of the small copy half covered by the mask carries some furniture: treated as unknown.
+  const connu = Float32Array.from(masque, (m) => (m > 0 ? 0 : 1));
+  tirerPousser(data, connu, lp, hp);
+  const rempli = await sharp(Buffer.from(Uint8Array.from(data, (v) => borner(v))), { raw: { width: lp, height: hp, channels: 3 } })
+    .resize(l, h, { fit: 'fill', kernel: 'cubic' })
+    .raw()
+    .toBuffer();
+  let alea = graine || 1;
+  const bruit = () => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 6;
+  for (let q = 0; q < zone.masque.length; q++) {
+    if (!zone.masque[q]) continue;
+    const grain = bruit();
+    for (let c = 0; c < 3; c++) rempli[q * 3 + c] = borner(rempli[q * 3 + c]! + grain);
+  }
+  return recomposer(p, { data: rempli, largeur: l, hauteur: h }, zone.alpha);
 };
 
 const PALETTES: Record<string, [string, string, string]> = {
@@ -232,15 +278,34 @@ const defsMeubles = (largeur: number) =>
   '<stop offset="1" stop-color="#000" stop-opacity="0.28"/></linearGradient>' +
   `<filter id="flou"><feGaussianBlur stdDeviation="${Math.max(1, largeur * 0.006).toFixed(1)}"/></filter></defs>`;
 
-const staging = async (p: Pixels, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
+/** The bounding box of a mask, in pixels (end excluded). */
+const boite = (m: Buffer, l: number, h: number) => {
+  let [x0, y0, x1, y1] = [l, h, 0, 0];
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < l; x++) {
+      if (!m[y * l + x]) continue;
+      if (x < x0) x0 = x;
+      if (x >= x1) x1 = x + 1;
+      if (y < y0) y0 = y;
+      y1 = y + 1;
+    }
+  }
+  return { x0, y0, largeur: Math.max(1, x1 - x0), hauteur: Math.max(1, y1 - y0) };
+};
+
+/**
+ * The furniture is laid out in the free floor's box (the edited area found in the photo), then
+ * blended through its feathered mask: where a window, a door or a radiator is, the photo stays, as
+ * in production.
+ */
+const staging = async (p: Pixels, zone: ZoneOutil, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
   const palette = PALETTES[valeurs.style ?? 'modern'] ?? PALETTES.modern!;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${defsMeubles(p.largeur)}${meubles(valeurs.piece ?? 'living room', p.largeur, p.hauteur, palette)}</svg>`;
+  const b = boite(zone.masque, p.largeur, p.hauteur);
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${defsMeubles(b.largeur)}` +
+    `<g transform="translate(${b.x0} ${b.y0})">${meubles(valeurs.piece ?? 'living room', b.largeur, b.hauteur, palette)}</g></svg>`;
   const dessine = await depuisPixels(p).composite([{ input: Buffer.from(svg) }]).removeAlpha().raw().toBuffer();
-  // Only the production recipe's zone may change, as there: the rest is the photo's own pixels.
-  const sortie = Buffer.from(p.data);
-  const z = bornesRectangle(p.largeur, p.hauteur, ZONE_STAGING);
-  for (let y = z.y0; y < z.y1; y++) dessine.copy(sortie, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x0) * 3, (y * p.largeur + z.x1) * 3);
-  return sortie;
+  return recomposer(p, { data: dessine, largeur: p.largeur, hauteur: p.hauteur }, zone.alpha);
 };
 
 const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
@@ -294,11 +359,13 @@ export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promi
   return alpha;
 };
 
-const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
+/** `fixes`: the windows and doors found (zones.ts masqueFixes): the openings stay as they are, as production's structure control keeps them. */
+const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>, fixes: Buffer): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
   const teinte = TEINTES_RENOVATION[valeurs.style ?? 'contemporary'] ?? TEINTES_RENOVATION.contemporary!;
   const force = valeurs.niveau === 'rafraichissement' ? 0.45 : 0.85;
   const alpha = await zoneRenovation(p, valeurs.zone);
+  for (let q = 0; q < alpha.length; q++) if (fixes[q]) alpha[q] = 0;
   // The walls' own median light: the new render keeps their shading relative to it.
   const histo = new Float64Array(256);
   let n = 0;
@@ -306,8 +373,10 @@ const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>):
   let [cumul, mediane] = [0, 128];
   for (let v = 0; v < 256 && n; v++) if ((cumul += histo[v]!) >= n / 2) { mediane = Math.max(1, v); break; }
   const lt = luminance(...teinte);
-  // Half-way from the old wall's brightness to the new colour's: a repainted wall, not a white veil.
-  const niveau = Math.sqrt(lt / mediane);
+  // Part of the way from the old wall's brightness to the new colour's (a repainted wall, not a white
+  // veil), by at most a quarter: brightening further washed a facade into the sky above it, and the
+  // structure check (controle.ts) rightly read the lost roofline as a changed outline.
+  const niveau = Math.min(1.25, Math.sqrt(lt / mediane));
   for (let q = 0; q < alpha.length; q++) {
     if (!alpha[q]) continue;
     const w = (force * alpha[q]!) / 255;
@@ -323,22 +392,25 @@ export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => 
   nom: 'local',
   async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
     if (options.delaiMs) await attendre(options.delaiMs);
-    const graine = graineDe(demande.travail);
     const { pixels, format } = await decoder(demande.image);
-    const traitements: Record<OutilImage, () => Promise<Pixels>> = {
-      // As in production: light and verticals corrected first, then the sky of the corrected photo.
-      ciel: async () => {
-        const redressee = await redresser(pixels);
-        return { ...redressee, data: await ciel(redressee) };
-      },
-      saison: async () => ({ ...pixels, data: await saison(pixels) }),
-      vider: async () => ({ ...pixels, data: vider(pixels, graine) }),
-      staging: async () => ({ ...pixels, data: await staging(pixels, demande.valeurs) }),
-      renovation: async () => ({ ...pixels, data: await renovation(pixels, demande.valeurs) }),
+    // As in production: light and verticals corrected first, then everything works on the corrected photo.
+    const base = demande.outil === 'ciel' ? await redresser(pixels) : pixels;
+    const objets = await detecteurLocal.detecter(base);
+    const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets) : null;
+    const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
+    const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
+      ciel: () => ciel(base),
+      saison: () => saison(base),
+      vider: (graine) => vider(base, zone!, graine),
+      staging: () => staging(base, zone!, demande.valeurs),
+      renovation: () => renovation(base, demande.valeurs, masqueFixes(base.largeur, base.hauteur, objets)),
     };
-    const resultat = await traitements[demande.outil]();
+    const { pixels: resultat, graine, structure } = await avecControle(base, region, async (essai) => {
+      const graine = graineDe(demande.travail) + essai - 1;
+      return { pixels: { ...base, data: await traitements[demande.outil](graine) }, graine };
+    });
     const image = await fichierResultat(resultat, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: true, graine });
-    return { image, format, graine };
+    return { image, format, graine, structure };
   },
 
   async rediger(demande) {

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutilImage } from '../core/outils';
+import type { ControleStructure } from './controle';
 
 export interface DemandeRetouche {
   outil: OutilImage;
@@ -24,6 +25,8 @@ export interface ImageRetouchee {
   format: 'jpeg' | 'png' | 'webp';
   /** Seed used by the model, recorded on the job so the result can be reproduced. */
   graine: number | null;
+  /** The structure check the result passed (controle.ts), recorded on the job. */
+  structure: ControleStructure;
 }
 
 export interface DemandeAnnonce {

@@ -9,6 +9,7 @@ import type { Dependances } from '../core/dependances';
 import { ErreurTravail } from '../core/erreurs';
 import { journal } from '../core/journal';
 import type { EntreeExecution } from '../core/executions';
+import type { ControleStructure } from '../moteurs/controle';
 import type { Redaction } from '../moteurs/moteur';
 
 
@@ -26,6 +27,8 @@ export interface SortieOutil {
   graine: number | null;
   /** For a listing text: who wrote it (moteurs/moteur.ts). */
   redaction?: Redaction | null;
+  /** For an image: the structure check it passed (moteurs/controle.ts). */
+  structure?: ControleStructure | null;
 }
 
 export const etape = <D extends Dependances, S>(deps: () => Promise<D>, nom: string, fn: (etat: EtatExecution, d: D) => Promise<S>) =>

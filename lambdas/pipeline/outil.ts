@@ -53,7 +53,7 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     const fichier = nomFichier(travail.index, travail.nom, travail.outil, EXTENSIONS[sortie.format]);
     const cle = cleResultat(travail.compte, travail.id, fichier);
     await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: marquee, ContentType: TYPES_MIME[sortie.format] }));
-    return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine };
+    return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine, structure: sortie.structure };
   });
 export const handler = creer(
   unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env), c2pa: await marqueurDepuisEnv() })),

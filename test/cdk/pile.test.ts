@@ -369,7 +369,7 @@ describe('the dev stage', () => {
       ],
       'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
-      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
+      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 'rekognition:DetectLabels', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
         'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
         's3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
@@ -383,8 +383,8 @@ describe('the dev stage', () => {
       expect(actionsDe(declarations), chemin).toEqual([...actions, ...journaux, ...traces].sort());
       for (const d of declarations) {
         const actionsD = [d.Action].flat();
-        // "*" only where AWS accepts nothing else (X-Ray).
-        if (d.Resource === '*') expect(actionsD.every((a) => a.startsWith('xray:')), chemin).toBe(true);
+        // "*" only where AWS accepts nothing else (X-Ray, Rekognition's DetectLabels).
+        if (d.Resource === '*') expect(actionsD.every((a) => a.startsWith('xray:') || a === 'rekognition:DetectLabels'), chemin).toBe(true);
         expect(actionsD.some((a) => a.endsWith(':*')), chemin).toBe(false);
       }
     }
@@ -432,7 +432,8 @@ describe('the dev stage', () => {
 
   it('lets the tool step read inputs where they are, inline or uploaded, and write results', () => {
     const r = references(s);
-    expect(declarationsMetier(s, 'Flux/Outil').filter((d) => !d.Action.includes('bedrock:InvokeModel'))).toEqual(
+    const modeles = ['bedrock:InvokeModel', 'rekognition:DetectLabels'];
+    expect(declarationsMetier(s, 'Flux/Outil').filter((d) => !modeles.some((a) => d.Action.includes(a)))).toEqual(
       trier([
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
         { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
@@ -602,6 +603,13 @@ describe('the dev stage', () => {
     expect(ressources).toContain('foundation-model/stability.stable-image-inpaint-v1:0');
     expect(ressources).not.toMatch(/foundation-model\/\*|inference-profile\/\*/);
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('bedrock');
+  });
+
+  it('grants the furniture detector (rekognition:DetectLabels) alone on "*", which is all that action supports', () => {
+    // CDK merges it with the X-Ray statement, the other action that only "*" can grant.
+    const surTout = declarationsMetier(s, 'Flux/Outil').filter((d) => d.Resource.includes('*'));
+    expect(surTout.flatMap((d) => d.Action.filter((a) => !a.startsWith('xray:')))).toEqual(['rekognition:DetectLabels']);
+    expect(surTout.flatMap((d) => d.Resource)).toEqual(['*']);
   });
 
   it('alarms on failed executions, late work, the sweeper, Lambda errors and throttles and API 5xx, to one topic', () => {
@@ -891,6 +899,7 @@ describe('the LocalStack fallback (-c liens=api -c moteur=local)', () => {
     expect(env.RETOUCHE_LIENS_SECRET_ARN).toBeUndefined();
     const [, outil] = fonctionDuModule(s, 'Flux/Outil');
     expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('bedrock:InvokeModel');
+    expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('rekognition:DetectLabels');
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('local');
     const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
     expect(nag?.violations).toEqual([]);

@@ -1,16 +1,31 @@
 /** Test images made with sharp (no photograph is copied into this repository). */
 import sharp from 'sharp';
 
-/** A small photo-like JPEG: a sky gradient over a darker ground, different per `graine`. */
+/**
+ * A small photo-like JPEG: a sky gradient over a dark roofline, then a ground with a dark chest standing on
+ * it (so `vider` has furniture to find and `staging` a free floor around it), different per `graine`.
+ */
 export const imageTest = async (graine = 0, format: 'jpeg' | 'png' | 'webp' = 'jpeg', largeur = 96, hauteur = 64): Promise<Buffer> => {
   const pixels = Buffer.alloc(largeur * hauteur * 3);
   for (let y = 0; y < hauteur; y++) {
     for (let x = 0; x < largeur; x++) {
       const i = (y * largeur + x) * 3;
       const ciel = y < hauteur / 2;
-      pixels[i] = ciel ? 170 + ((x + graine * 7) % 40) : 90 + ((x * y + graine) % 50);
-      pixels[i + 1] = ciel ? 180 + (y % 30) : 80 + ((x + graine) % 40);
-      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 60 + (y % 30);
+      const [fx, fy] = [x / largeur, y / hauteur];
+      if (fy >= 0.5 && fy < 0.56) {
+        pixels.set([38 + ((x + graine) % 5), 32 + (x % 4), 30], i);
+        continue;
+      }
+      if (fx >= 0.4 && fx < 0.62 && fy >= 0.6 && fy < 0.86) {
+        pixels.set([52 + ((x + y + graine) % 6), 40 + ((x * 3 + graine) % 5), 32 + (y % 4)], i);
+        continue;
+      }
+      // The ground darkens towards the camera with a fine grain, as a floor or a lawn does.
+      const grain = (x * 7 + y * 13 + graine * 5) % 9;
+      const bas = (y / hauteur) * 30;
+      pixels[i] = ciel ? 170 + ((x + graine * 7) % 40) : 110 + grain + Math.round(bas);
+      pixels[i + 1] = ciel ? 180 + (y % 30) : 96 + grain + Math.round(bas * 0.8);
+      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 70 + grain + Math.round(bas * 0.5);
     }
   }
   return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })[format]().toBuffer();

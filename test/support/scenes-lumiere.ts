@@ -24,9 +24,9 @@ export interface SceneLumiere {
 export const ZONES: readonly Zone[] = ['ciel', 'facade', 'toit', 'vitre', 'sol', 'vegetation', 'mur', 'plafond', 'plancher'];
 const Z = Object.fromEntries(ZONES.map((z, i) => [z, i])) as Record<Zone, number>;
 
-type Rgb = [number, number, number];
+export type Rgb = [number, number, number];
 
-const hachage = (x: number, y: number, graine: number): number => {
+export const hachage = (x: number, y: number, graine: number): number => {
   let v = Math.imul(x | 0, 0x27d4eb2d) ^ Math.imul(y | 0, 0x165667b1) ^ Math.imul(graine + 1, 0x9e3779b1);
   v = Math.imul(v ^ (v >>> 15), 0x85ebca6b);
   v = Math.imul(v ^ (v >>> 13), 0xc2b2ae35);
@@ -34,7 +34,7 @@ const hachage = (x: number, y: number, graine: number): number => {
 };
 
 /** Smooth value noise in [0, 1]: `cellules` cells across the frame's width. */
-const bruit = (fx: number, fy: number, cellules: number, graine: number): number => {
+export const bruit = (fx: number, fy: number, cellules: number, graine: number): number => {
   const [x, y] = [fx * cellules, fy * cellules];
   const [i, j] = [Math.floor(x), Math.floor(y)];
   const lisse = (t: number) => t * t * (3 - 2 * t);
@@ -42,11 +42,11 @@ const bruit = (fx: number, fy: number, cellules: number, graine: number): number
   const a = hachage(i, j, graine), b = hachage(i + 1, j, graine), c = hachage(i, j + 1, graine), d = hachage(i + 1, j + 1, graine);
   return (a + (b - a) * tx) * (1 - ty) + (c + (d - c) * tx) * ty;
 };
-const fbm = (fx: number, fy: number, cellules: number, graine: number) =>
+export const fbm = (fx: number, fy: number, cellules: number, graine: number) =>
   0.55 * bruit(fx, fy, cellules, graine) + 0.3 * bruit(fx, fy, cellules * 2.3, graine + 1) + 0.15 * bruit(fx, fy, cellules * 5.1, graine + 2);
 
-const melange = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-const fois = (c: Rgb, k: number): Rgb => [c[0] * k, c[1] * k, c[2] * k];
+export const melange = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+export const fois = (c: Rgb, k: number): Rgb => [c[0] * k, c[1] * k, c[2] * k];
 
 /** One pixel of a scene: its colour before the camera, and what it is. */
 type Rendu = (fx: number, fy: number, x: number, y: number) => { c: Rgb; zone: Zone; grain?: number };

@@ -14,29 +14,9 @@
  */
 import sharp from 'sharp';
 import { depuisPixels, versPixels, type Pixels } from '../../lambdas/moteurs/pixels';
+import { fbm, fois, hachage, melange, type Rgb } from './scenes-lumiere';
 
-type Rgb = [number, number, number];
-
-// The same seeded hash and value noise as scenes-lumiere.ts.
-const hachage = (x: number, y: number, graine: number): number => {
-  let v = Math.imul(x | 0, 0x27d4eb2d) ^ Math.imul(y | 0, 0x165667b1) ^ Math.imul(graine + 1, 0x9e3779b1);
-  v = Math.imul(v ^ (v >>> 15), 0x85ebca6b);
-  v = Math.imul(v ^ (v >>> 13), 0xc2b2ae35);
-  return ((v ^ (v >>> 16)) >>> 0) / 2 ** 32;
-};
-const bruit = (fx: number, fy: number, cellules: number, graine: number): number => {
-  const [x, y] = [fx * cellules, fy * cellules];
-  const [i, j] = [Math.floor(x), Math.floor(y)];
-  const lisse = (t: number) => t * t * (3 - 2 * t);
-  const [tx, ty] = [lisse(x - i), lisse(y - j)];
-  const a = hachage(i, j, graine), b = hachage(i + 1, j, graine), c = hachage(i, j + 1, graine), d = hachage(i + 1, j + 1, graine);
-  return (a + (b - a) * tx) * (1 - ty) + (c + (d - c) * tx) * ty;
-};
-const fbm = (fx: number, fy: number, cellules: number, graine: number) =>
-  0.55 * bruit(fx, fy, cellules, graine) + 0.3 * bruit(fx, fy, cellules * 2.3, graine + 1) + 0.15 * bruit(fx, fy, cellules * 5.1, graine + 2);
-const melange = (a: Rgb, b: Rgb, t: number): Rgb => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-const fois = (c: Rgb, k: number): Rgb => [c[0] * k, c[1] * k, c[2] * k];
-
+// The same seeded hash, value noise and colour arithmetic as the light scenes.
 /** A rectangle in fractions of the frame (x of the width, y of the height). */
 export interface Boite {
   x0: number;

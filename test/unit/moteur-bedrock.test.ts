@@ -1,6 +1,8 @@
 /**
  * The Bedrock engine against a mocked runtime client (no network): each tool's request, the image
- * pipeline around it (working size, masks, compositing, EXIF), finish reasons and SDK errors.
+ * pipeline around it (working size, masks from the detected objects, full resolution, compositing,
+ * the structure check, EXIF), finish reasons and SDK errors. The detector is a stub returning the
+ * boxes each test gives it (Rekognition itself is exercised on its own, with a recorded-shape answer).
  */
 import {
   AccessDeniedException,
@@ -22,17 +24,21 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DetectLabelsCommand, RekognitionClient, ThrottlingException as RekognitionThrottling, InvalidImageFormatException } from '@aws-sdk/client-rekognition';
 import type { OutilImage } from '../../lambdas/core/outils';
 import { COTE_MAX_PHOTO, OCTETS_MAX_PHOTO } from '../../lambdas/moteurs/bedrock/annonce';
 import { configurationBedrock, modelesBedrock, ressourcesIamBedrock } from '../../lambdas/moteurs/bedrock/configuration';
 import { erreurDeBedrock } from '../../lambdas/moteurs/bedrock/erreurs';
-import { cadreDeTravail, LIMITES_STABILITY } from '../../lambdas/moteurs/bedrock/image';
+import { cadreDeTravail, decoupeAutour, LIMITES_STABILITY } from '../../lambdas/moteurs/bedrock/image';
+import { creerDetecteurRekognition, objetsDeLabels } from '../../lambdas/moteurs/bedrock/rekognition';
+import type { Detecteur, ObjetDetecte } from '../../lambdas/moteurs/detection';
+import { SEUIL_STRUCTURE } from '../../lambdas/moteurs/structure';
+import { dessinerFacade, FACADE } from '../support/scenes-structure';
 import type { Pixels } from '../../lambdas/moteurs/pixels';
 import { creerMoteurBedrock } from '../../lambdas/moteurs/bedrock/index';
 import { estimerVerticales, redresser, redresserVerticales } from '../../lambdas/moteurs/redressement';
 import { FORCES_CONTROLE, parametresRenovation } from '../../lambdas/moteurs/bedrock/renovation';
 import { MEUBLES, promptStaging, STYLES_STAGING } from '../../lambdas/moteurs/bedrock/staging';
-import { ZONE_VIDER } from '../../lambdas/moteurs/bedrock/vider';
 import { moteurDepuisEnv } from '../../lambdas/moteurs/choix';
 import { graineDe } from '../../lambdas/moteurs/moteur';
 import { lireProvenance } from '../../lambdas/moteurs/provenance';
@@ -40,23 +46,35 @@ import { lireProvenance } from '../../lambdas/moteurs/provenance';
 const client = new BedrockRuntimeClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 const bedrock = mockClient(client);
 const configuration = configurationBedrock({});
-const moteur = creerMoteurBedrock({ client, configuration });
+/** What the stub detector finds in the test photo: a piece of furniture on the ground, and a window. */
+const MEUBLE: ObjetDetecte = { nom: 'Couch', nature: 'meuble', boite: { x0: 0.4, y0: 0.6, x1: 0.7, y1: 0.9 }, confiance: 0.95 };
+const FENETRE: ObjetDetecte = { nom: 'Window', nature: 'fixe', boite: { x0: 0.08, y0: 0.5, x1: 0.24, y1: 0.75 }, confiance: 0.9 };
+let objets: ObjetDetecte[] = [];
+const detecteur: Detecteur = { nom: 'test', detecter: async () => objets };
+const moteur = creerMoteurBedrock({ client, configuration, detecteur });
 const OUTILS: OutilImage[] = ['vider', 'staging', 'renovation', 'saison', 'ciel'];
 
-beforeEach(() => bedrock.reset());
+beforeEach(() => {
+  bedrock.reset();
+  objets = [MEUBLE, FENETRE];
+});
 
 // ---------- helpers ----------
 
-/** A photo: a pale sky over a textured ground, different enough per pixel to catch any shift. */
+/**
+ * A photo: a pale sky over an even ground (a floor the floor finder can follow), with a fine
+ * per-pixel pattern so that any shift of a pixel is caught.
+ */
 const pixelsPhoto = (largeur: number, hauteur: number): Buffer => {
   const data = Buffer.alloc(largeur * hauteur * 3);
   for (let y = 0; y < hauteur; y++) {
     for (let x = 0; x < largeur; x++) {
       const i = (y * largeur + x) * 3;
       const ciel = y < hauteur * 0.4;
-      data[i] = ciel ? 190 + (x % 20) : 70 + ((x * 7 + y * 3) % 90);
-      data[i + 1] = ciel ? 195 + (y % 15) : 60 + ((x + y * 5) % 70);
-      data[i + 2] = ciel ? 205 : 50 + ((x * y) % 60);
+      const motif = (x * 7 + y * 3) % 5;
+      data[i] = ciel ? 190 + (x % 20) : 150 + motif;
+      data[i + 1] = ciel ? 195 + (y % 15) : 118 + ((x + y * 5) % 4);
+      data[i + 2] = ciel ? 205 : 84 + ((x * y) % 4);
     }
   }
   return data;
@@ -90,6 +108,13 @@ const modeleUni = (couleur = { r: 250, g: 10, b: 10 }, taille?: { width: number;
     return reponseImage(image, corps.seed);
   });
 
+/** A model that answers the image it was sent: every result keeps the photo's structure. */
+const modeleFidele = () =>
+  bedrock.on(InvokeModelCommand).callsFake(async (input: { body: string }) => {
+    const corps = JSON.parse(input.body);
+    return reponseImage(await sharp(Buffer.from(corps.image, 'base64')).png().toBuffer(), corps.seed);
+  });
+
 /** A model that replaces the top 30% and drifts everything else by a few levels, like a diffusion round trip. */
 const modeleQuiRemplaceLeHaut = () =>
   bedrock.on(InvokeModelCommand).callsFake(async (input: { body: string }) => {
@@ -119,7 +144,7 @@ describe('Bedrock engine: the request of each tool', () => {
       saison: 'us.stability.stable-image-search-replace-v1:0',
       ciel: 'us.stability.stable-image-search-replace-v1:0',
     };
-    modeleUni();
+    modeleFidele();
     const source = await photo(300, 200);
     for (const [n, outil] of OUTILS.entries()) {
       await moteur.retoucher({ outil, valeurs: {}, image: source, travail: 'job-1' });
@@ -133,14 +158,15 @@ describe('Bedrock engine: the request of each tool', () => {
       expect(corps.output_format).toBe('png');
       const { width, height } = await dimensions(corps.image);
       expect([width % 64, height % 64]).toEqual([0, 0]);
-      // A small photo is padded up to multiples of 64, never shrunk.
-      expect(width).toBeGreaterThanOrEqual(300);
-      expect(height).toBeGreaterThanOrEqual(200);
+      // A small photo (or the part of it around the edited area) is padded up to multiples of 64, never shrunk.
+      const partie = outil === 'vider' || outil === 'staging' ? { largeur: 1, hauteur: 1 } : { largeur: 300, hauteur: 200 };
+      expect(width).toBeGreaterThanOrEqual(partie.largeur);
+      expect(height).toBeGreaterThanOrEqual(partie.hauteur);
     }
   });
 
-  it('vider and staging send a mask of the image size, white over the floor area only; the others send none', async () => {
-    modeleUni();
+  it('vider and staging send a mask of the image size, white over what the photo shows (furniture, free floor), never over the window found; the others send none', async () => {
+    modeleFidele();
     const source = await photo(300, 200);
     for (const outil of OUTILS) await moteur.retoucher({ outil, valeurs: {}, image: source, travail: 't' });
     for (const [n, outil] of OUTILS.entries()) {
@@ -153,11 +179,6 @@ describe('Bedrock engine: the request of each tool', () => {
       const masque = await lireMasque(corps.mask);
       expect([masque.info.width, masque.info.height], outil).toEqual([image.width, image.height]);
       expect((await dimensions(corps.mask)).channels, 'a greyscale PNG').toBe(1);
-      const valeur = (fx: number, fy: number) => masque.data[Math.floor(fy * masque.info.height) * masque.info.width + Math.floor(fx * masque.info.width)];
-      expect(valeur(0.5, 0.1), 'ceiling kept').toBe(0);
-      expect(valeur(0.5, 0.3), 'upper walls kept').toBe(0);
-      expect(valeur(0.5, 0.8), 'floor repainted').toBe(255);
-      expect(valeur(0.01, 0.8), 'side edge kept').toBe(0);
       expect(new Set(masque.data)).toEqual(new Set([0, 255]));
     }
   });
@@ -200,13 +221,13 @@ describe('Bedrock engine: the request of each tool', () => {
     expect(prompts.size).toBe(12);
     expect(FORCES_CONTROLE.rafraichissement).toBeGreaterThan(FORCES_CONTROLE.complete);
 
-    modeleUni();
+    modeleFidele();
     await moteur.retoucher({ outil: 'renovation', valeurs: { zone: 'interieur', niveau: 'rafraichissement', style: 'classic' }, image: await photo(128, 96), travail: 't' });
     expect(corpsEnvoye()).toMatchObject({ control_strength: 0.85, prompt: expect.stringContaining('interior room') });
   });
 
   it('saison and ciel search their target themselves (search_prompt), without a mask', async () => {
-    modeleUni();
+    modeleFidele();
     await moteur.retoucher({ outil: 'saison', valeurs: {}, image: await photo(128, 96), travail: 't' });
     await moteur.retoucher({ outil: 'ciel', valeurs: {}, image: await photo(128, 96), travail: 't' });
     expect(corpsEnvoye(0)).toMatchObject({ search_prompt: expect.stringContaining('snow'), prompt: expect.stringContaining('ummer') });
@@ -227,21 +248,39 @@ describe('Bedrock engine: the request of each tool', () => {
     for (let n = 0; n < 3; n++) expect(corpsEnvoye(n).seed).toBeGreaterThanOrEqual(1);
   });
 
-  it('working size: within Stability limits for any photo, multiples of 64, capped on the long edge', () => {
-    const tailles = [[4000, 3000], [6000, 4000], [3000, 4000], [12000, 2000], [2000, 12000], [64, 64], [50, 40], [8000, 8000], [1537, 1025]];
-    for (const [l, h] of tailles) {
-      const cadre = cadreDeTravail(l!, h!, configuration.coteTravail);
-      const [wl, wh] = [cadre.largeur, cadre.hauteur];
-      expect(wl % 64 + (wh % 64), `${l}x${h}`).toBe(0);
-      expect(Math.min(wl, wh), `${l}x${h}`).toBeGreaterThanOrEqual(LIMITES_STABILITY.coteMin);
-      expect(wl * wh, `${l}x${h}`).toBeLessThanOrEqual(LIMITES_STABILITY.pixelsMax);
-      expect(Math.max(wl / wh, wh / wl), `${l}x${h}`).toBeLessThanOrEqual(LIMITES_STABILITY.rapportMax);
-      expect(Math.max(wl, wh), `${l}x${h}`).toBeLessThanOrEqual(1536);
+  it('working size: within Stability limits for any photo, multiples of 64, within the pixel budget, never enlarged', () => {
+    const tailles = [[4000, 3000], [6000, 4000], [3000, 4000], [12000, 2000], [2000, 12000], [64, 64], [50, 40], [8000, 8000], [1537, 1025], [3072, 3072]];
+    for (const budget of [configuration.pixelsTravail, 1536 * 1024, 262_144]) {
+      for (const [l, h] of tailles) {
+        const cadre = cadreDeTravail(l!, h!, budget);
+        const [wl, wh] = [cadre.largeur, cadre.hauteur];
+        const nom = `${l}x${h} in ${budget}`;
+        expect(wl % 64 + (wh % 64), nom).toBe(0);
+        expect(Math.min(wl, wh), nom).toBeGreaterThanOrEqual(LIMITES_STABILITY.coteMin);
+        expect(wl * wh, nom).toBeLessThanOrEqual(Math.max(budget, 64 * 64 * 4));
+        expect(wl * wh, nom).toBeLessThanOrEqual(LIMITES_STABILITY.pixelsMax);
+        expect(Math.max(wl / wh, wh / wl), nom).toBeLessThanOrEqual(LIMITES_STABILITY.rapportMax);
+        expect(cadre.photo.largeur, nom).toBeLessThanOrEqual(l!);
+      }
     }
-    expect(cadreDeTravail(4000, 3000, 1536)).toMatchObject({ largeur: 1536, hauteur: 1152 });
-    // Even the largest allowed setting stays under the pixel ceiling.
-    const grand = cadreDeTravail(9000, 9000, 3072);
-    expect(grand.largeur * grand.hauteur).toBeLessThanOrEqual(LIMITES_STABILITY.pixelsMax);
+    // The default budget is Stability's ceiling: a 12 MP photo is reduced only as far as it forces (×0.88).
+    expect(configuration.pixelsTravail).toBe(LIMITES_STABILITY.pixelsMax);
+    const douze = cadreDeTravail(4000, 3000, configuration.pixelsTravail);
+    expect(douze.photo.largeur / 4000).toBeGreaterThan(0.86);
+    // What fits is sent as it is: a 3000 × 2000 crop is not reduced at all.
+    expect(cadreDeTravail(3000, 2000, configuration.pixelsTravail).photo).toEqual({ largeur: 3000, hauteur: 2000 });
+  });
+
+  it('sends only the part around the edited area, with room for context, and the whole photo for whole-frame tools', () => {
+    const masque = Buffer.alloc(1000 * 800);
+    for (let y = 400; y < 600; y++) masque.fill(255, y * 1000 + 300, y * 1000 + 500);
+    // Box 200 × 200; context max(¼ of 200, ⅛ of 800) = 100 on each side.
+    expect(decoupeAutour(masque, 1000, 800)).toEqual({ gauche: 200, haut: 300, largeur: 400, hauteur: 400 });
+    expect(decoupeAutour(null, 1000, 800)).toEqual({ gauche: 0, haut: 0, largeur: 1000, hauteur: 800 });
+    // Clipped at the frame.
+    const bord = Buffer.alloc(1000 * 800);
+    for (let y = 700; y < 800; y++) bord.fill(255, y * 1000 + 900, y * 1000 + 1000);
+    expect(decoupeAutour(bord, 1000, 800)).toEqual({ gauche: 800, haut: 600, largeur: 200, hauteur: 200 });
   });
 });
 
@@ -251,28 +290,57 @@ describe('Bedrock engine: what comes back', () => {
   it('the result is at the input resolution and format, whatever size the model answers', async () => {
     modeleUni({ r: 0, g: 200, b: 0 }, { width: 1024, height: 1024 });
     for (const format of ['png', 'jpeg', 'webp'] as const) {
-      const sortie = await moteur.retoucher({ outil: 'renovation', valeurs: {}, image: await photo(330, 210, format), travail: 't' });
+      const sortie = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: await photo(330, 210, format), travail: 't' });
       expect(sortie.format).toBe(format);
       const meta = await sharp(sortie.image).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual([format, 330, 210]);
     }
   });
 
-  it('vider: pixels outside the mask are the input, byte for byte; inside, the model', async () => {
+  it('vider: the model pixels land on the furniture found, nowhere else; the window found and the rest stay the input, byte for byte', async () => {
     modeleUni({ r: 250, g: 10, b: 10 });
-    const source = await photo(400, 300);
+    const [l, h] = [400, 300];
+    const source = await photo(l, h);
     const { image } = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: source, travail: 't' });
     const [avant, apres] = [await brut(source), await brut(image)];
-    const haut = Math.round(ZONE_VIDER.y0 * 300);
-    expect(lignes(apres, 0, haut).equals(lignes(avant, 0, haut))).toBe(true);
-    // Outside the mask's side margins, too.
-    for (let y = haut; y < 300; y += 17) {
-      const i = (y * 400 + 2) * 3;
-      expect([...apres.data.subarray(i, i + 3)]).toEqual([...avant.data.subarray(i, i + 3)]);
+    const pixel = (p: typeof avant, fx: number, fy: number) => {
+      const i = (Math.floor(fy * h) * l + Math.floor(fx * l)) * 3;
+      return [...p.data.subarray(i, i + 3)];
+    };
+    // Well inside the furniture's box: the model's red.
+    expect(pixel(apres, 0.55, 0.75)).toEqual([250, 10, 10]);
+    let changes = 0;
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < l; x++) {
+        const i = (y * l + x) * 3;
+        const change = avant.data[i] !== apres.data[i] || avant.data[i + 1] !== apres.data[i + 1] || avant.data[i + 2] !== apres.data[i + 2];
+        if (!change) continue;
+        changes++;
+        const [fx, fy] = [x / l, y / h];
+        const { x0, y0, x1, y1 } = FENETRE.boite;
+        expect(fx >= x0 && fx < x1 && fy >= y0 && fy < y1, `window pixel ${x},${y} changed`).toBe(false);
+        // Only within the furniture's box grown by a few percent.
+        const b = MEUBLE.boite;
+        expect(fx > b.x0 - 0.05 && fx < b.x1 + 0.05 && fy > b.y0 - 0.07 && fy < b.y1 + 0.07, `pixel ${x},${y} changed`).toBe(true);
+      }
     }
-    // Well inside the mask: the model's red.
-    const centre = (Math.round(0.8 * 300) * 400 + 200) * 3;
-    expect([...apres.data.subarray(centre, centre + 3)]).toEqual([250, 10, 10]);
+    // The edit covers the box (its feathered rim aside).
+    expect(changes).toBeGreaterThan(0.8 * 0.3 * 0.3 * l * h);
+  });
+
+  it('vider without furniture found: rien_a_retirer, the model is not called (and nothing is charged: the job is refunded)', async () => {
+    modeleUni();
+    objets = [FENETRE];
+    await expect(moteur.retoucher({ outil: 'vider', valeurs: {}, image: await photo(300, 200), travail: 't' })).rejects.toMatchObject({ name: 'rien_a_retirer' });
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(0);
+  });
+
+  it('staging without a free floor (a photo of sky only): sol_introuvable, the model is not called', async () => {
+    modeleUni();
+    objets = [];
+    const ciel = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 120, g: 170, b: 230 } } }).png().toBuffer();
+    await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: ciel, travail: 't' })).rejects.toMatchObject({ name: 'sol_introuvable' });
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(0);
   });
 
   it('saison: only what the model clearly replaced is kept; its drift elsewhere is undone', async () => {
@@ -285,10 +353,11 @@ describe('Bedrock engine: what comes back', () => {
     expect([...apres.data.subarray(i, i + 3)]).toEqual([40, 120, 230]);
   });
 
-  it('saison on a photo larger than the working size: the answer is compared at the model scale, the rest of the photo is kept byte for byte', async () => {
+  it('saison on a photo larger than the pixel budget: the answer is compared at the model scale, the rest of the photo is kept byte for byte', async () => {
     modeleQuiRemplaceLeHaut();
     const source = await photo(2000, 1500);
-    const { image } = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: source, travail: 't' });
+    const petitBudget = creerMoteurBedrock({ client, detecteur, configuration: { ...configuration, pixelsTravail: 1536 * 1152 } });
+    const { image } = await petitBudget.retoucher({ outil: 'saison', valeurs: {}, image: source, travail: 't' });
     expect((await dimensions(corpsEnvoye().image)).width).toBe(1536);
     const [avant, apres] = [await brut(source), await brut(image)];
     expect(lignes(apres, 600, 1500).equals(lignes(avant, 600, 1500))).toBe(true);
@@ -533,6 +602,133 @@ describe('Bedrock engine: annonce through Converse', () => {
 
 // ---------- configuration ----------
 
+describe('Bedrock engine: the structure check on every image result', () => {
+  // Multiples of 64: the working image is the photo itself, so a drawn answer lines up with it.
+  const [L, H] = [1216, 832];
+  const facade = (o: Parameters<typeof dessinerFacade>[0] = {}) =>
+    sharp(dessinerFacade(o, L, H).data, { raw: { width: L, height: H, channels: 3 } }).png().toBuffer();
+  const ouvertures = (): ObjetDetecte[] => [
+    ...FACADE.fenetres.map((boite) => ({ nom: 'Window', nature: 'fixe' as const, boite, confiance: 0.9 })),
+    { nom: 'Door', nature: 'fixe', boite: FACADE.porte, confiance: 0.9 },
+  ];
+  // The first window moved sideways by 5 % of the frame, most of its own width (scores 0.39). Moved by half its
+  // width, its glazing bar falls where its frame was and it scores 0.62–0.79, above the threshold (measured):
+  // the check's documented blind spot for small windows.
+  const fenetreDeplacee = FACADE.fenetres.map((b, i) => (i === 0 ? { ...b, x0: b.x0 + 0.05, x1: b.x1 + 0.05 } : b));
+  /** A model that answers its n-th call with the n-th drawing of the facade (the last one after that), with its own grain. */
+  const modeleQuiDessine = (...dessins: Parameters<typeof dessinerFacade>[0][]) => {
+    let n = 0;
+    bedrock.on(InvokeModelCommand).callsFake(async (input: { body: string }) => {
+      const corps = JSON.parse(input.body);
+      const { width, height } = await dimensions(corps.image);
+      const dessin = dessinerFacade({ ...dessins[Math.min(n++, dessins.length - 1)], grain: 2 }, width, height);
+      return reponseImage(await sharp(dessin.data, { raw: { width, height, channels: 3 } }).png().toBuffer(), corps.seed);
+    });
+  };
+  const renover = async () => moteur.retoucher({ outil: 'renovation', valeurs: { zone: 'facade' }, image: await facade(), travail: 'job-structure' });
+
+  it('a faithful renovation (the render repainted, the openings where they were) passes on the first run, its score returned for the job', async () => {
+    objets = ouvertures();
+    modeleQuiDessine({ enduit: [236, 238, 240] });
+    const { structure } = await renover();
+    expect(structure).toMatchObject({ seuil: SEUIL_STRUCTURE, essais: 1 });
+    expect(structure.score).toBeGreaterThanOrEqual(SEUIL_STRUCTURE);
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(1);
+  });
+
+  it('a result that moved a window is run once more, with the next seed and a tighter structure control; the faithful second result is delivered', async () => {
+    objets = ouvertures();
+    modeleQuiDessine({ fenetres: fenetreDeplacee }, { enduit: [236, 238, 240] });
+    const { structure, graine } = await renover();
+    expect(structure.essais).toBe(2);
+    expect(structure.score).toBeGreaterThanOrEqual(SEUIL_STRUCTURE);
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(2);
+    expect(corpsEnvoye(1).seed).toBe(corpsEnvoye(0).seed + 1);
+    expect(graine).toBe(corpsEnvoye(1).seed);
+    expect(corpsEnvoye(1).control_strength).toBeGreaterThan(corpsEnvoye(0).control_strength);
+  });
+
+  it('a window moved on both runs: the job fails with structure_modifiee, saying the score and the threshold', async () => {
+    objets = ouvertures();
+    modeleQuiDessine({ fenetres: fenetreDeplacee });
+    const echec = renover();
+    await expect(echec).rejects.toMatchObject({ name: 'structure_modifiee' });
+    await expect(echec).rejects.toThrow(new RegExp(`below ${SEUIL_STRUCTURE}, twice`));
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(2);
+  });
+
+  it('with no opening detected, the outline against the sky still catches a raised roof', async () => {
+    objets = [];
+    modeleQuiDessine({ faite: FACADE.faite - 0.05, egout: FACADE.egout - 0.05 });
+    await expect(renover()).rejects.toMatchObject({ name: 'structure_modifiee' });
+  });
+
+  it('vider: a model that repaints the window too cannot move it in the result, since the window found is never in the mask', async () => {
+    objets = [...ouvertures(), { nom: 'Bench', nature: 'meuble', boite: { x0: 0.3, y0: 0.82, x1: 0.7, y1: 0.97 }, confiance: 0.9 }];
+    modeleQuiDessine({ fenetres: fenetreDeplacee });
+    const { structure } = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: await facade(), travail: 't' });
+    expect(structure.essais).toBe(1);
+    expect(structure.score).toBeGreaterThan(0.95);
+  });
+});
+
+describe('the furniture detector: Rekognition DetectLabels', () => {
+  const rekognition = new RekognitionClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const mock = mockClient(rekognition);
+  beforeEach(() => mock.reset());
+  /** What DetectLabels answers for a living room, in its own shape: objects with boxes, scene labels without. */
+  const SALON = {
+    Labels: [
+      { Name: 'Couch', Confidence: 98.1, Instances: [{ BoundingBox: { Left: 0.42, Top: 0.55, Width: 0.35, Height: 0.25 }, Confidence: 97.6 }], Parents: [{ Name: 'Furniture' }] },
+      {
+        Name: 'Chair',
+        Confidence: 91.2,
+        Instances: [
+          { BoundingBox: { Left: 0.1, Top: 0.58, Width: 0.12, Height: 0.2 }, Confidence: 90.4 },
+          { BoundingBox: { Left: 0.8, Top: 0.6, Width: 0.3, Height: 0.2 }, Confidence: 70.0 },
+        ],
+        Parents: [{ Name: 'Furniture' }],
+      },
+      { Name: 'Window', Confidence: 95.3, Instances: [{ BoundingBox: { Left: 0.2, Top: 0.2, Width: 0.2, Height: 0.3 }, Confidence: 95.3 }], Parents: [] },
+      // A label this build does not list, placed by its parent.
+      { Name: 'Chesterfield', Confidence: 80, Instances: [{ BoundingBox: { Left: 0.5, Top: 0.7, Width: 0.1, Height: 0.1 }, Confidence: 80 }], Parents: [{ Name: 'Couch' }, { Name: 'Furniture' }] },
+      { Name: 'Living Room', Confidence: 99.2, Instances: [], Parents: [{ Name: 'Indoors' }, { Name: 'Room' }] },
+      { Name: 'Person', Confidence: 96, Instances: [{ BoundingBox: { Left: 0.6, Top: 0.3, Width: 0.1, Height: 0.5 }, Confidence: 96 }], Parents: [] },
+      { Name: 'Dog', Confidence: 93, Instances: [{ BoundingBox: { Left: 0.3, Top: 0.8, Width: 0.1, Height: 0.1 }, Confidence: 93 }], Parents: [{ Name: 'Animal' }, { Name: 'Pet' }] },
+    ],
+  };
+
+  it('keeps the labels with boxes that are furniture or fixed elements, by name or by parent; scene labels, people and animals are not', () => {
+    const trouves = objetsDeLabels(SALON.Labels);
+    expect(trouves.map((o) => [o.nom, o.nature])).toEqual([
+      ['Couch', 'meuble'],
+      ['Chair', 'meuble'],
+      ['Chair', 'meuble'],
+      ['Window', 'fixe'],
+      ['Chesterfield', 'meuble'],
+    ]);
+    expect(trouves[0]).toEqual({ nom: 'Couch', nature: 'meuble', boite: { x0: 0.42, y0: 0.55, x1: 0.77, y1: 0.8 }, confiance: 0.976 });
+    // A box Rekognition lets run past the frame is clipped to it.
+    expect(trouves[2]!.boite.x1).toBe(1);
+  });
+
+  it('sends a JPEG of at most 1600 px with a confidence floor, and its errors are the engine\'s: throttling waits, a refused image ends the job', async () => {
+    mock.on(DetectLabelsCommand).resolves(SALON);
+    const detecteurRekognition = creerDetecteurRekognition(rekognition);
+    const grande = { data: Buffer.alloc(3200 * 2000 * 3, 128), largeur: 3200, hauteur: 2000 };
+    expect(await detecteurRekognition.detecter(grande)).toHaveLength(5);
+    const entree = mock.commandCalls(DetectLabelsCommand)[0]!.args[0].input;
+    const meta = await sharp(Buffer.from(entree.Image!.Bytes!)).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 1600, 1000]);
+    expect(entree.MinConfidence).toBeGreaterThanOrEqual(50);
+
+    mock.on(DetectLabelsCommand).rejects(new RekognitionThrottling({ message: 'slow down', $metadata: {} }));
+    await expect(detecteurRekognition.detecter(grande)).rejects.toMatchObject({ name: 'moteur_indisponible' });
+    mock.on(DetectLabelsCommand).rejects(new InvalidImageFormatException({ message: 'no', $metadata: {} }));
+    await expect(detecteurRekognition.detecter(grande)).rejects.toMatchObject({ name: 'moteur_en_echec' });
+  });
+});
+
 describe('Bedrock engine: configuration', () => {
   it('defaults to us-east-1 and the us. inference profiles; each service can be overridden', () => {
     expect(modelesBedrock({})).toEqual({
@@ -549,7 +745,10 @@ describe('Bedrock engine: configuration', () => {
     const eu = modelesBedrock({ RETOUCHE_BEDROCK_REGION: 'eu-west-1', RETOUCHE_BEDROCK_MODELE_INPAINT: 'eu.stability.stable-image-inpaint-v1:0' });
     expect(eu.region).toBe('eu-west-1');
     expect(eu.images.vider).toBe('eu.stability.stable-image-inpaint-v1:0');
-    expect(configurationBedrock({ RETOUCHE_BEDROCK_COTE_TRAVAIL: '99999', RETOUCHE_BEDROCK_MAX_TOKENS: 'abc' })).toMatchObject({ coteTravail: 1536, maxTokens: 1500 });
+    expect(configurationBedrock({ RETOUCHE_BEDROCK_PIXELS_TRAVAIL: '99999999', RETOUCHE_BEDROCK_MAX_TOKENS: 'abc' })).toMatchObject({ pixelsTravail: 9_437_184, maxTokens: 1500 });
+    expect(configurationBedrock({ RETOUCHE_BEDROCK_PIXELS_TRAVAIL: '2000000' }).pixelsTravail).toBe(2_000_000);
+    expect(configurationBedrock({ RETOUCHE_BEDROCK_REGION: 'eu-west-1' }).regionDetection).toBe('eu-west-1');
+    expect(configurationBedrock({ RETOUCHE_REKOGNITION_REGION: 'eu-central-1' }).regionDetection).toBe('eu-central-1');
   });
 
   it('lists the IAM resources to grant: each inference profile and its foundation model', () => {

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { OutilImage } from '../../lambdas/core/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local';
-import { ZONE_STAGING } from '../../lambdas/moteurs/bedrock/staging';
-import { ZONE_VIDER } from '../../lambdas/moteurs/bedrock/vider';
+import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
 import { decoder } from '../../lambdas/moteurs/pixels';
+import { zoneStaging, zoneVider } from '../../lambdas/moteurs/zones';
 import { lireProvenance } from '../../lambdas/moteurs/provenance';
 import { redresser } from '../../lambdas/moteurs/redressement';
 import { imageTest } from '../support/client';
@@ -68,15 +68,13 @@ describe('local preview engine', () => {
     return zone;
   };
 
-  it('vider, staging, renovation and saison change only their zone: every other pixel is the input, exactly', async () => {
+  it('renovation and saison change only their zone: every other pixel is the input, exactly', async () => {
     const [l, h] = [200, 150];
     const source = await imageTest(4, 'png', l, h);
     const avant = await pixels(source);
     const dedans = (z: { x0: number; x1: number; y0: number; y1: number }, r: { x0: number; x1: number; y0: number; y1: number }) =>
       z.x0 >= Math.round(r.x0 * l) && z.x1 <= Math.round(r.x1 * l) && z.y0 >= Math.round(r.y0 * h) && z.y1 <= Math.round(r.y1 * h);
     const zones: [OutilImage, Record<string, string>, { x0: number; x1: number; y0: number; y1: number }][] = [
-      ['vider', {}, ZONE_VIDER],
-      ['staging', { piece: 'bedroom', style: 'industrial' }, ZONE_STAGING],
       ['renovation', { zone: 'interieur' }, { x0: 0, x1: 1, y0: 0, y1: 0.55 }],
       ['renovation', { zone: 'facade' }, { x0: 0, x1: 1, y0: 0.25, y1: 0.92 }],
       ['saison', {}, { x0: 0, x1: 1, y0: 0.4, y1: 1 }],
@@ -87,6 +85,33 @@ describe('local preview engine', () => {
       expect(change.x1, `${outil} changed something`).toBeGreaterThan(0);
       expect(dedans(change, attendue), `${outil} ${JSON.stringify(valeurs)} changed ${JSON.stringify(change)}`).toBe(true);
     }
+  });
+
+  it('vider and staging change only the area built from what the local detector found (zones.ts), and never a fixed element', async () => {
+    for (const [outil, valeurs] of [['vider', {}], ['staging', { piece: 'bedroom', style: 'industrial' }]] as const) {
+      const source = await imageTest(4, 'png', 240, 160);
+      const photo = (await decoder(source)).pixels;
+      const objets = await detecteurLocal.detecter(photo);
+      const zone = outil === 'vider' ? await zoneVider(photo, objets) : await zoneStaging(photo, objets);
+      const { image, structure } = await moteur.retoucher({ outil, valeurs, image: source, travail: 't' });
+      expect(structure.essais, outil).toBe(1);
+      const apres = (await pixels(image)).data;
+      let changes = 0;
+      for (let p = 0; p < zone.masque.length; p++) {
+        const i = p * 3;
+        if (apres[i] === photo.data[i] && apres[i + 1] === photo.data[i + 1] && apres[i + 2] === photo.data[i + 2]) continue;
+        changes++;
+        expect(zone.masque[p], `${outil}: pixel ${p % 240},${Math.floor(p / 240)} outside its zone`).toBe(255);
+        expect(zone.fixes[p], `${outil}: a fixed element changed`).toBe(0);
+      }
+      expect(changes, outil).toBeGreaterThan(0);
+    }
+  });
+
+  it('vider on a photo where the local detector finds no furniture: rien_a_retirer, as in production', async () => {
+    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } }).png().toBuffer();
+    await expect(moteur.retoucher({ outil: 'vider', valeurs: {}, image: ciel, travail: 't' })).rejects.toMatchObject({ name: 'rien_a_retirer' });
+    await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: ciel, travail: 't' })).rejects.toMatchObject({ name: 'sol_introuvable' });
   });
 
   it('ciel corrects light and verticals as production does, then replaces only the sky: the ground is the corrected photo, exactly', async () => {
@@ -118,7 +143,7 @@ describe('local preview engine', () => {
 
   it('applies EXIF orientation: a portrait JPEG stored landscape comes back portrait', async () => {
     const paysage = await sharp(await imageTest(5, 'jpeg', 90, 60)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
-    const { image } = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: paysage, travail: 't' });
+    const { image } = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: paysage, travail: 't' });
     const meta = await sharp(image).metadata();
     expect([meta.width, meta.height]).toEqual([60, 90]);
   });

@@ -144,7 +144,7 @@ describe('zoneStaging (zones.ts)', () => {
   });
 
   it('no floor in view (a sky): sol_introuvable', async () => {
-    const ciel = { data: Buffer.alloc(300 * 200 * 3).map((_, i) => [120, 170, 230][i % 3]!), largeur: 300, hauteur: 200 };
+    const ciel = { data: Buffer.from(Buffer.alloc(300 * 200 * 3).map((_, i) => [120, 170, 230][i % 3]!)), largeur: 300, hauteur: 200 };
     await expect(zoneStaging(ciel, [])).rejects.toMatchObject({ name: 'sol_introuvable' });
   });
 });

@@ -14,7 +14,8 @@
  * | `RETOUCHE_BEDROCK_MODELE_REMPLACEMENT` | `us.stability.stable-image-search-replace-v1:0` | saison, ciel |
  * | `RETOUCHE_BEDROCK_MODELE_TEXTE` | `us.anthropic.claude-haiku-4-5-20251001-v1:0` | annonce (Converse) |
  * | `RETOUCHE_BEDROCK_MAX_TOKENS` | `1500` | annonce: the answer's ceiling (Bedrock reserves quota for it) |
- * | `RETOUCHE_BEDROCK_COTE_TRAVAIL` | `1536` | long edge, in pixels, of the image sent to a model (256–3072) |
+ * | `RETOUCHE_BEDROCK_PIXELS_TRAVAIL` | `9437184` | most pixels of the image sent to a model (262 144 – 9 437 184, Stability's ceiling) |
+ * | `RETOUCHE_REKOGNITION_REGION` | the Bedrock region | the furniture detector (Rekognition DetectLabels) |
  *
  * A model is overridden per Stability *service*, not per tool: the request body is the service's
  * (inpaint, control-structure, search-replace), so an override may change the region prefix or the
@@ -29,7 +30,8 @@ export const DEFAUTS = {
   remplacement: 'us.stability.stable-image-search-replace-v1:0',
   texte: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
   maxTokens: 1500,
-  coteTravail: 1536,
+  // Stability's own ceiling: the edited area is upscaled only as much as the model's limit forces.
+  pixelsTravail: 9_437_184,
 } as const;
 
 /** The models the engine calls: what the CDK stack grants, nothing more. */
@@ -43,7 +45,9 @@ export interface ModelesBedrock {
 
 export interface ConfigurationBedrock extends ModelesBedrock {
   maxTokens: number;
-  coteTravail: number;
+  pixelsTravail: number;
+  /** Where the furniture detector (Rekognition) is called: the Bedrock region unless set. */
+  regionDetection: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -77,8 +81,9 @@ export const modelesBedrock = (env: Env = process.env): ModelesBedrock => {
 export const configurationBedrock = (env: Env = process.env): ConfigurationBedrock => ({
   ...modelesBedrock(env),
   maxTokens: entier(env, 'RETOUCHE_BEDROCK_MAX_TOKENS', DEFAUTS.maxTokens, 256, 8192),
-  // 3072² is exactly Stability's 9 437 184-pixel ceiling: no setting can exceed it.
-  coteTravail: entier(env, 'RETOUCHE_BEDROCK_COTE_TRAVAIL', DEFAUTS.coteTravail, 256, 3072),
+  // 9 437 184 is Stability's ceiling: no setting can exceed it; 512² is the least worth a model call.
+  pixelsTravail: entier(env, 'RETOUCHE_BEDROCK_PIXELS_TRAVAIL', DEFAUTS.pixelsTravail, 262_144, 9_437_184),
+  regionDetection: texte(env, 'RETOUCHE_REKOGNITION_REGION', texte(env, 'RETOUCHE_BEDROCK_REGION', DEFAUTS.region)),
 });
 
 /** Every distinct id the engine calls (images and text), for a grant or a dashboard. */

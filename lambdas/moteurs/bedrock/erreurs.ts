@@ -12,6 +12,9 @@ const INDISPONIBLE = new Set([
   'InternalServerException',
   'ModelTimeoutException',
   'ModelNotReadyException',
+  // Rekognition's (the furniture detector, rekognition.ts).
+  'ProvisionedThroughputExceededException',
+  'InternalServerError',
 ]);
 
 /**
@@ -26,6 +29,10 @@ const EN_ECHEC = new Set([
   'ServiceQuotaExceededException',
   'ModelErrorException',
   'ConflictException',
+  // Rekognition's: an image it cannot read or a request it refuses.
+  'InvalidImageFormatException',
+  'ImageTooLargeException',
+  'InvalidParameterException',
 ]);
 
 interface ErreurSdk {
@@ -38,7 +45,7 @@ const avecCause = (code: CodeTravail, cause: unknown): ErreurTravail =>
   // The job's message stays the catalogue's (it is shown to the caller); the SDK's is for the logs.
   Object.assign(new ErreurTravail(code), { cause });
 
-/** Maps what the Bedrock runtime client threw to the job error the state machine acts on. */
+/** Maps what the Bedrock runtime (or the Rekognition) client threw to the job error the state machine acts on. */
 export const erreurDeBedrock = (erreur: unknown): ErreurTravail => {
   if (erreur instanceof ErreurTravail) return erreur;
   const e = (typeof erreur === 'object' && erreur !== null ? erreur : {}) as ErreurSdk;

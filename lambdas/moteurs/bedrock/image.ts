@@ -33,20 +33,88 @@ export interface Cadre {
 
 const versLeHaut = (v: number) => Math.max(LIMITES_STABILITY.coteMin, Math.ceil(v / MULTIPLE) * MULTIPLE);
 
-export const cadreDeTravail = (largeur: number, hauteur: number, coteTravail: number): Cadre => {
-  const { rapportMax } = LIMITES_STABILITY;
-  // A multiple of 64 (≥ 64, ≤ 3072 by configuration): padding up to a multiple never passes it.
-  const cote = Math.max(MULTIPLE, Math.floor(coteTravail / MULTIPLE) * MULTIPLE);
-  const echelle = Math.min(1, cote / Math.max(largeur, hauteur));
-  const photo = { largeur: Math.max(1, Math.round(largeur * echelle)), hauteur: Math.max(1, Math.round(hauteur * echelle)) };
-  let l = versLeHaut(Math.max(photo.largeur, photo.hauteur / rapportMax));
-  let h = versLeHaut(Math.max(photo.hauteur, photo.largeur / rapportMax));
-  // Rounding the long side up can push a ratio of exactly 2.5 just past it: grow the short side.
-  while (l / h > rapportMax) h += MULTIPLE;
-  while (h / l > rapportMax) l += MULTIPLE;
-  const [dl, dh] = [l - photo.largeur, h - photo.hauteur];
-  const marges = { haut: Math.floor(dh / 2), bas: dh - Math.floor(dh / 2), gauche: Math.floor(dl / 2), droite: dl - Math.floor(dl / 2) };
-  return { source: { largeur, hauteur }, photo, marges, largeur: l, hauteur: h };
+/**
+ * The working frame for `pixelsTravail` pixels at most: the photo (or the part of it sent, see
+ * `decoupeAutour`) is never enlarged, and is reduced only as far as the budget forces once the
+ * padding is counted — with the default budget, Stability's own ceiling, a 12 MP crop is sent at
+ * ~0.88 of its size instead of being squeezed to a 1536 px long edge.
+ */
+export const cadreDeTravail = (largeur: number, hauteur: number, pixelsTravail: number): Cadre => {
+  const { rapportMax, pixelsMax } = LIMITES_STABILITY;
+  const budget = Math.min(pixelsMax, Math.max(MULTIPLE * MULTIPLE, pixelsTravail));
+  let echelle = Math.min(1, Math.sqrt(budget / (largeur * hauteur)));
+  for (;;) {
+    const photo = { largeur: Math.max(1, Math.round(largeur * echelle)), hauteur: Math.max(1, Math.round(hauteur * echelle)) };
+    let l = versLeHaut(Math.max(photo.largeur, photo.hauteur / rapportMax));
+    let h = versLeHaut(Math.max(photo.hauteur, photo.largeur / rapportMax));
+    // Rounding the long side up can push a ratio of exactly 2.5 just past it: grow the short side.
+    while (l / h > rapportMax) h += MULTIPLE;
+    while (h / l > rapportMax) l += MULTIPLE;
+    // Padding to multiples of 64 (and to 2.5:1) adds pixels: shrink a little more until they fit.
+    if (l * h > budget && echelle > 1e-3) {
+      echelle *= Math.min(0.99, Math.sqrt(budget / (l * h)));
+      continue;
+    }
+    const [dl, dh] = [l - photo.largeur, h - photo.hauteur];
+    const marges = { haut: Math.floor(dh / 2), bas: dh - Math.floor(dh / 2), gauche: Math.floor(dl / 2), droite: dl - Math.floor(dl / 2) };
+    return { source: { largeur, hauteur }, photo, marges, largeur: l, hauteur: h };
+  }
+};
+
+/** A part of the photo, in its pixels. */
+export interface Decoupe {
+  gauche: number;
+  haut: number;
+  largeur: number;
+  hauteur: number;
+}
+
+/**
+ * What is sent to the model: the edited area's bounding box with room around it — a quarter of its
+ * own size, at least an eighth of the photo's short side — because the model must see the floor,
+ * walls and light it continues. Everything outside stays the photo's, so only this part needs the
+ * model's pixels: on a 24 MP photo whose furniture covers a third of the frame, the crop fits the
+ * model's ceiling almost unscaled. No mask (a whole-frame tool): the whole photo.
+ */
+export const decoupeAutour = (masque: Buffer | Uint8Array | null, largeur: number, hauteur: number): Decoupe => {
+  const entiere = { gauche: 0, haut: 0, largeur, hauteur };
+  if (!masque) return entiere;
+  let [x0, y0, x1, y1] = [largeur, hauteur, -1, -1];
+  for (let y = 0; y < hauteur; y++) {
+    const ligne = y * largeur;
+    for (let x = 0; x < largeur; x++) {
+      if (!masque[ligne + x]) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  if (x1 < 0) return entiere;
+  const marge = Math.round(Math.max(0.25 * Math.max(x1 - x0 + 1, y1 - y0 + 1), 0.125 * Math.min(largeur, hauteur)));
+  const [gauche, haut] = [Math.max(0, x0 - marge), Math.max(0, y0 - marge)];
+  return { gauche, haut, largeur: Math.min(largeur, x1 + 1 + marge) - gauche, hauteur: Math.min(hauteur, y1 + 1 + marge) - haut };
+};
+
+/** The crop's pixels (the whole photo when the crop is the whole photo: no copy). */
+export const extraire = async (p: Pixels, d: Decoupe): Promise<Pixels> =>
+  d.gauche === 0 && d.haut === 0 && d.largeur === p.largeur && d.hauteur === p.hauteur
+    ? p
+    : versPixels(depuisPixels(p).extract({ left: d.gauche, top: d.haut, width: d.largeur, height: d.hauteur }));
+
+/** One channel of a photo-sized mask, cut to the crop. */
+export const extraireMasque = <M extends Buffer | Uint8Array>(masque: M, largeur: number, d: Decoupe): Buffer => {
+  const sortie = Buffer.alloc(d.largeur * d.hauteur);
+  for (let y = 0; y < d.hauteur; y++) sortie.set(masque.subarray((d.haut + y) * largeur + d.gauche, (d.haut + y) * largeur + d.gauche + d.largeur), y * d.largeur);
+  return sortie;
+};
+
+/** The crop's pixels put back in place in a copy of the photo. */
+export const replacer = (photo: Pixels, partie: Pixels, d: Decoupe): Pixels => {
+  if (partie.largeur === photo.largeur && partie.hauteur === photo.hauteur) return partie;
+  const data = Buffer.from(photo.data);
+  for (let y = 0; y < d.hauteur; y++) partie.data.copy(data, ((d.haut + y) * photo.largeur + d.gauche) * 3, y * d.largeur * 3, (y + 1) * d.largeur * 3);
+  return { data, largeur: photo.largeur, hauteur: photo.hauteur };
 };
 
 const etendre = (m: Cadre['marges']) => ({ top: m.haut, bottom: m.bas, left: m.gauche, right: m.droite });
@@ -55,9 +123,14 @@ const etendre = (m: Cadre['marges']) => ({ top: m.haut, bottom: m.bas, left: m.g
 export const reduire = (p: Pixels, cadre: Cadre): Promise<Pixels> =>
   versPixels(depuisPixels(p).resize(cadre.photo.largeur, cadre.photo.hauteur, { fit: 'fill' }));
 
-/** The working image sent to the model: the reduced photo padded with its mirrored edges, as PNG (lossless). */
+/**
+ * The working image sent to the model: the reduced photo padded with its mirrored edges, as a JPEG of
+ * the finest quality without chroma subsampling. At the model's 9.4 MP ceiling a PNG of a photo is
+ * 20–30 MB before base64; the JPEG is a few MB, and its loss (a level or two) stays far below what
+ * the difference mask counts as a change. Pixels outside the edited area are never the model's.
+ */
 export const imageDeTravail = (reduite: Pixels, cadre: Cadre): Promise<Buffer> =>
-  depuisPixels(reduite).extend({ ...etendre(cadre.marges), extendWith: 'mirror' }).png({ compressionLevel: 6 }).toBuffer();
+  depuisPixels(reduite).extend({ ...etendre(cadre.marges), extendWith: 'mirror' }).jpeg({ quality: 95, chromaSubsampling: '4:4:4' }).toBuffer();
 
 /** A mask (one channel, 255 = edit) at the working size, as a greyscale PNG: the padding is never edited. */
 export const masqueDeTravail = async (masque: Buffer, cadre: Cadre): Promise<Buffer> => {

@@ -1,28 +1,50 @@
 /**
  * The production engine: Amazon Bedrock. Stability AI Image Services for the five image tools
  * (one recipe per tool: vider.ts, staging.ts, renovation.ts, saison.ts, ciel.ts), Converse for the
- * listing (annonce.ts). Every image goes through the same path: decoded upright in sRGB, sent at a
- * working size the model accepts, its answer scaled back to the photo's resolution and composited
- * through the tool's mask, then encoded in the input's format with the provenance EXIF.
+ * listing (annonce.ts), Amazon Rekognition to find the furniture and the fixed elements (rekognition.ts).
+ * Every image goes through the same path: decoded upright in sRGB; objects detected; for vider and
+ * staging the edited area built from them (zones.ts) and only the part of the photo around it sent,
+ * as large as the model accepts; the answer scaled back to the photo's resolution and composited
+ * through the tool's mask; the structure check (controle.ts), with one more run if it fails; then
+ * encoded in the input's format with the provenance EXIF.
  *
- * The client is injected so tests can mock it; by default it makes at most two attempts, because
- * the state machine owns the long, jittered backoff on `moteur_indisponible` (see erreurs.ts).
+ * The clients and the detector are injected so tests can mock them; by default the Bedrock client
+ * makes at most two attempts, because the state machine owns the long, jittered backoff on
+ * `moteur_indisponible` (see erreurs.ts).
  */
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { RekognitionClient } from '@aws-sdk/client-rekognition';
 import type { OutilImage } from '../../core/outils';
+import { avecControle, regionStructure } from '../controle';
+import type { Detecteur } from '../detection';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../moteur';
+import { decoder, type Pixels } from '../pixels';
+import { fichierResultat } from '../resultat';
+import { zoneStaging, zoneVider, type ZoneOutil } from '../zones';
 import { redigerAnnonce } from './annonce';
 import { recetteCiel } from './ciel';
 import { configurationBedrock, type ConfigurationBedrock } from './configuration';
-import { agrandir, cadreDeTravail, imageDeTravail, masqueDeTravail, recomposer, redimensionnerMasque, reduire, reponseReduite } from './image';
-import { adoucir, masqueDifference, masqueRectangle } from './masques';
-import { decoder } from '../pixels';
-import { fichierResultat } from '../resultat';
+import {
+  agrandir,
+  cadreDeTravail,
+  decoupeAutour,
+  extraire,
+  extraireMasque,
+  imageDeTravail,
+  masqueDeTravail,
+  recomposer,
+  redimensionnerMasque,
+  reduire,
+  replacer,
+  reponseReduite,
+} from './image';
+import { adoucir, masqueDifference } from './masques';
 import type { Recette, Valeurs } from './recette';
+import { creerDetecteurRekognition } from './rekognition';
 import { recetteRenovation } from './renovation';
 import { recetteSaison } from './saison';
 import { recetteStaging } from './staging';
-import { graineStability, invoquerStability } from './stability';
+import { GRAINE_MAX, graineStability, invoquerStability } from './stability';
 import { recetteVider } from './vider';
 
 export { configurationBedrock, modelesBedrock, ressourcesIamBedrock, identifiantsBedrock } from './configuration';
@@ -39,14 +61,24 @@ export const RECETTES: Readonly<Record<OutilImage, (valeurs: Valeurs, modele: st
 export interface OptionsMoteurBedrock {
   /** Defaults to a client in the configured region. */
   client?: BedrockRuntimeClient;
+  /** Defaults to Rekognition DetectLabels in the configured region. */
+  detecteur?: Detecteur;
   /** Defaults to `configurationBedrock(env)`. */
   configuration?: ConfigurationBedrock;
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** The edited area when it comes from the photo (vider, staging); null when the model finds it or edits all. */
+const zoneDe = (recette: Recette, photo: Pixels, objets: Parameters<typeof zoneVider>[1]): Promise<ZoneOutil> | null =>
+  recette.zone.type === 'objets' ? zoneVider(photo, objets) : recette.zone.type === 'sol' ? zoneStaging(photo, objets) : null;
+
+/** The second run asks another seed, still derived from the job alone. */
+const graineEssai = (travail: string, essai: 1 | 2): number => graineStability(((graineDe(travail) + essai - 1) % GRAINE_MAX) || 1);
+
 export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur => {
   const configuration = options.configuration ?? configurationBedrock(options.env ?? process.env);
   const client = options.client ?? new BedrockRuntimeClient({ region: configuration.region, maxAttempts: 2 });
+  const detecteur = options.detecteur ?? creerDetecteurRekognition(new RekognitionClient({ region: configuration.regionDetection, maxAttempts: 2 }));
 
   return {
     nom: 'bedrock',
@@ -56,37 +88,41 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
       const base = recette.pretraiter ? await recette.pretraiter(photo) : photo;
       const { largeur, hauteur } = base;
 
-      const cadre = cadreDeTravail(largeur, hauteur, configuration.coteTravail);
-      const reduite = await reduire(base, cadre);
-      const zone = recette.zone;
-      const masqueFixe = zone.type === 'rectangle' ? masqueRectangle(largeur, hauteur, zone.rectangle) : null;
-      const reponse = await invoquerStability(
-        client,
-        recette.modele,
-        recette.corps({
-          image: (await imageDeTravail(reduite, cadre)).toString('base64'),
-          ...(masqueFixe ? { masque: (await masqueDeTravail(masqueFixe, cadre)).toString('base64') } : {}),
-          // The same job always asks for the same seed: a result can be reproduced from the job id.
-          graine: graineStability(graineDe(demande.travail)),
-        }),
-      );
-      const reponseAuTravail = await reponseReduite(reponse.image, cadre);
-      const resultat = await agrandir(reponseAuTravail, base);
+      const objets = await detecteur.detecter(base);
+      const zone = await zoneDe(recette, base, objets);
+      const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
 
-      let alpha: Uint8Array;
-      if (zone.type === 'cadre') alpha = new Uint8Array(largeur * hauteur).fill(255);
-      else {
-        // What the model changed is read at the scale it worked at: both sides equally sharp (an
-        // upscaled answer is softer than the photo everywhere), and a fraction of the pixels to compare.
-        const masque =
-          zone.type === 'difference'
-            ? await redimensionnerMasque(await masqueDifference(reduite, reponseAuTravail, zone.haut, zone.bas), cadre.photo, base)
-            : (masqueFixe ?? masqueRectangle(largeur, hauteur, zone.rectangle));
-        alpha = await adoucir(masque, largeur, hauteur);
-      }
-      const pixels = { data: recomposer(base, resultat, alpha), largeur, hauteur };
-      const image = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine: reponse.graine });
-      return { image, format, graine: reponse.graine };
+      // Only the part around the edited area goes to the model, at the largest size it accepts.
+      const decoupe = decoupeAutour(zone?.masque ?? null, largeur, hauteur);
+      const partie = await extraire(base, decoupe);
+      const cadre = cadreDeTravail(partie.largeur, partie.hauteur, configuration.pixelsTravail);
+      const reduite = await reduire(partie, cadre);
+      const image = (await imageDeTravail(reduite, cadre)).toString('base64');
+      const masque = zone ? (await masqueDeTravail(extraireMasque(zone.masque, largeur, decoupe), cadre)).toString('base64') : undefined;
+      const alphaZone = zone ? extraireMasque(zone.alpha, largeur, decoupe) : null;
+
+      const { pixels, graine, structure } = await avecControle(base, region, async (essai) => {
+        const reponse = await invoquerStability(
+          client,
+          recette.modele,
+          // The same job always asks for the same seeds: a result can be reproduced from the job id.
+          recette.corps({ image, ...(masque ? { masque } : {}), graine: graineEssai(demande.travail, essai), essai }),
+        );
+        const reponseAuTravail = await reponseReduite(reponse.image, cadre);
+        const resultat = await agrandir(reponseAuTravail, partie);
+        let alpha: Uint8Array;
+        if (alphaZone) alpha = alphaZone;
+        else if (recette.zone.type === 'difference') {
+          // What the model changed is read at the scale it worked at: both sides equally sharp (an
+          // upscaled answer is softer than the photo everywhere), and a fraction of the pixels to compare.
+          const change = await masqueDifference(reduite, reponseAuTravail, recette.zone.haut, recette.zone.bas);
+          alpha = await adoucir(await redimensionnerMasque(change, cadre.photo, partie), partie.largeur, partie.hauteur);
+        } else alpha = new Uint8Array(partie.largeur * partie.hauteur).fill(255);
+        const composee = { data: recomposer(partie, resultat, alpha), largeur: partie.largeur, hauteur: partie.hauteur };
+        return { pixels: replacer(base, composee, decoupe), graine: reponse.graine };
+      });
+      const fichier = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine });
+      return { image: fichier, format, graine, structure };
     },
 
     async rediger(demande) {

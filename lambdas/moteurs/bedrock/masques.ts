@@ -1,8 +1,9 @@
 /**
  * The edited area of each tool, as a one-channel mask at the photo's resolution (255 = edit).
  *
- * Two kinds: a region fixed in advance (inpainting: the model is told where to paint, and the same
- * mask composites its answer), and a region read from the answer (search-replace finds its own
+ * Two kinds: a region decided before the call (inpainting: zones.ts builds it from what the photo
+ * shows, the model is told where to paint, and the same mask composites its answer), and a region read
+ * from the answer (search-replace finds its own
  * target, e.g. the sky: what it really changed is kept, everything else — including the faint
  * global drift of a diffusion model's re-encoding — goes back to the photo's pixels).
  */
@@ -18,8 +19,10 @@ export interface Rectangle {
 }
 
 export type Zone =
-  /** Fixed region: sent to the model as its mask, and used to composite. */
-  | { type: 'rectangle'; rectangle: Rectangle }
+  /** The furniture and clutter found in the photo (zones.ts, zoneVider): sent as the mask, used to composite. */
+  | { type: 'objets' }
+  /** The free floor found in the photo and the space above it (zones.ts, zoneStaging): the same. */
+  | { type: 'sol' }
   /** The whole frame is the edit (a global restyle): nothing of the photo is kept. */
   | { type: 'cadre' }
   /** Whatever the model changed clearly, within a horizontal band (fractions of the height). */
@@ -32,13 +35,6 @@ export const bornesRectangle = (largeur: number, hauteur: number, r: Rectangle) 
   y0: Math.round(r.y0 * hauteur),
   y1: Math.round(r.y1 * hauteur),
 });
-
-export const masqueRectangle = (largeur: number, hauteur: number, r: Rectangle): Buffer => {
-  const masque = Buffer.alloc(largeur * hauteur);
-  const { x0, x1, y0, y1 } = bornesRectangle(largeur, hauteur, r);
-  for (let y = y0; y < y1; y++) masque.fill(255, y * largeur + x0, y * largeur + x1);
-  return masque;
-};
 
 const flouter = async (masque: Buffer, largeur: number, hauteur: number, sigma: number): Promise<Buffer> =>
   // sharp writes a one-channel raw input back as sRGB unless told otherwise.
@@ -97,4 +93,3 @@ export const masqueDifference = async (origine: Pixels, resultat: Pixels, haut: 
   return masque;
 };
 
-export const masqueCadre = (largeur: number, hauteur: number): Buffer => Buffer.alloc(largeur * hauteur, 255);

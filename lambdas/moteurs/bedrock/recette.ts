@@ -6,12 +6,14 @@
 import type { Pixels } from '../pixels';
 import type { Zone } from './masques';
 
-/** What the engine hands a recipe to build its body: base64 PNGs at the working size, and the seed. */
+/** What the engine hands a recipe to build its body: base64 images at the working size, the seed, which run. */
 export interface EntreeModele {
   image: string;
-  /** Present when the zone is a rectangle: white is what the model repaints. */
+  /** Present when the zone comes from the photo (objets, sol): white is what the model repaints. */
   masque?: string;
   graine: number;
+  /** 2 when the first result failed the structure check (controle.ts): hold the structure tighter. */
+  essai: 1 | 2;
 }
 
 export interface Recette {

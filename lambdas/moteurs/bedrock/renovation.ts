@@ -52,11 +52,16 @@ export const parametresRenovation = (valeurs: Valeurs) => {
 export const recetteRenovation = (valeurs: Valeurs, modele: string): Recette => ({
   modele,
   zone: { type: 'cadre' },
-  corps: ({ image, graine }) => ({
-    ...parametresRenovation(valeurs),
-    negative_prompt: `extra windows, extra floors, ruined, unfinished, scaffolding, ${A_EVITER}`,
-    image,
-    seed: graine,
-    output_format: FORMAT_REPONSE,
-  }),
+  corps: ({ image, graine, essai }) => {
+    const parametres = parametresRenovation(valeurs);
+    return {
+      ...parametres,
+      // A first result that moved the openings or outline: the second run holds the structure tighter.
+      control_strength: essai === 2 ? Math.min(0.95, parametres.control_strength + 0.1) : parametres.control_strength,
+      negative_prompt: `extra windows, extra floors, ruined, unfinished, scaffolding, ${A_EVITER}`,
+      image,
+      seed: graine,
+      output_format: FORMAT_REPONSE,
+    };
+  },
 });

@@ -1,14 +1,14 @@
 /**
- * staging → Stable Image Inpaint over the floor area, prompted with the room's furniture (piece)
- * in the chosen style.
+ * staging → Stable Image Inpaint over the free floor found in the photo and the space above it,
+ * prompted with the room's furniture (piece) in the chosen style.
  *
  * Why not Control Structure: it redraws the whole frame from the photo's edges, so walls, windows
  * and floor come back re-rendered; a buyer who visits must find the room that was photographed.
- * Inpainting furniture onto the lower part of the frame keeps everything above it pixel-exact.
+ * Inpainting furniture where the floor is free (zones.ts: the floor found from the bottom of the
+ * frame, minus what stands on it, plus the height furniture rises to, minus the windows, doors and
+ * radiators found) keeps everything else pixel-exact.
  */
 import { A_EVITER, FORMAT_REPONSE, type Recette, type Valeurs } from './recette';
-
-export const ZONE_STAGING = { x0: 0.06, y0: 0.42, x1: 0.94, y1: 1 } as const;
 
 /** What furnishes each kind of room: only pieces that stand on the floor, where the mask is. */
 export const MEUBLES: Readonly<Record<string, string>> = {
@@ -41,7 +41,7 @@ export const promptStaging = (valeurs: Valeurs): string => {
 
 export const recetteStaging = (valeurs: Valeurs, modele: string): Recette => ({
   modele,
-  zone: { type: 'rectangle', rectangle: ZONE_STAGING },
+  zone: { type: 'sol' },
   corps: ({ image, masque, graine }) => ({
     prompt: promptStaging(valeurs),
     negative_prompt: `floating furniture, furniture cut in half, extra windows, extra doors, clutter, ${A_EVITER}`,
