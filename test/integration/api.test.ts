@@ -100,11 +100,27 @@ describe('one job, from request to download', () => {
     const meta = await sharp(resultat).metadata();
     expect([meta.width, meta.height, meta.format]).toEqual([96, 64, 'jpeg']);
     expect(resultat.equals(source)).toBe(false);
+    // The structure check it passed is on the job (our extension); nothing before the job is done.
+    expect(fini.structure).toMatchObject({ seuil: 0.6, essais: 1 });
+    expect(fini.structure!.score).toBeGreaterThanOrEqual(0.6);
+    expect(corps.travaux[0]!.structure).toBeNull();
 
     const falsifie = new URL(lien.url);
     falsifie.searchParams.set('Expires', String(Number(falsifie.searchParams.get('Expires')) + 3600));
     expect((await fetch(falsifie)).status).toBe(403);
     expect(await solde(cle)).toBe(8);
+  });
+
+  it('vider on a photo with nothing to remove ends in echec rien_a_retirer, refunded, instead of repainting the room', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } }).jpeg().toBuffer();
+    const { statut, corps } = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'vider', images: [{ base64: enBase64(ciel) }] } });
+    expect(statut).toBe(202);
+    expect(await solde(cle)).toBe(6);
+    const fini = await attendreTravail(url, cle, corps.travaux[0]!.id);
+    expect(fini).toMatchObject({ statut: 'echec', rembourse: true, resultats: [], structure: null });
+    expect(fini.erreur).toEqual({ code: 'rien_a_retirer', message: 'No furniture or clutter was found in this photo: there is nothing to remove.' });
+    expect(await solde(cle)).toBe(10);
   });
 
   it('an annonce job writes a Markdown listing in the requested language', async () => {
@@ -122,6 +138,7 @@ describe('one job, from request to download', () => {
     // Said on the job, for platforms that must show it: machine-written, and by what.
     expect(fini.redaction).toEqual({ automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' });
     expect(corps.travaux[0]!.redaction).toBeNull();
+    expect(fini.structure).toBeNull();
     expect(await solde(cle)).toBe(7);
   });
 
