@@ -27,7 +27,12 @@
  * same colour; find a radiator that is not under a window; find anything without a floor in view (it returns nothing then, and says nothing of
  * stairs, fireplaces or doors ajar); name objects beyond these few words. Its boxes are bounding
  * boxes of what is seen, as Rekognition's are.
+ * Outdoors (a sky in view), the lawn or snow reads as a floor and the house standing on it as furniture:
+ * there, a piece of furniture counts only if the ground is seen just above and just below it (a garden
+ * chair on the lawn), never what rises from the ground line (a front door, a hedge, the house). And a
+ * "piece" whose box covers more than a quarter of the frame is a building or a wall seen whole.
  */
+import { cielAnalyse } from './ciel-masque';
 import type { Detecteur, ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { mesurer, modeleDe, ressemble, trouverSol, type Mesures, type Modele } from './sol';
@@ -365,10 +370,34 @@ export const detecterAnalyse = (analyse: Pixels, sol: Uint8Array): ObjetDetecte[
   return objets;
 };
 
+/** Above this share of the frame, a box is a building or a wall seen whole, not a piece of furniture. */
+const AIRE_MEUBLE_MAX = 0.25;
+
+const aire = ({ boite: b }: ObjetDetecte) => (b.x1 - b.x0) * (b.y1 - b.y0);
+
+/** Outdoors, the share of the ground a piece's top and bottom edges must lie on. */
+const SOL_AUTOUR = 0.6;
+
+/** Whether the ground (floor mask of the analysis copy) is seen along the rows just above and just below a box. */
+const entoureDeSol = ({ boite: b }: ObjetDetecte, sol: Uint8Array, l: number, h: number): boolean => {
+  const [x0, x1] = [Math.floor(b.x0 * l), Math.min(l, Math.ceil(b.x1 * l))];
+  const part = (y: number) => {
+    if (y >= h) return 1;
+    if (y < 0) return 0;
+    let n = 0;
+    for (let x = x0; x < x1; x++) n += sol[y * l + x] ? 1 : 0;
+    return n / Math.max(1, x1 - x0);
+  };
+  return part(Math.floor(b.y0 * h) - 2) >= SOL_AUTOUR && part(Math.ceil(b.y1 * h) + 1) >= SOL_AUTOUR;
+};
+
 export const detecteurLocal: Detecteur = {
   nom: 'local',
   async detecter(photo: Pixels): Promise<ObjetDetecte[]> {
     const { analyse, sol } = await trouverSol(photo);
-    return detecterAnalyse(analyse, sol);
+    const dehors = cielAnalyse(analyse).reduce((n, v) => n + v, 0) >= 0.05 * sol.length;
+    return detecterAnalyse(analyse, sol).filter(
+      (o) => o.nature !== 'meuble' || (aire(o) <= AIRE_MEUBLE_MAX && (!dehors || entoureDeSol(o, sol, analyse.largeur, analyse.hauteur))),
+    );
   },
 };
