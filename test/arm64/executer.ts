@@ -25,6 +25,7 @@ import { cheminAsset, demarrerSecrets, resoudre, synthetiser } from '../../local
 import { clientS3Local, demarrerS3, identifiantsS3Local } from '../../local/s3';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { photoGrande } from '../support/photo';
+import { rendreScenes } from '../../docs/exemples/scenes';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -77,14 +78,17 @@ try {
     getAtt: (id, attribut) => `${id}.${attribut}`,
   }) as Record<string, string>;
 
-  // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it.
-  const photo = await sharp(await photoGrande()).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
+  // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
+  // outdoor tools, the README's living room (enlarged) for vider and staging, which need a room to work on.
+  const maison = await sharp(await photoGrande()).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
+  const salon = await sharp((await rendreScenes()).salon).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
   for (const [i, o] of OUTILS.entries()) {
     const id = `0000000${i}-a64a-4a64-8a64-000000000000`;
     const entree = `entrees/${compte}/${id}/0.jpg`;
+    const photo = o === 'vider' || o === 'staging' ? salon : maison;
     await clientS3.send(new PutObjectCommand({ Bucket: bucket, Key: entree, Body: photo, ContentType: 'image/jpeg' }));
     await ddb.send(
       new PutCommand({
