@@ -113,7 +113,13 @@ const enfant = async (nomMoteur: NomMoteur | 'aucun', outils: OutilImage[], fich
       httpHandlerConfigs: () => ({}),
     },
   });
-  const moteur = nomMoteur === 'bedrock' ? creerMoteurBedrock({ client, configuration: configurationBedrock({}) }) : creerMoteurLocal();
+  // Rekognition's answer stands in as a garden bench on the lawn (the local detector finds no furniture
+  // outdoors): vider then has something to remove, staging its floor; detection itself is a network call.
+  const detecteur = {
+    nom: 'bench',
+    detecter: async () => [{ nom: 'Bench', nature: 'meuble' as const, boite: { x0: 0.3, y0: 0.8, x1: 0.7, y1: 0.95 }, confiance: 0.9 }],
+  };
+  const moteur = nomMoteur === 'bedrock' ? creerMoteurBedrock({ client, detecteur, configuration: configurationBedrock({}) }) : creerMoteurLocal({ detecteur });
 
   // As the tool step reads its input from S3: the object's bytes, copied into a Buffer.
   const image = Buffer.from(await readFile(fichier));

@@ -20,6 +20,7 @@ import { recomposer } from './bedrock/image';
 import { adoucir, trouverCiel } from './ciel-masque';
 import { avecControle, regionStructure } from './controle';
 import { detecteurLocal } from './detecteur-local';
+import type { Detecteur } from './detection';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
 import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
 import { redresser } from './redressement';
@@ -388,14 +389,15 @@ const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>, 
   return sortie;
 };
 
-export const creerMoteurLocal = (options: { delaiMs?: number } = {}): Moteur => ({
+/** `detecteur`: the local stand-in by default; a bench or a test may give the boxes itself, as Rekognition would. */
+export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detecteur } = {}): Moteur => ({
   nom: 'local',
   async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
     if (options.delaiMs) await attendre(options.delaiMs);
     const { pixels, format } = await decoder(demande.image);
     // As in production: light and verticals corrected first, then everything works on the corrected photo.
     const base = demande.outil === 'ciel' ? await redresser(pixels) : pixels;
-    const objets = await detecteurLocal.detecter(base);
+    const objets = await (options.detecteur ?? detecteurLocal).detecter(base);
     const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets) : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
