@@ -77,7 +77,8 @@ const modeleSimule = async (corps: Record<string, unknown>, outil: OutilImage): 
       let nouveau: [number, number, number] | null = null;
       if (masque) nouveau = masque[p] ? [150 + ((x * 7 + y * 3) % 23), 128 + ((x + y * 5) % 19), 100 + ((x * y) % 17)] : null;
       else if (outil === 'renovation') nouveau = [0.6 * r + 90, 0.6 * g + 92, 0.6 * b + 95];
-      else if (outil === 'ciel' && y < h * 0.5 && clair) nouveau = [60 + (y * 90) / h, 130 + (y * 80) / h, 225];
+      // The sky's blue only: a white snowy roof repainted blue would rightly fail the structure check.
+      else if (outil === 'ciel' && y < h * 0.5 && b > r + 20) nouveau = [60 + (y * 90) / h, 130 + (y * 80) / h, 225];
       else if (outil === 'saison' && y > h * 0.55 && clair) nouveau = [70 + ((x * 13) % 30), 118 + ((y * 7) % 25), 45];
       const derive = ((x + 2 * y) % 7) - 3;
       for (let c = 0; c < 3; c++) data[i + c] = Math.max(0, Math.min(255, Math.round(nouveau ? nouveau[c]! : data[i + c]! + derive)));

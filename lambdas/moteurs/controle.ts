@@ -43,34 +43,69 @@ const part = (masque: Uint8Array | Buffer): number => {
 const AVEC_CONTOUR: ReadonlySet<OutilImage> = new Set(['renovation', 'saison', 'ciel']);
 
 /**
- * The band around the sky's edge: rooflines, chimneys, gables. A few percent of the frame on each
- * side of the boundary, so a roof raised or an extra floor shows, while the sky itself (which ciel
- * replaces) and the ground (which saison repaints) mostly stay out of it.
+ * The band along the sky's edge: rooflines, chimneys, gables. 1.5 % of the frame on the building's
+ * side, so a roof raised or an extra floor shows, and only a sliver on the sky's side: ciel replaces
+ * the sky, clouds and all, and the clouds' edges are not the building's.
  */
 const contour = async (photo: Pixels): Promise<Uint8Array | null> => {
-  const { alpha } = await trouverCiel(photo);
-  // The feathered sky's ramp is a few pixels wide: widen the band to ±1.5 % of the short side.
-  const rayon = Math.max(2, Math.round(0.015 * Math.min(photo.largeur, photo.hauteur)));
-  const { largeur: l, hauteur: h } = photo;
+  // On the sky detector's 640 px copy, then brought to the photo's size: a band, not a line, so its
+  // resolution is plenty, and a 24 MP photo costs milliseconds instead of seconds.
+  const { analyse, masqueAnalyse: ciel } = await trouverCiel(photo);
+  const { largeur: l, hauteur: h } = analyse;
+  const rayon = Math.max(2, Math.round(0.015 * Math.min(l, h)));
+  const lisiere = 1;
   const bord = new Uint8Array(l * h);
   let trouve = false;
-  // Boundary pixels: sky next to not-sky, marked in the columns and rows around them.
+  // What stands on the ground: the not-sky connected to the bottom of the frame. A cloud the detector
+  // left out of the sky is not-sky too, but floats: its edge is not the building's.
+  const sol = new Uint8Array(l * h);
+  const pile: number[] = [];
+  for (let x = 0; x < l; x++) if (!ciel[(h - 1) * l + x]) (sol[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x);
+  while (pile.length) {
+    const p = pile.pop()!;
+    const [x, y] = [p % l, (p / l) | 0];
+    for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
+      if (q < 0 || sol[q] || ciel[q]) continue;
+      sol[q] = 1;
+      pile.push(q);
+    }
+  }
+  const marquer = (x: number, y: number, r: number, seulementSol: boolean) => {
+    for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++) {
+      for (let xx = Math.max(0, x - r); xx <= Math.min(l - 1, x + r); xx++) if (!seulementSol || sol[yy * l + xx]) bord[yy * l + xx] = 255;
+    }
+  };
+  const limite = new Uint8Array(l * h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < l; x++) {
       const p = y * l + x;
-      const ciel = alpha[p]! >= 128;
-      const droite = x + 1 < l && alpha[p + 1]! >= 128 !== ciel;
-      const dessous = y + 1 < h && alpha[p + l]! >= 128 !== ciel;
-      if (!droite && !dessous) continue;
-      trouve = true;
-      for (let dy = -rayon; dy <= rayon; dy += Math.max(1, rayon >> 2)) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= h) continue;
-        bord.fill(1, yy * l + Math.max(0, x - rayon), yy * l + Math.min(l, x + rayon + 1));
-      }
+      const [a, b, c] = [ciel[p] ? 2 : sol[p]!, x + 1 < l ? (ciel[p + 1] ? 2 : sol[p + 1]!) : -1, y + 1 < h ? (ciel[p + l] ? 2 : sol[p + l]!) : -1];
+      // Sky (2) next to the ground's not-sky (1), in either order.
+      if ((a === 2 && (b === 1 || c === 1)) || (a === 1 && (b === 2 || c === 2))) limite[p] = 1;
     }
   }
-  return trouve ? bord : null;
+  // Only where the edge is a line (a roof, a gable, a chimney): a 7 × 7 window around a straight edge
+  // holds about 7 of its pixels, around a tree crown's ragged edge far more — and sky seen through
+  // branches is replaced by ciel and repainted by saison, so its edges would read as moved structure.
+  const RAGGED = 12;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < l; x++) {
+      if (!limite[y * l + x]) continue;
+      let n = 0;
+      for (let yy = Math.max(0, y - 3); yy <= Math.min(h - 1, y + 3); yy++) for (let xx = Math.max(0, x - 3); xx <= Math.min(l - 1, x + 3); xx++) n += limite[yy * l + xx]!;
+      if (n > RAGGED) continue;
+      trouve = true;
+      marquer(x, y, rayon, true);
+      marquer(x, y, lisiere, false);
+    }
+  }
+  if (!trouve) return null;
+  // Non-zero = in the band (a typed array's `from` with a function costs a second at 24 MP: none here).
+  return sharp(Buffer.from(bord), { raw: { width: l, height: h, channels: 1 } })
+    .resize(photo.largeur, photo.hauteur, { fit: 'fill', kernel: 'nearest' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
 };
 
 /**
@@ -115,8 +150,9 @@ const loinDe = async (edite: Uint8Array | Buffer, largeur: number, hauteur: numb
   for (let y = 0; y < h; y++) for (let x = 0; x < l; x++) for (let d = -R; d <= R && !lignes[y * l + x]; d++) if (x + d >= 0 && x + d < l && petit[y * l + x + d]) lignes[y * l + x] = 1;
   const grand = Buffer.alloc(l * h);
   for (let y = 0; y < h; y++) for (let x = 0; x < l; x++) for (let d = -R; d <= R && !grand[y * l + x]; d++) if (y + d >= 0 && y + d < h && lignes[(y + d) * l + x]) grand[y * l + x] = 255;
-  const retour = await sharp(grand, { raw: { width: l, height: h, channels: 1 } }).resize(largeur, hauteur, { fit: 'fill', kernel: 'nearest' }).extractChannel(0).raw().toBuffer();
-  return Uint8Array.from(retour, (v) => (v ? 0 : 1));
+  // Inverted on the small copy: the full-size mask comes out of sharp ready (non-zero = far from the edit).
+  for (let i = 0; i < grand.length; i++) grand[i] = grand[i] ? 0 : 255;
+  return sharp(grand, { raw: { width: l, height: h, channels: 1 } }).resize(largeur, hauteur, { fit: 'fill', kernel: 'nearest' }).extractChannel(0).raw().toBuffer();
 };
 
 /** One run of a tool: its result, and the seed it used. */
