@@ -1,26 +1,26 @@
 /**
- * Local preview engine: time per tool on a 12 MP photo-like JPEG (4000 × 3000).
+ * Local preview engine: time per tool on 12 MP JPEGs (4000 × 3000): the README's living room, enlarged,
+ * for vider and staging (a room to find furniture and a floor in), the drawn house for the others.
  * Run: npx tsx bench/moteur-local.ts [repetitions=5]
  */
 import sharp from 'sharp';
 import type { OutilImage } from '../lambdas/core/outils';
 import { creerMoteurLocal } from '../lambdas/moteurs/local';
+import { rendreScenes } from '../docs/exemples/scenes';
+import { photoGrande } from '../test/support/photo';
 
 const repetitions = Number(process.argv[2] ?? 5);
 const [largeur, hauteur] = [4000, 3000];
-const ciel = await sharp({ create: { width: largeur, height: hauteur / 2, channels: 3, background: '#c4d2e4' } }).png().toBuffer();
-const source = await sharp({ create: { width: largeur, height: hauteur, channels: 3, background: '#6b5a48' } })
-  .composite([{ input: ciel, top: 0, left: 0 }])
-  .jpeg({ quality: 90 })
-  .toBuffer();
+const salon = await sharp((await rendreScenes()).salon).resize(largeur, hauteur).jpeg({ quality: 90 }).toBuffer();
+const maison = await sharp(await photoGrande({ largeur, hauteur })).jpeg({ quality: 90 }).toBuffer();
 
 const moteur = creerMoteurLocal();
-console.log(`local engine, ${largeur}x${hauteur} JPEG (${(source.length / 1e6).toFixed(1)} MB), median of ${repetitions} runs, Node ${process.version}`);
+console.log(`local engine, ${largeur}x${hauteur} JPEGs (room ${(salon.length / 1e6).toFixed(1)} MB, house ${(maison.length / 1e6).toFixed(1)} MB), median of ${repetitions} runs, Node ${process.version}`);
 for (const outil of ['vider', 'staging', 'renovation', 'saison', 'ciel'] as OutilImage[]) {
   const durees: number[] = [];
   for (let i = 0; i < repetitions; i++) {
     const debut = performance.now();
-    await moteur.retoucher({ outil, valeurs: {}, image: source, travail: `bench-${i}` });
+    await moteur.retoucher({ outil, valeurs: {}, image: outil === 'vider' || outil === 'staging' ? salon : maison, travail: `bench-${i}` });
     durees.push(performance.now() - debut);
   }
   durees.sort((a, b) => a - b);
