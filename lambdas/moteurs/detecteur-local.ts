@@ -330,7 +330,7 @@ const joindre = (morceaux: Region[], ecart: number): Region[] => {
 };
 
 /** The objects of one analysis copy; exported for the tests and the bench. */
-export const detecterAnalyse = (analyse: Pixels, sol: Uint8Array): ObjetDetecte[] => {
+const detecterAnalyse = (analyse: Pixels, sol: Uint8Array): ObjetDetecte[] => {
   const { largeur: l, hauteur: h } = analyse;
   const n = l * h;
   if (!sol.some((v) => v)) return [];

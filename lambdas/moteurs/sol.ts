@@ -140,7 +140,7 @@ const aire = (masque: Uint8Array): number => masque.reduce((a, v) => a + v, 0);
  * Fills the floor's small holes (a joint darker than the threshold, a knot, a speck of noise): holes
  * not reaching the frame's edge and under `max` pixels. Furniture is a larger hole and stays one.
  */
-export const boucherTrous = (masque: Uint8Array, l: number, h: number, max: number): Uint8Array => {
+const boucherTrous = (masque: Uint8Array, l: number, h: number, max: number): Uint8Array => {
   const sortie = Uint8Array.from(masque);
   const vu = new Uint8Array(l * h);
   for (let depart = 0; depart < l * h; depart++) {

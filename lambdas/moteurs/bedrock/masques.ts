@@ -3,9 +3,9 @@
  *
  * Two kinds: a region decided before the call (inpainting: zones.ts builds it from what the photo
  * shows, the model is told where to paint, and the same mask composites its answer), and a region read
- * from the answer (search-replace finds its own
- * target, e.g. the sky: what it really changed is kept, everything else — including the faint
- * global drift of a diffusion model's re-encoding — goes back to the photo's pixels).
+ * from the answer (search-replace finds its own target, e.g. the sky: what it really changed is kept,
+ * everything else — including the faint global drift of a diffusion model's re-encoding — goes back
+ * to the photo's pixels).
  */
 import sharp from 'sharp';
 import type { Pixels } from '../pixels';

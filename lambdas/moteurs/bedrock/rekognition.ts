@@ -18,7 +18,7 @@ import { erreurDeBedrock } from './erreurs';
 /** Long edge sent: boxes are fractions, so more pixels only cost bytes (the API takes ≤ 5 MB). */
 const COTE_DETECTION = 1600;
 /** Below this, Rekognition's own figures show guesses, not objects: a mask built on one repaints a wall. */
-export const CONFIANCE_MIN = 55;
+const CONFIANCE_MIN = 55;
 
 const natureDe = (label: Label): Nature | undefined =>
   NATURES[label.Name ?? ''] ?? (label.Parents ?? []).map((p) => NATURES[p.Name ?? '']).find((n) => n !== undefined);
