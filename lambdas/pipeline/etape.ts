@@ -38,7 +38,8 @@ export const etape = <D extends Dependances, S>(deps: () => Promise<D>, nom: str
       return await fn(etat, d);
     } catch (erreur) {
       if (erreur instanceof ErreurTravail) {
-        journal.warn(`${nom}: job error`, { travail: etat.travail, code: erreur.code, message: erreur.message });
+        // `message` is the logger's own key (Powertools drops an attribute of that name, with a warning).
+        journal.warn(`${nom}: job error`, { travail: etat.travail, code: erreur.code, detail: erreur.message });
         throw erreur;
       }
       journal.error(`${nom}: unexpected error, retried by the state machine`, { travail: etat.travail, erreur });
