@@ -17,11 +17,11 @@
 import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { ErreurTravail } from '../core/erreurs';
-import { trouverCiel } from './ciel-masque';
+import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { mesurerStructure, SEUIL_STRUCTURE } from './structure';
-import { masqueFixes } from './zones';
+import { masqueFixes, part } from './zones';
 
 /** What the job records (our extension): the score, the threshold it was held to, and how many runs it took. */
 export interface ControleStructure {
@@ -32,12 +32,6 @@ export interface ControleStructure {
 
 /** A region under this share of the frame holds too few lines to judge a photo by. */
 const PART_MIN = 0.01;
-
-const part = (masque: Uint8Array | Buffer): number => {
-  let n = 0;
-  for (let i = 0; i < masque.length; i++) if (masque[i]) n++;
-  return n / masque.length;
-};
 
 /** Tools that see a building from outside, whose outline against the sky must stay where it was. */
 const AVEC_CONTOUR: ReadonlySet<OutilImage> = new Set(['renovation', 'saison', 'ciel']);
@@ -50,7 +44,9 @@ const AVEC_CONTOUR: ReadonlySet<OutilImage> = new Set(['renovation', 'saison', '
 const contour = async (photo: Pixels): Promise<Uint8Array | null> => {
   // On the sky detector's 640 px copy, then brought to the photo's size: a band, not a line, so its
   // resolution is plenty, and a 24 MP photo costs milliseconds instead of seconds.
-  const { analyse, masqueAnalyse: ciel } = await trouverCiel(photo);
+  // The sky of the analysis copy only: the full-size feathered mask trouverCiel would also build is not needed here.
+  const analyse = await copieAnalyse(photo);
+  const ciel = cielAnalyse(analyse);
   const { largeur: l, hauteur: h } = analyse;
   const rayon = Math.max(2, Math.round(0.015 * Math.min(l, h)));
   const lisiere = 1;

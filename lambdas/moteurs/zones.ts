@@ -62,24 +62,29 @@ const remplirBoites = (largeur: number, hauteur: number, objets: readonly ObjetD
 export const masqueFixes = (largeur: number, hauteur: number, objets: readonly ObjetDetecte[]): Buffer =>
   remplirBoites(largeur, hauteur, objets, 'fixe', MARGE_FIXE);
 
-const part = (masque: Buffer): number => {
+/** The share of a mask's pixels that are set (any non-zero value). */
+export const part = (masque: Uint8Array | Buffer): number => {
   let n = 0;
   for (let i = 0; i < masque.length; i++) if (masque[i]) n++;
   return n / masque.length;
 };
 
-/** Mask minus fixed boxes, then feathered inside: the fixed elements stay exactly the photo's. */
-const finir = async (photo: Pixels, masque: Buffer, fixes: Buffer, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
+/** The fixed boxes taken out of a mask, in place: the fixed elements stay exactly the photo's. */
+const sansFixes = (masque: Buffer, fixes: Buffer): Buffer => {
   for (let p = 0; p < masque.length; p++) if (fixes[p]) masque[p] = 0;
+  return masque;
+};
+
+/** A mask already without the fixed boxes, feathered inside. */
+const finir = async (photo: Pixels, masque: Buffer, fixes: Buffer, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
   const alpha = await adoucir(masque, photo.largeur, photo.hauteur);
   return { masque, alpha, fixes, objets: [...objets] };
 };
 
 export const zoneVider = async (photo: Pixels, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
   const { largeur, hauteur } = photo;
-  const masque = remplirBoites(largeur, hauteur, objets, 'meuble', MARGE_MEUBLE);
   const fixes = masqueFixes(largeur, hauteur, objets);
-  for (let p = 0; p < masque.length; p++) if (fixes[p]) masque[p] = 0;
+  const masque = sansFixes(remplirBoites(largeur, hauteur, objets, 'meuble', MARGE_MEUBLE), fixes);
   if (part(masque) < PART_MIN_VIDER) throw new ErreurTravail('rien_a_retirer');
   return finir(photo, masque, fixes, objets);
 };
@@ -118,5 +123,6 @@ export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[]
   // Furniture already there stays: staging adds to a room, it does not repaint what it shows.
   const meubles = remplirBoites(largeur, hauteur, objets, 'meuble', 0);
   for (let p = 0; p < masque.length; p++) if (meubles[p]) masque[p] = 0;
-  return finir(photo, masque, masqueFixes(largeur, hauteur, objets), objets);
+  const fixes = masqueFixes(largeur, hauteur, objets);
+  return finir(photo, sansFixes(masque, fixes), fixes, objets);
 };
