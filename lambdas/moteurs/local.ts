@@ -16,7 +16,7 @@ import { setTimeout as attendre } from 'node:timers/promises';
 import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
-import { recomposer } from './bedrock/image';
+import { boiteDuMasque, recomposer } from './bedrock/image';
 import { adoucir, trouverCiel } from './ciel-masque';
 import { avecControle, regionStructure } from './controle';
 import { detecteurLocal } from './detecteur-local';
@@ -279,21 +279,6 @@ const defsMeubles = (largeur: number) =>
   '<stop offset="1" stop-color="#000" stop-opacity="0.28"/></linearGradient>' +
   `<filter id="flou"><feGaussianBlur stdDeviation="${Math.max(1, largeur * 0.006).toFixed(1)}"/></filter></defs>`;
 
-/** The bounding box of a mask, in pixels (end excluded). */
-const boite = (m: Buffer, l: number, h: number) => {
-  let [x0, y0, x1, y1] = [l, h, 0, 0];
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < l; x++) {
-      if (!m[y * l + x]) continue;
-      if (x < x0) x0 = x;
-      if (x >= x1) x1 = x + 1;
-      if (y < y0) y0 = y;
-      y1 = y + 1;
-    }
-  }
-  return { x0, y0, largeur: Math.max(1, x1 - x0), hauteur: Math.max(1, y1 - y0) };
-};
-
 /**
  * The furniture is laid out in the free floor's box (the edited area found in the photo), then
  * blended through its feathered mask: where a window, a door or a radiator is, the photo stays, as
@@ -301,10 +286,11 @@ const boite = (m: Buffer, l: number, h: number) => {
  */
 const staging = async (p: Pixels, zone: ZoneOutil, valeurs: Readonly<Record<string, string>>): Promise<Buffer> => {
   const palette = PALETTES[valeurs.style ?? 'modern'] ?? PALETTES.modern!;
-  const b = boite(zone.masque, p.largeur, p.hauteur);
+  // Never empty: zoneStaging refuses a photo without free floor (sol_introuvable).
+  const b = boiteDuMasque(zone.masque, p.largeur, p.hauteur) ?? { gauche: 0, haut: 0, largeur: p.largeur, hauteur: p.hauteur };
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${defsMeubles(b.largeur)}` +
-    `<g transform="translate(${b.x0} ${b.y0})">${meubles(valeurs.piece ?? 'living room', b.largeur, b.hauteur, palette)}</g></svg>`;
+    `<g transform="translate(${b.gauche} ${b.haut})">${meubles(valeurs.piece ?? 'living room', b.largeur, b.hauteur, palette)}</g></svg>`;
   const dessine = await depuisPixels(p).composite([{ input: Buffer.from(svg) }]).removeAlpha().raw().toBuffer();
   return recomposer(p, { data: dessine, largeur: p.largeur, hauteur: p.hauteur }, zone.alpha);
 };

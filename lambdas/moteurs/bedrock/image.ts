@@ -78,7 +78,20 @@ export interface Decoupe {
  */
 export const decoupeAutour = (masque: Buffer | Uint8Array | null, largeur: number, hauteur: number): Decoupe => {
   const entiere = { gauche: 0, haut: 0, largeur, hauteur };
-  if (!masque) return entiere;
+  const b = masque && boiteDuMasque(masque, largeur, hauteur);
+  if (!b) return entiere;
+  const marge = Math.round(Math.max(0.25 * Math.max(b.largeur, b.hauteur), 0.125 * Math.min(largeur, hauteur)));
+  const [gauche, haut] = [Math.max(0, b.gauche - marge), Math.max(0, b.haut - marge)];
+  return {
+    gauche,
+    haut,
+    largeur: Math.min(largeur, b.gauche + b.largeur + marge) - gauche,
+    hauteur: Math.min(hauteur, b.haut + b.hauteur + marge) - haut,
+  };
+};
+
+/** The bounding box of a mask's set pixels, or null when none is set. */
+export const boiteDuMasque = (masque: Buffer | Uint8Array, largeur: number, hauteur: number): Decoupe | null => {
   let [x0, y0, x1, y1] = [largeur, hauteur, -1, -1];
   for (let y = 0; y < hauteur; y++) {
     const ligne = y * largeur;
@@ -90,10 +103,7 @@ export const decoupeAutour = (masque: Buffer | Uint8Array | null, largeur: numbe
       y1 = y;
     }
   }
-  if (x1 < 0) return entiere;
-  const marge = Math.round(Math.max(0.25 * Math.max(x1 - x0 + 1, y1 - y0 + 1), 0.125 * Math.min(largeur, hauteur)));
-  const [gauche, haut] = [Math.max(0, x0 - marge), Math.max(0, y0 - marge)];
-  return { gauche, haut, largeur: Math.min(largeur, x1 + 1 + marge) - gauche, hauteur: Math.min(hauteur, y1 + 1 + marge) - haut };
+  return x1 < 0 ? null : { gauche: x0, haut: y0, largeur: x1 - x0 + 1, hauteur: y1 - y0 + 1 };
 };
 
 /** The crop's pixels (the whole photo when the crop is the whole photo: no copy). */
