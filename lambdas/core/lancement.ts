@@ -17,12 +17,12 @@ import { ErreurApi } from './erreurs';
 import { demarrerExecutions } from './executions';
 import { debiter, verifierSolde } from './facturation';
 import { reponseDejaDonnee, verifierCleIdempotence, type RequeteIdempotente } from './idempotence';
-import { EXTENSIONS, TYPES_MIME, type FormatImage } from './images';
+import { TYPES_MIME } from './images';
+import { cleEntree } from './cles-s3';
 import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from './modele';
 import { versTravail } from './modele';
 import { CATALOGUE } from './outils';
 import { parPaquets } from './paquets';
-import { PREFIXES } from './retention';
 import { signaler } from './signalement';
 import { verifierTeleversements } from './televersements';
 import type { EchecImage } from './modele';
@@ -34,9 +34,6 @@ export interface RequeteLancement extends RequeteIdempotente {
 
 /** Without a deadline from the caller (tests, scripts), the gateway's 29 s less a margin. */
 const ECHEANCE_PAR_DEFAUT_MS = 25_000;
-
-export const cleEntree = (compte: string, travail: string, rang: number, format: FormatImage): string =>
-  `${PREFIXES.entrees}${compte}/${travail}/${rang}.${EXTENSIONS[format]}`;
 
 export const lancer = async (d: Dependances, requete: RequeteLancement): Promise<Lancement> => {
   const echeance = requete.echeance ?? Date.now() + ECHEANCE_PAR_DEFAUT_MS;

@@ -12,7 +12,7 @@ import { ErreurTravail } from '../core/erreurs';
 import { detecterFormat, EXTENSIONS, TYPES_MIME } from '../core/images';
 import { marqueurDepuisEnv } from '../moteurs/c2pa/marquage';
 import { etape, type SortieOutil } from './etape';
-import { PREFIXES } from '../core/retention';
+import { cleResultat, nomFichier } from '../core/cles-s3';
 
 const lireObjet = async (d: DependancesOutil, cle: string): Promise<Buffer> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
@@ -20,14 +20,6 @@ const lireObjet = async (d: DependancesOutil, cle: string): Promise<Buffer> => {
   return Buffer.from(await Body.transformToByteArray());
 };
 
-/** A file name for downloads and the batch ZIP: position, the image's own name, the tool. */
-export const nomFichier = (index: number, nom: string | null, outil: string, extension: string): string => {
-  const base = (nom ?? '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[^\p{L}\p{N}._ -]+/gu, '_').slice(0, 80);
-  return `${String(index + 1).padStart(2, '0')}-${base ? `${base}-` : ''}${outil}.${extension}`;
-};
-
-export const cleResultat = (compte: string, travail: string, fichier: string): string =>
-  `${PREFIXES.resultats}${compte}/${travail}/${fichier}`;
 
 export const creer = (deps: () => Promise<DependancesOutil>) =>
   etape(deps, 'outil', async (etat, d): Promise<SortieOutil> => {

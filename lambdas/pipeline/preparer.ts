@@ -12,7 +12,7 @@ import { unePourConteneur, type DependancesPreparation } from './dependances-pip
 import { depasseLimite, lireDimensions, messageTropGrande } from '../core/dimensions';
 import { ErreurTravail } from '../core/erreurs';
 import { detecterFormat, TYPES_MIME } from '../core/images';
-import { cleEntree } from '../core/lancement';
+import { cleEntree } from '../core/cles-s3';
 import { etape } from './etape';
 
 export const creer = (deps: () => Promise<DependancesPreparation>) =>

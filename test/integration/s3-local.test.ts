@@ -24,7 +24,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientS3 } from '../../lambdas/core/client-s3';
 import { objetsSignes } from '../../lambdas/core/objets';
-import { cleTeleversement, type Televersement } from '../../lambdas/core/televersements';
+import { cleTeleversement } from '../../lambdas/core/cles-s3';
+import type { Televersement } from '../../lambdas/core/televersements';
 import { ecrireZip } from '../../lambdas/core/zip';
 import { identifiantsLocaux } from '../../local/dynamodb';
 import { FICHIER_PILE } from '../../local/pile';

@@ -5,7 +5,7 @@ import { erreurDepuisEchec } from '../../lambdas/core/cycle';
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
 import { statutFinalLot, versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele';
 import { creer as creerIntrouvable } from '../../lambdas/http/introuvable';
-import { nomFichier } from '../../lambdas/pipeline/outil';
+import { nomFichier } from '../../lambdas/core/cles-s3';
 
 const signer = (cle: string) => ({ url: `https://liens.example/${cle}?sig`, expire_le: '2026-11-24T00:00:00.000Z' });
 
