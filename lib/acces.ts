@@ -11,7 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { PREFIXES } from '../lambdas/core/retention';
-import { PREFIXE_CADENCE } from '../lambdas/core/table';
+import { PREFIXE_CADENCE, PREFIXE_EFFACEMENT, PREFIXE_TELEVERSEMENT } from '../lambdas/core/table';
 import type { Fonction } from './fonction';
 
 type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'DeleteItem';
@@ -33,11 +33,14 @@ export interface AccesTable {
    * of record and cannot overwrite an account, a job or a batch.
    */
   creationLimiteeA?: string[];
+  /** DeleteItem (also as a Delete of TransactWriteItems) only on the items whose partition key starts with one of these prefixes. */
+  suppressionLimiteeA?: string[];
 }
 
 export interface Acces {
   table?: AccesTable;
-  s3?: { prefixe: Prefixe; actions: ActionS3[] }[];
+  /** One statement per entry: these actions on the objects under each of its prefixes. */
+  s3?: { prefixe: Prefixe | readonly Prefixe[]; actions: ActionS3[] }[];
   /** Starts executions of the job state machine. */
   demarrer?: boolean;
   /** Reads the state of the job state machine's executions (DescribeExecution), of that machine only. */
@@ -63,7 +66,7 @@ export interface Ressources {
 const lisible = (valeur: string, pseudo: string): string => (Token.isUnresolved(valeur) ? `<AWS::${pseudo}>` : valeur);
 
 /** `action` on the items whose partition key starts with one of `prefixes` (IAM `dynamodb:LeadingKeys`). */
-const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem', prefixes: string[]): PolicyStatement => {
+const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'DeleteItem', prefixes: string[]): PolicyStatement => {
   if (prefixes.length === 0 || prefixes.some((p) => !/^[A-Z]+#$/.test(p))) {
     throw new Error(`${action} is limited to key prefixes such as CADENCE# (got ${JSON.stringify(prefixes)})`);
   }
@@ -75,7 +78,7 @@ const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem', prefix
 };
 
 const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => {
-  const { actions, index = [], miseAJourLimiteeA, creationLimiteeA } = acces;
+  const { actions, index = [], miseAJourLimiteeA, creationLimiteeA, suppressionLimiteeA } = acces;
   const surElements = actions.filter((a) => a !== 'Query');
   if (surElements.length > 0) {
     fn.addToRolePolicy(new PolicyStatement({ actions: surElements.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
@@ -94,6 +97,10 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
     if (actions.includes('PutItem')) throw new Error('PutItem is granted either on every item or on some prefixes, not both');
     fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creationLimiteeA));
   }
+  if (suppressionLimiteeA) {
+    if (actions.includes('DeleteItem')) throw new Error('DeleteItem is granted either on every item or on some prefixes, not both');
+    fn.addToRolePolicy(ecritureLimitee(table, 'DeleteItem', suppressionLimiteeA));
+  }
 };
 
 export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
@@ -103,14 +110,18 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
   }
   for (const { prefixe, actions } of acces.s3 ?? []) {
     if (!r.bucket) throw new Error('no bucket to grant');
+    const bucket = r.bucket;
+    const prefixes = [prefixe].flat();
     fn.addToRolePolicy(
-      new PolicyStatement({ actions: actions.map((a) => `s3:${a}`), resources: [r.bucket.arnForObjects(`${PREFIXES[prefixe]}*`)] }),
+      new PolicyStatement({ actions: actions.map((a) => `s3:${a}`), resources: prefixes.map((p) => bucket.arnForObjects(`${PREFIXES[p]}*`)) }),
     );
-    const idBucket = Stack.of(r.bucket).getLogicalId(r.bucket.node.defaultChild as CfnBucket);
-    fn.reconnaitre({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${idBucket}.Arn>/${PREFIXES[prefixe]}*]`,
-      reason: `Object keys are <prefix><account>/<job or upload id>… and created at run time: the grant is one prefix (${PREFIXES[prefixe]}) of one bucket.`,
-    });
+    const idBucket = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
+    for (const p of prefixes) {
+      fn.reconnaitre({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${idBucket}.Arn>/${PREFIXES[p]}*]`,
+        reason: `Object keys are <prefix><account>/<job or upload id>… and created at run time: the grant is one prefix (${PREFIXES[p]}) of one bucket.`,
+      });
+    }
   }
   if (acces.demarrer) {
     if (!r.machine) throw new Error('no state machine to start');
@@ -169,3 +180,17 @@ export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [],
   ...(index ? { index } : {}),
   miseAJourLimiteeA: [PREFIXE_CADENCE],
 });
+
+/**
+ * What an erasure touches (core/effacement.ts): its two routes, and the sweeper for erasures recorded
+ * while their work ran. Never an account or a key.
+ */
+export const ACCES_EFFACEMENT: Acces = {
+  table: {
+    actions: ['GetItem'],
+    miseAJourLimiteeA: [PREFIXE_CADENCE, 'LOT#'],
+    creationLimiteeA: [PREFIXE_EFFACEMENT],
+    suppressionLimiteeA: ['TRAVAIL#', 'LOT#', PREFIXE_TELEVERSEMENT, 'IDEM#', PREFIXE_EFFACEMENT],
+  },
+  s3: [{ prefixe: ['entrees', 'televersements', 'resultats', 'zips'], actions: ['DeleteObject'] }],
+};

@@ -21,7 +21,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { INDEX, PREFIXE_TELEVERSEMENT } from '../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
-import { accorder, lectureAuthentifiee, type Acces } from './acces';
+import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
 import type { Liens } from './liens';
@@ -64,6 +64,16 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   'televersements-creer': rapide('POST /televersements: records uploads, answers presigned S3 PUT URLs', {
     table: { ...lectureAuthentifiee(), creationLimiteeA: [PREFIXE_TELEVERSEMENT] },
     s3: [{ prefixe: 'televersements', actions: ['PutObject'] }],
+  }),
+  // Erasure (core/effacement.ts): reads the job or batch, deletes its files (never lists the bucket:
+  // the keys are known), deletes its records and takes it out of its batch, or records the erasure
+  // for the sweeper. It may update batches and rate windows only, create erasure requests only, and
+  // delete only jobs, batches, uploads, stored answers and erasure requests — never an account or a key.
+  'travail-effacer': rapide('DELETE /travaux/{id}: erases an ended job, or records its erasure', ACCES_EFFACEMENT),
+  // A batch's jobs are read together (BatchGetItem).
+  'lot-effacer': rapide('DELETE /lots/{id}: erases an ended batch, or records its erasure', {
+    ...ACCES_EFFACEMENT,
+    table: { ...ACCES_EFFACEMENT.table!, actions: ['GetItem', 'BatchGetItem'] },
   }),
   'travaux-creer': {
     description: 'POST /travaux: validates, debits atomically, starts one execution per job',

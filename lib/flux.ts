@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import path from 'node:path';
 import { INDEX } from '../lambdas/core/table';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
-import { accorder, type Acces } from './acces';
+import { ACCES_EFFACEMENT, accorder, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';
 import type { ModelesBedrock } from './modeles';
 
@@ -104,12 +104,14 @@ const environnementC2pa = (c2pa: ProprietesFlux['c2pa']): Record<string, string>
 export const PERIODE_BALAYAGE = Duration.minutes(1);
 
 const ACCES_BALAYEUR: Acces = {
-  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], index: [INDEX.ouverts] },
+  // DeleteItem and DeleteObject: the erasures recorded while their work ran (core/effacement.ts).
+  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], index: [INDEX.ouverts], suppressionLimiteeA: ACCES_EFFACEMENT.table!.suppressionLimiteeA! },
   s3: [
     { prefixe: 'resultats', actions: ['GetObject'] },
     // AbortMultipartUpload: a ZIP over one part (8 MB) that fails midway cleans up its own upload
     // (lib-storage does it) rather than wait for the bucket's day-long cleanup rule.
     { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
+    ...ACCES_EFFACEMENT.s3!,
   ],
   demarrer: true,
   suivre: true, // DescribeExecution: did a job's execution fail, time out or get aborted?

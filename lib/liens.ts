@@ -84,8 +84,10 @@ export class Liens extends Construct {
           trustedKeyGroups: [groupe],
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
-          // The signature parameters are checked by CloudFront before the cache; they need not be in the key.
-          cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+          // No copy at the edge: an erased file (core/effacement.ts) must stop downloading at once, and a
+          // batch ZIP written again after an erasure keeps its key. Each link is downloaded a few times,
+          // so a cache saves little; every request still goes through the signature check first.
+          cachePolicy: CachePolicy.CACHING_DISABLED,
           responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
         },
         httpVersion: HttpVersion.HTTP2_AND_3,

@@ -4,6 +4,7 @@
  *   npm run --silent admin -- create-key --account ID
  *   npm run --silent admin -- revoke-key --key KEY
  *   npm run --silent admin -- add-credits --account ID --credits N
+ *   npm run --silent admin -- erase-account --account ID
  * It acts on the local stack running with the same RETOUCHE_DATA_DIR, or with `--outputs FILE` on a
  * deployed stage (the file `cdk deploy --outputs-file` writes; AWS credentials from the environment).
  */
@@ -11,7 +12,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ajouterCredits, creerCle, creerCompte, ErreurCompte, revoquerCle, type DepsComptes } from '../lambdas/core/comptes';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { clientS3 } from '../lambdas/core/client-s3';
+import { effacerCompte, type DepsEffacement } from '../lambdas/core/effacement';
+import { objetsSignes } from '../lambdas/core/objets';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { clientS3Local, objetsLocaux } from './s3';
+import { ajouterCredits, creerCle, creerCompte, ErreurCompte, lireCompte, revoquerCle, type DepsComptes } from '../lambdas/core/comptes';
 import { clientDocument } from '../lambdas/core/dependances';
 import { clientDynamoLocal } from './dynamodb';
 import { FICHIER_PILE } from './pile';
@@ -20,7 +27,8 @@ const USAGE = `usage: npm run --silent admin -- <command> [--outputs cdk-outputs
   create-account --credits N
   create-key --account ID
   revoke-key --key KEY
-  add-credits --account ID --credits N`;
+  add-credits --account ID --credits N
+  erase-account --account ID      all of the account's jobs, batches, uploads and files (not the account)`;
 
 const sortir = (code: number, message: string): never => {
   process.stderr.write(`${message}\n`);
@@ -38,6 +46,43 @@ const { positionals, values } = (() => {
   }
 })();
 
+/** What erasing an account needs beyond the table: deleting files, and listing the account's prefixes (operators may). */
+const stockage = (): { objets: DepsEffacement['objets']; s3: S3Client; bucket: string } => {
+  if (values.outputs) {
+    const sorties = JSON.parse(readFileSync(values.outputs, 'utf8')) as Record<string, Record<string, string>>;
+    const pile = Object.values(sorties).find((s) => s.BucketName);
+    if (!pile?.BucketName) return sortir(1, `${values.outputs} has no BucketName output: is it the file of 'cdk deploy --outputs-file'?`);
+    const region = process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\./.exec(pile.ApiUrl ?? '')?.[1] ?? sortir(1, 'Set AWS_REGION to the stage\'s region.');
+    return {
+      objets: objetsSignes({ bucket: pile.BucketName, region, cheminStyle: false, identifiants: defaultProvider() }),
+      s3: clientS3(false, { region }),
+      bucket: pile.BucketName,
+    };
+  }
+  const pile = lirePileLocale();
+  return { objets: objetsLocaux(pile.s3!, pile.bucket!), s3: clientS3Local(pile.s3!), bucket: pile.bucket! };
+};
+
+const lister = (s3: S3Client, bucket: string) => async (prefixe: string): Promise<string[]> => {
+  const cles: string[] = [];
+  let suite: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefixe, ContinuationToken: suite }));
+    cles.push(...(page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : [])));
+    suite = page.NextContinuationToken;
+  } while (suite);
+  return cles;
+};
+
+const lirePileLocale = (): { dynamodb?: string; table?: string; s3?: string; bucket?: string } => {
+  const fichier = join(resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche'), FICHIER_PILE);
+  const pile = existsSync(fichier) ? (JSON.parse(readFileSync(fichier, 'utf8')) as { dynamodb?: string; table?: string; s3?: string; bucket?: string }) : {};
+  if (!pile.dynamodb || !pile.table) {
+    sortir(1, `No local stack is running for RETOUCHE_DATA_DIR=${process.env.RETOUCHE_DATA_DIR ?? '.retouche'}: start it with 'npm start' (or pass --outputs for a deployed stage).`);
+  }
+  return pile;
+};
+
 const dependances = (): DepsComptes => {
   if (values.outputs) {
     const sorties = JSON.parse(readFileSync(values.outputs, 'utf8')) as Record<string, Record<string, string>>;
@@ -47,11 +92,7 @@ const dependances = (): DepsComptes => {
     const region = process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\./.exec(pile!.ApiUrl ?? '')?.[1];
     return { ddb: clientDocument(new DynamoDBClient(region ? { region } : {})), table: pile!.TableName!, horloge: () => new Date() };
   }
-  const fichier = join(resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche'), FICHIER_PILE);
-  const pile = existsSync(fichier) ? (JSON.parse(readFileSync(fichier, 'utf8')) as { dynamodb?: string; table?: string }) : {};
-  if (!pile.dynamodb || !pile.table) {
-    sortir(1, `No local stack is running for RETOUCHE_DATA_DIR=${process.env.RETOUCHE_DATA_DIR ?? '.retouche'}: start it with 'npm start' (or pass --outputs for a deployed stage).`);
-  }
+  const pile = lirePileLocale();
   return { ddb: clientDocument(clientDynamoLocal(pile.dynamodb!)), table: pile.table!, horloge: () => new Date() };
 };
 
@@ -76,6 +117,14 @@ const executer = async (): Promise<unknown> => {
       const credits = entier(values.credits, 'credits');
       const r = await ajouterCredits(dependances(), requis(values.account, 'account'), credits);
       return { account: r.compte, credits: r.credits };
+    }
+    case 'erase-account': {
+      const compte = requis(values.account, 'account');
+      const d = dependances();
+      // An unknown id erases nothing and says so, rather than answer a bilan of zeros.
+      if (!(await lireCompte(d, compte))) return sortir(1, `No account ${compte}.`);
+      const { objets, s3, bucket } = stockage();
+      return effacerCompte({ ...d, objets }, compte, lister(s3, bucket));
     }
     default:
       return sortir(2, USAGE);

@@ -12,6 +12,8 @@
  *   failed (its refund failed)        → refund once, with the job's own error
  *   timed out                         → refund once
  *   batch whose jobs all ended, with no live ZIP claim → write its ZIP and close it
+ *   ended batch one of whose jobs was erased           → write its ZIP again without it
+ *   erasure asked while its job or batch ran           → erase it once it has ended (effacement.ts)
  *
  * Refunds and batch closes go through cycle.ts and lots.ts, which are idempotent, so a sweep that
  * races a step, or dies halfway and is repeated, changes nothing twice.
@@ -29,7 +31,9 @@ import type { Dependances } from './dependances';
 import { CODES_TRAVAIL } from './erreurs';
 import { decrireExecution, demarrerExecution, type ExecutionDecrite } from './executions';
 import { journal } from './journal';
-import { DUREE_RECLAMATION_MS, finaliserLot } from './lots';
+import { traiterDemandeEffacement } from './effacement';
+import { finaliserLot } from './lots';
+import { DUREE_RECLAMATION_MS } from './reclamation';
 import { compterRemboursement } from './mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
 import { INDEX, OUVERTS } from './table';
@@ -100,9 +104,11 @@ export interface BilanBalayage {
   lotsFermes: number;
   travauxEnRetard: number;
   lotsEnRetard: number;
+  /** Erasures recorded while their work ran, done in this pass. */
+  effacements: number;
 }
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket' | 'sfn' | 'machine'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
 
 /** Ids of open jobs or batches created before `avant`, oldest first. */
 async function* ouverts(d: Deps, quoi: keyof typeof OUVERTS, avant: Date): AsyncGenerator<string> {
@@ -185,9 +191,10 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
 
 const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: number, bilan: BilanBalayage): Promise<void> => {
   const lot: EnregistrementLot | undefined = await lireEnregistrementLot(d, id);
-  if (!lot || lot.statut !== 'en_cours') return;
-  const age = maintenant.getTime() - Date.parse(lot.cree_le);
-  const finiDepuis = lot.derniere_fin ? maintenant.getTime() - Date.parse(lot.derniere_fin) : age;
+  if (!lot || (lot.statut !== 'en_cours' && !lot.zip_a_refaire)) return;
+  const finiDepuis = lot.derniere_fin ? maintenant.getTime() - Date.parse(lot.derniere_fin) : maintenant.getTime() - Date.parse(lot.cree_le);
+  // A ZIP to write anew after an erasure is late from the erasure (its derniere_fin), not from the batch's creation.
+  const age = lot.zip_a_refaire ? finiDepuis : maintenant.getTime() - Date.parse(lot.cree_le);
   const reclame = lot.finaliseur !== undefined && (lot.reclame_jusqua ?? 0) > maintenant.getTime();
   // A batch whose last job just ended is left to that job's own ZIP step for a while.
   if (lot.restants === 0 && finiDepuis >= ageMinimumMs && !reclame) {
@@ -202,9 +209,13 @@ const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: n
 export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage> => {
   const maintenant = d.horloge();
   const avant = new Date(maintenant.getTime() - options.ageMinimumMs);
-  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0 };
+  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0, effacements: 0 };
   // Jobs first: refunding a batch's last job may close the batch right away.
   await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
   await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
+  // Last: the jobs and batches just ended above can be erased in the same pass.
+  await enParallele(ouverts(d, 'effacements', maintenant), async (id) => {
+    if ((await traiterDemandeEffacement(d, id)).statut === 'efface') bilan.effacements++;
+  });
   return bilan;
 };

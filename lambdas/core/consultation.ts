@@ -57,6 +57,26 @@ export const lotDuCompte = async (
   return { lot, travaux: await lireTravaux(d, lot.travaux) };
 };
 
+/** Every item of an account whose `gsi1` sort key starts with `prefixe` (`TRAVAIL#`, `TELEVERSEMENT#`), all pages. */
+export const toutDuCompte = async <T>(d: DepsLecture, compte: string, prefixe: string): Promise<T[]> => {
+  const items: T[] = [];
+  let depart: Record<string, unknown> | undefined;
+  do {
+    const page = await d.ddb.send(
+      new QueryCommand({
+        TableName: d.table,
+        IndexName: INDEX.parCompte,
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': prefixe },
+        ExclusiveStartKey: depart,
+      }),
+    );
+    items.push(...((page.Items ?? []) as T[]));
+    depart = page.LastEvaluatedKey;
+  } while (depart);
+  return items;
+};
+
 export interface FiltreListe {
   limite: number;
   outil: IdOutil | undefined;

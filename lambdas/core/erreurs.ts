@@ -23,6 +23,8 @@ export const CODES_API = {
   invalid_settings: 422,
   invalid_image: 422,
   idempotency_key_reused: 422,
+  /** An erasure asked while its job runs or its batch's ZIP is written: recorded, done when that ends. */
+  still_running: 409,
   rate_limited: 429,
   too_many_pending_jobs: 429,
   internal_error: 500,

@@ -92,6 +92,8 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
           gsi2pk: `COMPTE#${travail.compte}#${travail.outil}`,
           gsi2sk: `${travail.cree_le}#${travail.id}`,
           ...indexOuvert('travaux', travail.cree_le, travail.id),
+          // Erasing the job erases the replay of its request too (core/effacement.ts).
+          ...(requete.cleIdempotence !== undefined ? { idempotence: requete.cleIdempotence } : {}),
           expire_a,
         },
         ConditionExpression: 'attribute_not_exists(pk)',

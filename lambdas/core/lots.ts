@@ -4,6 +4,9 @@
  * Whoever does it first claims the batch for a limited time, streams its ZIP to S3, and only then
  * does the batch leave `en_cours`: a client who sees `termine`, `partiel` or `echec` can always
  * download the ZIP. A claim whose holder died expires, and the next caller takes it over.
+ *
+ * The same path writes the ZIP of an ended batch anew when one of its jobs was erased
+ * (`zip_a_refaire`, core/effacement.ts): the sweeper finds such a batch in `ouverts` again.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireTravaux } from './consultation';
@@ -11,14 +14,10 @@ import type { Dependances } from './dependances';
 import { statutFinalLot } from './modele';
 import { cles } from './table';
 import { ecrireZip } from './zip';
-import { PREFIXES } from './retention';
+import { cleZip } from './cles-s3';
+import { DUREE_RECLAMATION_MS, RECLAMATION_LIBRE } from './reclamation';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket'>;
-
-/** Longer than a ZIP may take (the FinaliserLot function's 10-minute timeout), so a live claim is never taken. */
-export const DUREE_RECLAMATION_MS = 12 * 60_000;
-
-export const cleZip = (compte: string, lot: string): string => `${PREFIXES.zips}${compte}/${lot}.zip`;
 
 const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boolean> => {
   const maintenant = d.horloge().getTime();
@@ -28,10 +27,10 @@ const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boole
         TableName: d.table,
         Key: cles.lot(lot),
         UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
-        // A retry by the same claimant goes through, and so does anyone once a claim has expired.
-        ConditionExpression:
-          'restants = :zero AND statut = :en_cours AND (attribute_not_exists(finaliseur) OR finaliseur = :moi OR attribute_not_exists(reclame_jusqua) OR reclame_jusqua < :maintenant)',
-        ExpressionAttributeValues: { ':moi': finaliseur, ':zero': 0, ':en_cours': 'en_cours', ':jusqua': maintenant + DUREE_RECLAMATION_MS, ':maintenant': maintenant },
+        // A retry by the same claimant goes through, and so does anyone once a claim has expired. An
+        // ended batch is claimed again only to write its ZIP anew after an erasure.
+        ConditionExpression: `restants = :zero AND (statut = :en_cours OR zip_a_refaire = :oui) AND ${RECLAMATION_LIBRE}`,
+        ExpressionAttributeValues: { ':moi': finaliseur, ':zero': 0, ':en_cours': 'en_cours', ':oui': true, ':jusqua': maintenant + DUREE_RECLAMATION_MS, ':maintenant': maintenant },
       }),
     );
     return true;
@@ -57,14 +56,17 @@ export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): 
       new UpdateCommand({
         TableName: d.table,
         Key: cles.lot(lotId),
-        UpdateExpression: 'SET statut = :statut, zip_cle = :zip, termine_le = :maintenant REMOVE gsi3pk, gsi3sk',
-        ConditionExpression: 'finaliseur = :moi AND statut = :en_cours',
+        // The claim is released: the batch's jobs can be erased again. A ZIP written anew keeps the
+        // batch's end date.
+        UpdateExpression: `SET statut = :statut, zip_cle = :zip${lot.statut === 'en_cours' ? ', termine_le = :maintenant' : ''} REMOVE gsi3pk, gsi3sk, finaliseur, reclame_jusqua, zip_a_refaire`,
+        ConditionExpression: 'finaliseur = :moi AND (statut = :en_cours OR zip_a_refaire = :oui)',
         ExpressionAttributeValues: {
           ':statut': statutFinalLot(lot.termines, lot.echecs),
           ':zip': zip,
-          ':maintenant': d.horloge().toISOString(),
+          ...(lot.statut === 'en_cours' ? { ':maintenant': d.horloge().toISOString() } : {}),
           ':moi': finaliseur,
           ':en_cours': 'en_cours',
+          ':oui': true,
         },
       }),
     );

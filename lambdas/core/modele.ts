@@ -54,6 +54,8 @@ export interface EnregistrementTravail {
   redaction?: Redaction | null;
   /** The structure check of an image result (moteurs/controle.ts). */
   structure?: ControleStructure | null;
+  /** The request's Idempotency-Key: erasing the job erases that request's replay (core/effacement.ts). */
+  idempotence?: string;
 }
 
 export interface EnregistrementLot {
@@ -77,6 +79,8 @@ export interface EnregistrementLot {
   /** Who builds the ZIP, and until when (epoch ms) that claim holds: a dead claimant's claim expires. */
   finaliseur?: string;
   reclame_jusqua?: number;
+  /** A job of this ended batch was erased: its ZIP was deleted and is written again without it (core/effacement.ts). */
+  zip_a_refaire?: boolean;
 }
 
 export interface Lien {

@@ -70,6 +70,7 @@ export const SchemaErreur = v.object({
     retry_after: extra(entier, 'Seconds to wait before retrying (429, 503), as in the Retry-After header.'),
     parametre: extra(v.string(), 'The parameter or header that is invalid (400 invalid_parameter).'),
     allow: extra(v.array(v.string()), 'Methods the path accepts (405 method_not_allowed), as in the Allow header.'),
+    effacement: extra(v.literal('programme'), '409 still_running on DELETE: the erasure is recorded and done as soon as the job or batch has ended.'),
     partie: extra(v.string(), 'Name of the multipart part holding a file that is too large.'),
     nom_fichier: extra(v.nullable(v.string()), 'File name of that part, if it had one.'),
     profondeur_max: extra(entier, 'Deepest nesting a JSON body may have (400 invalid_body).'),
@@ -130,6 +131,16 @@ const SchemaTeleversement = v.strictObject({
 
 export const SchemaTeleversements = v.strictObject({ televersements: v.array(SchemaTeleversement) });
 
+const ids = v.array(v.pipe(v.string(), v.uuid()));
+/** What DELETE /travaux/{id} and DELETE /lots/{id} erased (core/effacement.ts). */
+export const SchemaEffacement = v.strictObject({
+  efface_le: dateHeure,
+  travaux: v.pipe(ids, v.description('Jobs erased: their inputs, uploads, results and records, and the stored answer of the request that started them.')),
+  lots: v.pipe(ids, v.description('Batches erased whole: their record and ZIP (a batch goes with its last job).')),
+  zips_refaits: v.pipe(ids, v.description('Batches that keep other jobs: their ZIP was deleted and is written again without the erased job, within about 3 minutes (zip is null meanwhile).')),
+  fichiers: v.pipe(entier, v.description('Stored files deleted: inputs, uploads, results, ZIPs.')),
+});
+
 export const SchemaLancement = v.strictObject({
   lot: v.nullable(v.pipe(v.string(), v.uuid())),
   outil,
@@ -181,6 +192,7 @@ const REPONSES = {
   ListeTravaux: SchemaListeTravaux,
   Televersement: SchemaTeleversement,
   Televersements: SchemaTeleversements,
+  Effacement: SchemaEffacement,
 } satisfies Record<string, v.GenericSchema>;
 
 type Json = Record<string, unknown>;
@@ -346,6 +358,8 @@ const exemple422 = (): Json => {
   }
   throw new Error('the 422 example body was accepted');
 };
+
+const effacementTravail = { efface_le: '2026-01-03T09:00:00.000Z', travaux: [ID_TRAVAIL], lots: [], zips_refaits: [ID_LOT], fichiers: 3 };
 
 const EXEMPLES_ERREUR = {
   401: { cle: exempleErreur(new ErreurApi('unauthorized', 'Invalid or revoked API key.')) },
@@ -570,6 +584,20 @@ export const documentOpenApi = () => ({
           429: limite,
         },
       },
+      delete: {
+        operationId: 'effacerTravail',
+        summary: 'Erase an ended job (extension)',
+        description:
+          'Erases the job\'s inputs, uploads, results and record, and the stored answer of its request (Idempotency-Key); a job of a batch leaves it and the batch\'s ZIP is written again without it. Credits do not change. A job not yet ended answers 409 and is erased as soon as it ends.',
+        parameters: [idChemin('job')],
+        responses: {
+          200: json('Effacement', 'What was erased.', { efface: { value: effacementTravail } }),
+          401: nonAutorise,
+          404: erreur('Not found (or already erased).', EXEMPLES_ERREUR[404]),
+          409: erreur('Not ended yet: erased as soon as it ends.', { programme: exempleErreur(new ErreurApi('still_running', `The job ${ID_TRAVAIL} cannot be erased yet (job ${ID_TRAVAIL} has not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`, { effacement: 'programme' })) }),
+          429: limite,
+        },
+      },
     },
     '/lots/{id}': {
       get: {
@@ -580,6 +608,20 @@ export const documentOpenApi = () => ({
           200: json('Lot', 'The batch.', { termine: { value: lotTermine } }),
           401: nonAutorise,
           404: erreur('Not found.', { introuvable: exempleErreur(new ErreurApi('not_found', `No batch ${ID_LOT}.`)) }),
+          429: limite,
+        },
+      },
+      delete: {
+        operationId: 'effacerLot',
+        summary: 'Erase an ended batch (extension)',
+        description:
+          'Erases every job of the batch (inputs, uploads, results, records), its ZIP and its record. Credits do not change. A batch not yet ended answers 409 and is erased as soon as it ends.',
+        parameters: [idChemin('batch')],
+        responses: {
+          200: json('Effacement', 'What was erased.', { efface: { value: { ...effacementTravail, travaux: [ID_TRAVAIL], lots: [ID_LOT], zips_refaits: [], fichiers: 3 } } }),
+          401: nonAutorise,
+          404: erreur('Not found (or already erased).', { introuvable: exempleErreur(new ErreurApi('not_found', `No batch ${ID_LOT}.`)) }),
+          409: erreur('Not ended yet: erased as soon as it ends.', { programme: exempleErreur(new ErreurApi('still_running', `The batch ${ID_LOT} cannot be erased yet (batch ${ID_LOT} has jobs that have not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`, { effacement: 'programme' })) }),
           429: limite,
         },
       },

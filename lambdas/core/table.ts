@@ -13,7 +13,9 @@
  * |             |                            |           |   <created>#<id>                               |
  * | batch       | LOT#<id>                   | LOT       | gsi3 (sparse, while en_cours): OUVERT#LOT / …  |
  * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
- * | upload      | TELEVERSEMENT#<id>         | TELEVERSEMENT | (expires through TTL)                      |
+ * | upload      | TELEVERSEMENT#<id>         | TELEVERSEMENT | gsi1: COMPTE#<id> / TELEVERSEMENT#<created>#<id> |
+ * |             |                            |           |   (expires through TTL)                        |
+ * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>|
  */
 import { RETENTION_RESULTATS_JOURS } from './retention';
 
@@ -60,6 +62,9 @@ export const PREFIXE_CADENCE = 'CADENCE#';
 /** Upload records: the only items POST /televersements may put (IAM LeadingKeys). */
 export const PREFIXE_TELEVERSEMENT = 'TELEVERSEMENT#';
 
+/** Erasures asked while their job or batch runs (core/effacement.ts): the sweeper does them once it has ended. */
+export const PREFIXE_EFFACEMENT = 'EFFACEMENT#';
+
 export const cles = {
   compte: (id: string) => ({ pk: `COMPTE#${id}`, sk: 'COMPTE' }),
   cle: (empreinte: string) => ({ pk: `CLE#${empreinte}`, sk: 'CLE' }),
@@ -68,10 +73,11 @@ export const cles = {
   lot: (id: string) => ({ pk: `LOT#${id}`, sk: 'LOT' }),
   idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),
   televersement: (id: string) => ({ pk: `${PREFIXE_TELEVERSEMENT}${id}`, sk: 'TELEVERSEMENT' }),
+  effacement: (id: string) => ({ pk: `${PREFIXE_EFFACEMENT}${id}`, sk: 'EFFACEMENT' }),
 };
 
-/** Partitions of the `ouverts` index. */
-export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT' } as const;
+/** Partitions of the `ouverts` index: open jobs, open batches, and erasures waiting for their job or batch to end. */
+export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT', effacements: 'EFFACEMENT' } as const;
 
 /** The index attributes that keep a job or batch in `ouverts` while it is not finished. */
 export const indexOuvert = (quoi: keyof typeof OUVERTS, cree_le: string, id: string) => ({

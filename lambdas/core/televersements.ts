@@ -24,7 +24,8 @@ import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
 import { lireCorpsJson } from './json';
 import { parPaquets } from './paquets';
-import { PREFIXES, RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
+import { cleTeleversement } from './cles-s3';
+import { RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
 import { cles, JOURS, ttlDans } from './table';
 
@@ -56,7 +57,6 @@ export interface Televersement {
 /** Enough to read any JPEG's frame header behind its EXIF and thumbnail, PNG's or WebP's. */
 export const OCTETS_ENTETE = 512 * 1024;
 
-export const cleTeleversement = (compte: string, id: string): string => `${PREFIXES.televersements}${compte}/${id}`;
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
 
@@ -103,7 +103,8 @@ export const creerTeleversements = async (d: Deps, compte: string, contentType: 
       TransactItems: enregistrements.map((t) => ({
         Put: {
           TableName: d.table,
-          Item: { ...cles.televersement(t.id), type: 'televersement', ...t, expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS) },
+          // gsi1: an account's erasure finds its uploads, used or not (core/effacement.ts).
+          Item: { ...cles.televersement(t.id), type: 'televersement', ...t, gsi1pk: `COMPTE#${compte}`, gsi1sk: `TELEVERSEMENT#${t.cree_le}#${t.id}`, expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       })),

@@ -6,7 +6,7 @@
 export const BASE_CHEMIN = '/api/v1';
 
 export interface Route {
-  methode: 'GET' | 'POST';
+  methode: 'GET' | 'POST' | 'DELETE';
   /** API Gateway resource path, with `{param}` placeholders. */
   chemin: string;
   fonction: string;
@@ -23,6 +23,9 @@ export const ROUTES: readonly Route[] = [
   { methode: 'POST', chemin: '/televersements', fonction: 'televersements-creer', authentifiee: true },
   { methode: 'GET', chemin: '/travaux/{id}', fonction: 'travail', authentifiee: true },
   { methode: 'GET', chemin: '/lots/{id}', fonction: 'lot', authentifiee: true },
+  // Our extension: erasure on request (core/effacement.ts).
+  { methode: 'DELETE', chemin: '/travaux/{id}', fonction: 'travail-effacer', authentifiee: true },
+  { methode: 'DELETE', chemin: '/lots/{id}', fonction: 'lot-effacer', authentifiee: true },
 ];
 
 /** Media types API Gateway must pass as binary (base64) so uploads arrive intact. */

@@ -331,6 +331,8 @@ describe('the dev stage', () => {
           TrustedKeyGroups: [{ Ref: Match.anyValue() }],
           ViewerProtocolPolicy: 'https-only',
           AllowedMethods: ['GET', 'HEAD'],
+          // CachingDisabled (AWS managed policy): no edge copy outlives an erasure.
+          CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
         }),
       }),
     });
@@ -371,9 +373,12 @@ describe('the dev stage', () => {
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 'rekognition:DetectLabels', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
-        'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
-        's3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
+        'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
+        's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
       ],
+      // Erasure: records its jobs and batches may be deleted, never an account or a key (see below).
+      'Api/TravailEffacer': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'Api/LotEffacer': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject'],
     };
     const journaux = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const traces = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -404,7 +409,7 @@ describe('the dev stage', () => {
     expect(s3).not.toContain('/zips/*');
   });
 
-  it('reaches the uploads prefix from exactly three functions: POST /televersements signs PUTs, POST /travaux and the tool step read', () => {
+  it('reaches the uploads prefix from exactly these functions: POST /televersements signs PUTs, POST /travaux and the tool step read, erasure deletes', () => {
     // Every role of the stack, every action it has on televersements/*.
     const televersements = `/${PREFIXES.televersements}*`;
     const parRole: Record<string, string[]> = {};
@@ -419,6 +424,9 @@ describe('the dev stage', () => {
       [role('Api/TeleversementsCreer')]: ['s3:PutObject'],
       [role('Api/TravauxCreer')]: ['s3:GetObject'],
       [role('Flux/Outil')]: ['s3:GetObject'],
+      [role('Api/TravailEffacer')]: ['s3:DeleteObject'],
+      [role('Api/LotEffacer')]: ['s3:DeleteObject'],
+      [role('Flux/Balayeur')]: ['s3:DeleteObject'],
     });
     // Nothing else on the bucket can reach it either (bucket-wide or `/*` grants).
     const bucketEntier = JSON.stringify({ 'Fn::GetAtt': [idDe(s, 'Stockage/Fichiers'), 'Arn'] });
@@ -427,6 +435,27 @@ describe('the dev stage', () => {
         const texte = JSON.stringify(d.Resource);
         expect(texte.includes(`${bucketEntier},"/*"`) || texte === bucketEntier, id).toBe(false);
       }
+    }
+  });
+
+  it('lets erasure delete jobs, batches, uploads, stored answers and its own requests — never an account or a key', () => {
+    const r = references(s);
+    const limitee = (action: string, prefixes: string[]) => ({
+      Action: [`dynamodb:${action}`],
+      Resource: [r.table],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+    });
+    for (const chemin of ['Api/TravailEffacer', 'Api/LotEffacer']) {
+      expect(declarationsMetier(s, chemin), chemin).toEqual(
+        trier([
+          { Action: chemin === 'Api/LotEffacer' ? ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] : ['dynamodb:GetItem'], Resource: [r.table] },
+          limitee('UpdateItem', ['CADENCE#', 'LOT#']),
+          limitee('PutItem', ['EFFACEMENT#']),
+          limitee('DeleteItem', ['TRAVAIL#', 'LOT#', 'TELEVERSEMENT#', 'IDEM#', 'EFFACEMENT#']),
+          // Keys are known from the records: the bucket is never listed.
+          { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
+        ]),
+      );
     }
   });
 
@@ -579,6 +608,13 @@ describe('the dev stage', () => {
         { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.ouverts)] },
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
         { Action: ['s3:AbortMultipartUpload', 's3:PutObject'], Resource: [r.objets('zips')] },
+        // Erasures recorded while their work ran (core/effacement.ts).
+        { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
+        {
+          Action: ['dynamodb:DeleteItem'],
+          Resource: [r.table],
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TRAVAIL#*', 'LOT#*', 'TELEVERSEMENT#*', 'IDEM#*', 'EFFACEMENT#*'] } },
+        },
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         // The executions of this state machine only.
         { Action: ['states:DescribeExecution'], Resource: [r.executions] },

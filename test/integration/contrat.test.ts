@@ -79,7 +79,7 @@ describe('the document', () => {
     expect(document.info.license).toEqual({ name: 'Proprietary' });
 
     const ids = operations().map(({ operation }) => operation.operationId);
-    expect(ids).toEqual(['listerOutils', 'lireSolde', 'listerTravaux', 'creerTravaux', 'creerTeleversements', 'lireTravail', 'lireLot', 'lireOpenApi']);
+    expect(ids).toEqual(['listerOutils', 'lireSolde', 'listerTravaux', 'creerTravaux', 'creerTeleversements', 'lireTravail', 'effacerTravail', 'lireLot', 'effacerLot', 'lireOpenApi']);
   });
 
   it('has examples that validate against their schemas; the request examples, one per tool, pass the service own validation', () => {
@@ -193,6 +193,10 @@ describe('real answers', () => {
     await appelNote('GET', '/travaux/{id}', `/travaux/${echec.travaux[0].id}`, 200, { cle });
     const { corps: liste } = await appelNote('GET', '/travaux', '/travaux?limite=10', 200, { cle });
     expect(liste.travaux.map((t: { statut: string }) => t.statut)).toEqual(expect.arrayContaining(['termine', 'echec']));
+    // Erasure (our extension): a failed job, a whole batch; then both are gone.
+    await appelNote('DELETE', '/travaux/{id}', `/travaux/${echec.travaux[0].id}`, 200, { cle });
+    await appelNote('DELETE', '/lots/{id}', `/lots/${lot.lot}`, 200, { cle });
+    await appelNote('DELETE', '/lots/{id}', `/lots/${lot.lot}`, 404, { cle });
 
     // Errors, with the members they carry.
     await appelNote('GET', '/travaux', '/travaux?limite=0', 400, { cle });
@@ -227,9 +231,9 @@ describe('real answers', () => {
       const succes = Object.keys(operation.responses).find((s) => s.startsWith('2'));
       expect(recues.some((r) => r.chemin === chemin && r.methode === methode && String(r.reponse.statut) === succes), `${operation.operationId} answered`).toBe(true);
     }
-    const etats = recues.filter((r) => r.chemin === '/travaux/{id}' && r.reponse.statut === 200).map((r) => r.reponse.corps.statut);
+    const etats = recues.filter((r) => r.chemin === '/travaux/{id}' && r.methode === 'get' && r.reponse.statut === 200).map((r) => r.reponse.corps.statut);
     expect(new Set(etats)).toEqual(new Set(['en_cours', 'termine', 'echec']));
-    const lots = recues.filter((r) => r.chemin === '/lots/{id}' && r.reponse.statut === 200).map((r) => r.reponse.corps.statut);
+    const lots = recues.filter((r) => r.chemin === '/lots/{id}' && r.methode === 'get' && r.reponse.statut === 200).map((r) => r.reponse.corps.statut);
     expect(lots).toEqual(['en_cours', 'termine']);
   });
 });

@@ -194,6 +194,23 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     expect(zipParBalayeur.zip).not.toBeNull();
     expect(dejaFautes).toEqual(new Set(['perdu-0.jpg', 'zipperdu']));
     expect(await travailOuvert(pile.deps)).toBe(0);
+
+    // Erasure: a job with its request's stored answer and its upload, a job of an ended batch (the
+    // sweeper writes the ZIP again), a whole batch, and a job erased by the sweeper once it has ended.
+    for (const id of [seul.corps.travaux[0]!.id, parTeleversement.corps.travaux[0]!.id, fini.travaux[0]!.id]) {
+      expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
+    }
+    expect((await appeler(pile.urlBase, 'DELETE', `/lots/${sansZip.corps.lot}`, { cle })).statut).toBe(200);
+    echecDemarrage = true;
+    const tardif = (await poster(cle, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(14)) }] })).corps.travaux[0]!.id;
+    expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${tardif}`, { cle })).statut).toBe(409);
+    echecDemarrage = false;
+    const premier = await pile.balayer();
+    await pile.attendreInactivite();
+    const second = await pile.balayer();
+    expect([premier.lotsFermes + second.lotsFermes, premier.effacements + second.effacements]).toEqual([1, 1]);
+    expect((await appeler(pile.urlBase, 'GET', `/travaux/${tardif}`, { cle })).statut).toBe(404);
+    expect((await attendreLot(pile.urlBase, cle, lot.corps.lot!)).zip).not.toBeNull();
   });
 
   describe('evaluated', () => {

@@ -71,4 +71,20 @@ describe('admin CLI', () => {
     });
     expect((await admin('frobnicate')).code).toBe(2);
   });
+
+  it('erases an account\'s work: its job goes, the account, its key and its balance stay; an unknown account is refused', async () => {
+    const compte = await admin('create-account', '--credits', '10');
+    const cle = compte.sortie.key as string;
+    const { imageTest, enBase64, attendreTravail } = await import('../support/client');
+    const lance = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
+    const id = lance.corps.travaux[0].id as string;
+    await attendreTravail(pile.urlBase, cle, id);
+    const efface = await admin('erase-account', '--account', compte.sortie.account as string);
+    expect(efface.code).toBe(0);
+    expect(efface.sortie).toMatchObject({ compte: compte.sortie.account, travaux: 1, lots: 0, televersements: 0, fichiers: 2, differes: [] });
+    expect((await appeler(pile.urlBase, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps).toEqual({ credits: 8 });
+    const inconnu = await admin('erase-account', '--account', crypto.randomUUID());
+    expect([inconnu.code, inconnu.erreur]).toEqual([1, expect.stringMatching(/No account/)]);
+  });
 });

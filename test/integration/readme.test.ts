@@ -64,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('the README walk through, as written', () => {
-  it('runs from top to bottom with a 13 MB photo: the upload, the job, its result under its own name, inline images, a batch and its ZIP, a listing text', async () => {
+  it('runs from top to bottom with a 13 MB photo: the upload, the job, its result under its own name, inline images, a batch and its ZIP, a listing text, the batch erased', async () => {
     const parcours = parcoursDuReadme(readFileSync(join(RACINE, 'README.md'), 'utf8'));
     expect(parcours).toContain('API=http://localhost:3000/api/v1');
     const script = parcours.replace('http://localhost:3000', `http://localhost:${port}`);
@@ -84,9 +84,11 @@ describe('the README walk through, as written', () => {
     expect(stdout).toContain('"Trusted"');
     // The batch's ZIP holds its two results.
     expect((await lireZip(readFileSync(join(dossier, 'lot.zip')))).size).toBe(2);
-    // The balance the README announces in its last comment is the one the account ends with.
-    const annonce = /\$API\/solde\s+# (\{"credits":\d+\})\s*$/.exec(parcours.trimEnd())?.[1];
+    // The balance the README announces is the one the account has, and erasing the batch leaves it there.
+    const annonce = /\$API\/solde\s+# (\{"credits":\d+\})\s*$/m.exec(parcours)?.[1];
     expect(annonce).toBeDefined();
-    expect(stdout.trimEnd().endsWith(annonce!)).toBe(true);
+    expect(stdout).toContain(`${annonce!}\n`);
+    expect(stdout).toMatch(/"lots":\["[0-9a-f-]{36}"\]/);
+    expect(stdout.trimEnd().endsWith('404')).toBe(true);
   }, 300_000);
 });

@@ -8,36 +8,19 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lireCompte } from '../../lambdas/core/comptes';
-import { lireEnregistrementLot } from '../../lambdas/core/consultation';
+import { lireEnregistrementLot, toutDuCompte } from '../../lambdas/core/consultation';
 import type { Dependances } from '../../lambdas/core/dependances';
 import type { EnregistrementTravail } from '../../lambdas/core/modele';
 import { INDEX, OUVERTS } from '../../lambdas/core/table';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 's3' | 'bucket'>;
 
-export const travauxDuCompte = async (d: Deps, compte: string): Promise<EnregistrementTravail[]> => {
-  const travaux: EnregistrementTravail[] = [];
-  let depart: Record<string, unknown> | undefined;
-  do {
-    const page = await d.ddb.send(
-      new QueryCommand({
-        TableName: d.table,
-        IndexName: INDEX.parCompte,
-        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :t)',
-        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':t': 'TRAVAIL#' },
-        ExclusiveStartKey: depart,
-      }),
-    );
-    travaux.push(...((page.Items ?? []) as EnregistrementTravail[]));
-    depart = page.LastEvaluatedKey;
-  } while (depart);
-  return travaux;
-};
+export const travauxDuCompte = (d: Deps, compte: string): Promise<EnregistrementTravail[]> => toutDuCompte<EnregistrementTravail>(d, compte, 'TRAVAIL#');
 
 /** Open jobs and batches in the whole table, as the sweeper's index shows them. */
 export const travailOuvert = async (d: Deps): Promise<number> => {
   let n = 0;
-  for (const partition of Object.values(OUVERTS)) {
+  for (const partition of [OUVERTS.travaux, OUVERTS.lots]) {
     const { Count } = await d.ddb.send(
       new QueryCommand({ TableName: d.table, IndexName: INDEX.ouverts, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': partition }, Select: 'COUNT' }),
     );

@@ -1,0 +1,332 @@
+/**
+ * Erasure on request (GDPR Art. 17; our extension): a job (`DELETE /travaux/{id}`), a batch
+ * (`DELETE /lots/{id}`), or all of an account's work (the admin CLI's `erase-account`).
+ *
+ * What goes: a job's inputs (sent with the request, fetched from a URL or uploaded), its results, the
+ * ZIP of its batch, its record, its uploads' records and the stored answer of its request
+ * (`Idempotency-Key`). What stays: the account, its balance (an erasure neither refunds nor charges)
+ * and the hashes of its keys.
+ *
+ * Files first, records last: an erasure cut short leaves records that still name what is left, and
+ * the same call, repeated, finishes it. A job that has not ended, or a batch whose ZIP is being
+ * written, cannot be erased at once (its step would write files after us): the erasure is recorded
+ * (`EFFACEMENT#<id>`, in the `ouverts` index) and the sweeper does it once the work has ended.
+ */
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { cleEntree, cleResultat, cleZip, idTeleversement, nomFichier, prefixesDuCompte } from './cles-s3';
+import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
+import type { Dependances } from './dependances';
+import { EXTENSIONS, type FormatImage } from './images';
+import { DUREE_RECLAMATION_MS, RECLAMATION_LIBRE } from './reclamation';
+import type { EnregistrementLot, EnregistrementTravail } from './modele';
+import { parPaquets } from './paquets';
+import { cles, OUVERTS } from './table';
+
+export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
+
+/** What an erasure did: the answer of `DELETE /travaux/{id}` and `DELETE /lots/{id}` (our extension). */
+export interface Effacement {
+  efface_le: string;
+  /** Jobs erased: files, records, uploads, the request's stored answer. */
+  travaux: string[];
+  /** Batches erased whole (their record and ZIP). */
+  lots: string[];
+  /** Batches that keep other jobs: their ZIP was deleted and is written again without the erased jobs. */
+  zips_refaits: string[];
+  /** Stored files deleted, as recorded: inputs, uploads, results, ZIPs. */
+  fichiers: number;
+}
+
+export type Issue =
+  | { statut: 'efface'; effacement: Effacement }
+  /** Not yet possible (a job running, a ZIP being written): to record and do at the work's end. */
+  | { statut: 'differe'; raison: string }
+  /** Nothing to erase any more (already erased, maybe by a concurrent call). */
+  | { statut: 'absent' };
+
+/** Who holds a batch's claim (core/lots.ts) while erasing it: any eraser may take over another's. */
+const EFFACEUR = 'effacement';
+
+const FORMATS = Object.keys(EXTENSIONS) as FormatImage[];
+
+const estOuvert = (t: Pick<EnregistrementTravail, 'statut'>): boolean => t.statut === 'en_attente' || t.statut === 'en_cours';
+
+/**
+ * A job's files: those its record names, and every key a step may have written without the record
+ * knowing it — an input fetched from a URL (its format is only known to the Preparer step), a result
+ * written by a tool step whose job then failed. Deleting a key that is not there costs one request,
+ * and keeps the API roles from ever listing the bucket.
+ */
+export const fichiersDuTravail = (t: EnregistrementTravail): { enregistres: string[]; tous: string[] } => {
+  const enregistres = [...t.entrees.flatMap((e) => (e.type === 's3' ? [e.cle] : [])), ...t.resultats.map((r) => r.cle)];
+  const possibles = [
+    ...t.entrees.flatMap((_, rang) => FORMATS.map((f) => cleEntree(t.compte, t.id, rang, f))),
+    ...(t.outil === 'annonce' ? [] : FORMATS.map((f) => cleResultat(t.compte, t.id, nomFichier(t.index, t.nom, t.outil, EXTENSIONS[f])))),
+  ];
+  return { enregistres, tous: [...new Set([...enregistres, ...possibles])] };
+};
+
+/** The records that go with a job's: its uploads', its request's stored answer, a pending erasure. */
+const enregistrementsLies = (t: EnregistrementTravail) => [
+  ...t.entrees.flatMap((e) => {
+    const id = e.type === 's3' ? idTeleversement(t.compte, e.cle) : undefined;
+    return id ? [cles.televersement(id)] : [];
+  }),
+  ...(t.idempotence !== undefined ? [cles.idempotence(t.compte, t.idempotence)] : []),
+  cles.effacement(t.id),
+];
+
+const clesUniques = <T extends { pk: string }>(liste: T[]): T[] => [...new Map(liste.map((c) => [c.pk, c])).values()];
+
+const reclamationVive = (lot: EnregistrementLot, maintenant: number): boolean =>
+  lot.finaliseur !== undefined && lot.finaliseur !== EFFACEUR && (lot.reclame_jusqua ?? 0) > maintenant;
+
+const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } =>
+  (erreur as Error).name === 'TransactionCanceledException';
+
+/**
+ * Erases one ended job. In a batch, the job leaves the batch in the same transaction (its counters
+ * drop by one), guarded by the batch's claim: while a ZIP is written from the batch's jobs, none can
+ * go. An ended batch's ZIP is deleted first and written again without the job by the sweeper; a batch
+ * left with no job is erased with it.
+ */
+export const effacerTravailEnregistre = async (d: DepsEffacement, travail: EnregistrementTravail): Promise<Issue> => {
+  if (estOuvert(travail)) return { statut: 'differe', raison: `job ${travail.id} has not ended` };
+  const fichiers = fichiersDuTravail(travail);
+  for (let essai = 0; essai < 5; essai++) {
+    const maintenant = d.horloge();
+    const lot = travail.lot ? await lireEnregistrementLot(d, travail.lot) : undefined;
+    if (lot && reclamationVive(lot, maintenant.getTime())) return { statut: 'differe', raison: `the ZIP of batch ${lot.id} is being written` };
+    const position = lot ? lot.travaux.indexOf(travail.id) : -1;
+    const dernier = lot !== undefined && position >= 0 && lot.travaux.length === 1;
+    const zip = lot && (lot.statut !== 'en_cours' || dernier) ? [cleZip(lot.compte, lot.id)] : [];
+    await d.objets.supprimer([...fichiers.tous, ...zip]);
+
+    const garde = { ':moi': EFFACEUR, ':maintenant': maintenant.getTime(), ':id': travail.id };
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+      {
+        Delete: {
+          TableName: d.table,
+          Key: cles.travail(travail.id),
+          ConditionExpression: 'attribute_exists(pk) AND statut IN (:termine, :echec)',
+          ExpressionAttributeValues: { ':termine': 'termine', ':echec': 'echec' },
+        },
+      },
+      ...clesUniques(enregistrementsLies(travail)).map((Key) => ({ Delete: { TableName: d.table, Key } })),
+    ];
+    if (lot && position >= 0) {
+      if (dernier) {
+        items.push({
+          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: `travaux[0] = :id AND ${RECLAMATION_LIBRE}`, ExpressionAttributeValues: garde },
+        });
+      } else {
+        const ferme = lot.statut !== 'en_cours';
+        const termine = travail.statut === 'termine' ? 1 : 0;
+        items.push({
+          Update: {
+            TableName: d.table,
+            Key: cles.lot(lot.id),
+            // An ended batch goes back to the sweeper's `ouverts`, which writes its ZIP again (core/lots.ts).
+            UpdateExpression: `SET #total = #total - :un, termines = termines - :t, echecs = echecs - :e${
+              ferme ? ', zip_a_refaire = :oui, derniere_fin = :date, gsi3pk = :p, gsi3sk = :sk' : ''
+            } REMOVE travaux[${position}]${ferme ? ', zip_cle' : ''}`,
+            ConditionExpression: `travaux[${position}] = :id AND ${RECLAMATION_LIBRE}`,
+            ExpressionAttributeNames: { '#total': 'total' },
+            ExpressionAttributeValues: {
+              ...garde,
+              ':un': 1,
+              ':t': termine,
+              ':e': 1 - termine,
+              ...(ferme ? { ':oui': true, ':date': maintenant.toISOString(), ':p': OUVERTS.lots, ':sk': `${lot.cree_le}#${lot.id}` } : {}),
+            },
+          },
+        });
+      }
+    }
+    try {
+      await d.ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (erreur) {
+      if (!annule(erreur)) throw erreur;
+      const raisons = erreur.CancellationReasons ?? [];
+      // The job is gone: another erasure did it. The batch moved under us (another job erased, a ZIP
+      // claimed): read it again.
+      if (raisons[0]?.Code === 'ConditionalCheckFailed') return { statut: 'absent' };
+      if (raisons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ConditionalCheckFailed')) continue;
+      throw erreur;
+    }
+    return {
+      statut: 'efface',
+      effacement: {
+        efface_le: maintenant.toISOString(),
+        travaux: [travail.id],
+        lots: dernier && lot ? [lot.id] : [],
+        zips_refaits: lot && !dernier && position >= 0 && lot.statut !== 'en_cours' ? [lot.id] : [],
+        fichiers: fichiers.enregistres.length + (lot?.zip_cle ? 1 : 0),
+      },
+    };
+  }
+  return { statut: 'differe', raison: `batch ${travail.lot} kept changing` };
+};
+
+/**
+ * Erases an ended batch and all its jobs. The eraser claims the batch first, as a ZIP writer would,
+ * so no ZIP can be written from jobs being erased; the batch record goes last.
+ */
+export const effacerLotEnregistre = async (d: DepsEffacement, lot: EnregistrementLot): Promise<Issue> => {
+  if (lot.statut === 'en_cours') return { statut: 'differe', raison: `batch ${lot.id} has jobs that have not ended` };
+  const maintenant = d.horloge();
+  try {
+    await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.lot(lot.id),
+        UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
+        ConditionExpression: `attribute_exists(pk) AND statut <> :en_cours AND ${RECLAMATION_LIBRE}`,
+        ExpressionAttributeValues: {
+          ':moi': EFFACEUR,
+          ':maintenant': maintenant.getTime(),
+          ':jusqua': maintenant.getTime() + DUREE_RECLAMATION_MS,
+          ':en_cours': 'en_cours',
+        },
+      }),
+    );
+  } catch (erreur) {
+    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    return (await lireEnregistrementLot(d, lot.id)) ? { statut: 'differe', raison: `the ZIP of batch ${lot.id} is being written` } : { statut: 'absent' };
+  }
+  const travaux = (await lireTravaux(d, lot.travaux)).sort((a, b) => a.index - b.index);
+  const parTravail = travaux.map((t) => fichiersDuTravail(t));
+  await d.objets.supprimer([...new Set([...parTravail.flatMap((f) => f.tous), cleZip(lot.compte, lot.id)])]);
+  await parPaquets(travaux, 8, async (t) => {
+    await d.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [cles.travail(t.id), ...clesUniques(enregistrementsLies(t))].map((Key) => ({ Delete: { TableName: d.table, Key } })),
+      }),
+    );
+  });
+  try {
+    await d.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'finaliseur = :moi', ExpressionAttributeValues: { ':moi': EFFACEUR } } },
+          { Delete: { TableName: d.table, Key: cles.effacement(lot.id) } },
+        ],
+      }),
+    );
+  } catch (erreur) {
+    // Another eraser took the batch over (ours was slow past the claim) and finished it.
+    if (!annule(erreur)) throw erreur;
+    return { statut: 'absent' };
+  }
+  return {
+    statut: 'efface',
+    effacement: {
+      efface_le: maintenant.toISOString(),
+      travaux: travaux.map((t) => t.id),
+      lots: [lot.id],
+      zips_refaits: [],
+      fichiers: parTravail.reduce((n, f) => n + f.enregistres.length, 0) + (lot.zip_cle ? 1 : 0),
+    },
+  };
+};
+
+/** Records an erasure to do when its job or batch has ended (the sweeper reads `ouverts`). */
+export const demanderEffacement = async (d: DepsEffacement, quoi: 'travail' | 'lot', id: string, compte: string): Promise<void> => {
+  const maintenant = d.horloge().toISOString();
+  try {
+    await d.ddb.send(
+      new PutCommand({
+        TableName: d.table,
+        Item: { ...cles.effacement(id), type: 'effacement', quoi, id, compte, demande_le: maintenant, gsi3pk: OUVERTS.effacements, gsi3sk: `${maintenant}#${id}` },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (erreur) {
+    // Asked twice: the first request stands.
+    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+  }
+};
+
+/** The sweeper's part: an erasure recorded earlier, done once its work has ended. */
+export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.effacement(id), ConsistentRead: true }));
+  const demande = Item as { quoi: 'travail' | 'lot' } | undefined;
+  if (!demande) return { statut: 'absent' };
+  const cible = demande.quoi === 'lot' ? await lireEnregistrementLot(d, id) : await lireEnregistrementTravail(d, id);
+  const issue: Issue = !cible
+    ? { statut: 'absent' }
+    : demande.quoi === 'lot'
+      ? await effacerLotEnregistre(d, cible as EnregistrementLot)
+      : await effacerTravailEnregistre(d, cible as EnregistrementTravail);
+  if (issue.statut === 'absent') await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cles.effacement(id) }));
+  return issue;
+};
+
+export interface EffacementCompte {
+  compte: string;
+  efface_le: string;
+  travaux: number;
+  lots: number;
+  televersements: number;
+  fichiers: number;
+  /** Jobs and batches still running: recorded, erased by the sweeper when they end. */
+  differes: string[];
+}
+
+/**
+ * All of an account's work (the admin CLI): its batches, its jobs, its uploads, used or not, and,
+ * when the caller may list the bucket (`lister`: an operator's credentials; the API's roles may not),
+ * any file left under the account's prefixes. Work still running is recorded for the sweeper and its
+ * files are left to it.
+ */
+export const effacerCompte = async (
+  d: DepsEffacement,
+  compte: string,
+  lister?: (prefixe: string) => Promise<string[]>,
+): Promise<EffacementCompte> => {
+  const bilan: EffacementCompte = { compte, efface_le: d.horloge().toISOString(), travaux: 0, lots: 0, televersements: 0, fichiers: 0, differes: [] };
+  const travaux = await toutDuCompte<EnregistrementTravail>(d, compte, 'TRAVAIL#');
+  // What work still running needs: its files, named or under its job's or batch's id.
+  const retenus = new Set<string>();
+  const proteges = new Set<string>();
+  const compter = (issue: Issue, quoi: 'travail' | 'lot', id: string, garder: EnregistrementTravail[]) => {
+    if (issue.statut === 'efface') {
+      bilan.travaux += issue.effacement.travaux.length;
+      bilan.lots += issue.effacement.lots.length;
+      bilan.fichiers += issue.effacement.fichiers;
+    } else if (issue.statut === 'differe') {
+      bilan.differes.push(id);
+      proteges.add(id);
+      for (const t of garder) {
+        proteges.add(t.id);
+        for (const cle of fichiersDuTravail(t).tous) retenus.add(cle);
+      }
+      return demanderEffacement(d, quoi, id, compte);
+    }
+    return undefined;
+  };
+  for (const lotId of new Set(travaux.flatMap((t) => (t.lot ? [t.lot] : [])))) {
+    const lot = await lireEnregistrementLot(d, lotId);
+    if (!lot) continue;
+    await compter(await effacerLotEnregistre(d, lot), 'lot', lotId, travaux.filter((t) => t.lot === lotId));
+  }
+  for (const t of travaux.filter((t) => !t.lot)) await compter(await effacerTravailEnregistre(d, t), 'travail', t.id, [t]);
+
+  const televersements = await toutDuCompte<{ id: string; cle: string }>(d, compte, 'TELEVERSEMENT#');
+  const libres = televersements.filter((t) => !retenus.has(t.cle));
+  await d.objets.supprimer(libres.map((t) => t.cle));
+  await parPaquets(libres, 8, async (t) => {
+    await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cles.televersement(t.id) }));
+  });
+  bilan.televersements = libres.length;
+
+  if (lister) {
+    const protege = (cle: string) => retenus.has(cle) || [...proteges].some((id) => cle.includes(`/${id}`));
+    for (const prefixe of prefixesDuCompte(compte)) {
+      const restes = (await lister(prefixe)).filter((cle) => !protege(cle));
+      await d.objets.supprimer(restes);
+      bilan.fichiers += restes.length;
+    }
+  }
+  return bilan;
+};

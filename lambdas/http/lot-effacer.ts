@@ -1,0 +1,23 @@
+/**
+ * DELETE /lots/{id} (our extension) — erases the account's own ended batch: every job of it (inputs,
+ * results, records), its ZIP, its record. A batch with jobs not yet ended answers 409 and is erased
+ * by the sweeper when it ends.
+ */
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { lotDuCompte } from '../core/consultation';
+import { demanderEffacement, effacerLotEnregistre } from '../core/effacement';
+import { dependancesAvec } from '../core/dependances-env';
+import { objetsDepuisEnv } from '../core/objets';
+import { idDuChemin } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { repondreEffacement } from './effacement';
+
+export const creer = (deps: FournisseurDeps) =>
+  routeAuthentifiee(deps, async ({ event, d, appelant }) => {
+    const { lot } = await lotDuCompte(d, appelant.compte, idDuChemin(event, 'batch'));
+    const issue = await effacerLotEnregistre(d, lot);
+    if (issue.statut === 'differe') await demanderEffacement(d, 'lot', lot.id, appelant.compte);
+    return repondreEffacement(issue, 'batch', lot.id);
+  });
+// DynamoDB and S3 deletes only: no link is signed here.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv }));

@@ -1,0 +1,23 @@
+/**
+ * DELETE /travaux/{id} (our extension) — erases the account's own ended job: inputs, results, the
+ * ZIP of its batch (written again without it), its record. A job not yet ended answers 409 and is
+ * erased by the sweeper when it ends.
+ */
+import { documentDepuisEnv } from '../core/client-dynamodb';
+import { travailDuCompte } from '../core/consultation';
+import { demanderEffacement, effacerTravailEnregistre } from '../core/effacement';
+import { dependancesAvec } from '../core/dependances-env';
+import { objetsDepuisEnv } from '../core/objets';
+import { idDuChemin } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { repondreEffacement } from './effacement';
+
+export const creer = (deps: FournisseurDeps) =>
+  routeAuthentifiee(deps, async ({ event, d, appelant }) => {
+    const travail = await travailDuCompte(d, appelant.compte, idDuChemin(event, 'job'));
+    const issue = await effacerTravailEnregistre(d, travail);
+    if (issue.statut === 'differe') await demanderEffacement(d, 'travail', travail.id, appelant.compte);
+    return repondreEffacement(issue, 'job', travail.id);
+  });
+// DynamoDB and S3 deletes only: no link is signed here.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv }));

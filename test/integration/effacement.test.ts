@@ -1,0 +1,313 @@
+/**
+ * Erasure on request, through HTTP and the real state machine: after it, the bucket and the table are
+ * listed and nothing of the erased work is left; links answer 403 or 404; credits do not move.
+ */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { effacerCompte } from '../../lambdas/core/effacement';
+import type { Lancement, Lot, Travail } from '../../lambdas/core/modele';
+import { demarrerPileTest } from '../support/pile';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { lireZip } from '../support/zip';
+
+type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+
+const objets = async (pile: Pile): Promise<string[]> => {
+  const cles: string[] = [];
+  let suite: string | undefined;
+  do {
+    const page = await pile.deps.s3.send(new ListObjectsV2Command({ Bucket: pile.deps.bucket, ContinuationToken: suite }));
+    cles.push(...(page.Contents ?? []).map((o) => o.Key!));
+    suite = page.NextContinuationToken;
+  } while (suite);
+  return cles;
+};
+
+const elements = async (pile: Pile): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let depart: Record<string, unknown> | undefined;
+  do {
+    const page = await pile.deps.ddb.send(new ScanCommand({ TableName: pile.deps.table, ExclusiveStartKey: depart }));
+    items.push(...(page.Items ?? []));
+    depart = page.LastEvaluatedKey;
+  } while (depart);
+  return items;
+};
+
+/** Every stored file and record that mentions one of these ids (job, batch, upload, account). */
+const traces = async (pile: Pile, ids: string[]) => ({
+  fichiers: (await objets(pile)).filter((cle) => ids.some((id) => cle.includes(id))),
+  enregistrements: (await elements(pile)).filter((item) => ids.some((id) => JSON.stringify(item).includes(id))).map((item) => String(item.pk)),
+});
+
+/** One stack per describe block, its sweeper with no minimum age, handed to the block once started. */
+const pileDeTest = (prendre: (pile: Pile) => void, options: Parameters<typeof demarrerPileTest>[0] = {}) => {
+  let courante: Pile | undefined;
+  beforeAll(async () => {
+    courante = await demarrerPileTest({ ageMinimumBalayageMs: 0, ...options });
+    prendre(courante);
+  });
+  afterAll(async () => courante?.arreter());
+};
+
+const telecharger = async (lien: string) => (await fetch(lien.replace('localhost', '127.0.0.1'))).status;
+
+describe('erasure of ended work', () => {
+  let pile: Pile;
+  let url: string;
+  pileDeTest((p) => ([pile, url] = [p, p.urlBase]));
+
+  const solde = async (cle: string): Promise<number> => (await appeler(url, 'GET', '/solde', { cle })).corps.credits;
+
+  it('DELETE /travaux/{id}: inputs, result, record and the request replay go; links die; credits stay', async () => {
+    const { cle, compte } = await pile.creerCompte(20);
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', {
+      cle,
+      entetes: { 'Idempotency-Key': 'vente-12-rue-des-lilas' },
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)), nom: 'facade-lilas.jpg' }] },
+    });
+    expect(lance.statut).toBe(202);
+    const id = lance.corps.travaux[0]!.id;
+    const fini = await attendreTravail(url, cle, id);
+    expect(fini.statut).toBe('termine');
+    expect(await telecharger(fini.resultats[0]!.url)).toBe(200);
+    const avant = await traces(pile, [id]);
+    expect(avant.fichiers.length).toBe(2); // its input and its result
+    expect(avant.enregistrements.sort()).toEqual([`IDEM#${compte}#vente-12-rue-des-lilas`, `TRAVAIL#${id}`].sort());
+    const credits = await solde(cle);
+
+    // Another account's key sees nothing to erase, and erases nothing.
+    const autre = await pile.creerCompte(1);
+    expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle: autre.cle })).statut).toBe(404);
+    expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(200);
+
+    const { statut, corps } = await appeler(url, 'DELETE', `/travaux/${id}`, { cle });
+    expect(statut).toBe(200);
+    expect(corps).toMatchObject({ travaux: [id], lots: [], zips_refaits: [], fichiers: 2 });
+    expect(await traces(pile, [id])).toEqual({ fichiers: [], enregistrements: [] });
+    expect([403, 404]).toContain(await telecharger(fini.resultats[0]!.url));
+    expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
+    expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(404);
+    expect(await solde(cle)).toBe(credits);
+  });
+
+  it('a job from a direct upload: the upload object and its record go too', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const photo = await imageTest(2);
+    const annonce = await appeler(url, 'POST', '/televersements', { cle, json: { fichiers: [{ nom: 'salon.jpg', type: 'image/jpeg', taille: photo.length }] } });
+    const t = annonce.corps.televersements[0];
+    const depot = await fetch(t.url.replace('localhost', '127.0.0.1'), { method: 'PUT', headers: t.entetes, body: photo });
+    expect(depot.status).toBe(200);
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: t.id }] } });
+    const id = lance.corps.travaux[0]!.id;
+    expect((await attendreTravail(url, cle, id)).statut).toBe('termine');
+    expect((await traces(pile, [id, t.id])).fichiers.some((f) => f.startsWith('televersements/'))).toBe(true);
+    expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
+    expect(await traces(pile, [id, t.id])).toEqual({ fichiers: [], enregistrements: [] });
+  });
+
+  it('a job of a batch leaves it; the batch ZIP is written again without it; then DELETE /lots erases the rest', async () => {
+    const { cle, compte } = await pile.creerCompte(20);
+    const images = await Promise.all([1, 2, 3].map(async (n) => ({ base64: enBase64(await imageTest(n)), nom: `piece-${n}.jpg` })));
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
+    const lotId = lance.corps.lot!;
+    const [a, b, c] = lance.corps.travaux.map((t) => t.id) as [string, string, string];
+    const lot = await attendreLot(url, cle, lotId);
+    expect(lot.statut).toBe('termine');
+    const ancienZip = lot.zip!.url;
+    const credits = await solde(cle);
+
+    const un = await appeler(url, 'DELETE', `/travaux/${b}`, { cle });
+    expect(un.statut).toBe(200);
+    expect(un.corps).toMatchObject({ travaux: [b], lots: [], zips_refaits: [lotId], fichiers: 3 });
+    expect(await traces(pile, [b])).toEqual({ fichiers: [], enregistrements: [] });
+    expect((await objets(pile)).filter((k) => k.startsWith(`zips/${compte}/`))).toEqual([]);
+    const pendant = (await appeler<Lot>(url, 'GET', `/lots/${lotId}`, { cle })).corps;
+    expect(pendant).toMatchObject({ statut: 'termine', total: 2, termines: 2, echecs: 0, en_cours: 0, zip: null });
+    expect(pendant.travaux.map((t) => t.id)).toEqual([a, c]);
+
+    // The sweeper writes the ZIP again, from the two jobs left.
+    expect((await pile.balayer()).lotsFermes).toBe(1);
+    const refait = (await appeler<Lot>(url, 'GET', `/lots/${lotId}`, { cle })).corps;
+    expect(refait.statut).toBe('termine');
+    const contenu = async (lien: string) => lireZip(Buffer.from(await (await fetch(lien.replace('localhost', '127.0.0.1'))).arrayBuffer()));
+    const zip = [...(await contenu(refait.zip!.url)).keys()];
+    expect(zip).toEqual(['01-piece-1-ciel.jpg', '03-piece-3-ciel.jpg']);
+    // A link signed before the erasure names the same key: it now serves the ZIP without the erased photo.
+    expect((await contenu(ancienZip)).size).toBe(2);
+
+    const tout = await appeler(url, 'DELETE', `/lots/${lotId}`, { cle });
+    expect(tout.statut).toBe(200);
+    expect(tout.corps).toMatchObject({ travaux: [a, c], lots: [lotId], zips_refaits: [], fichiers: 5 });
+    expect(await traces(pile, [a, b, c, lotId])).toEqual({ fichiers: [], enregistrements: [] });
+    expect([403, 404]).toContain(await telecharger(refait.zip!.url));
+    expect((await appeler(url, 'GET', `/lots/${lotId}`, { cle })).statut).toBe(404);
+    expect(await solde(cle)).toBe(credits);
+  });
+
+  it('a failed, refunded job is erasable; the batch is written again as it now is; its last job takes the batch with it', async () => {
+    const { cle } = await pile.creerCompte(20);
+    // A flat photo has nothing to remove: that job fails (rien_a_retirer) and is refunded.
+    const plate = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8a8a8a' } }).jpeg().toBuffer();
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'vider', images: [{ base64: enBase64(await imageTest(1)), nom: 'a.jpg' }, { base64: enBase64(plate), nom: 'b.jpg' }] },
+    });
+    const lotId = lance.corps.lot!;
+    const lot = await attendreLot(url, cle, lotId);
+    expect(lot.statut).toBe('partiel');
+    const [x, y] = lot.travaux as [Travail, Travail];
+    expect([x.statut, y.statut, y.rembourse]).toEqual(['termine', 'echec', true]);
+    const credits = await solde(cle);
+
+    expect((await appeler(url, 'DELETE', `/travaux/${y.id}`, { cle })).corps).toMatchObject({ travaux: [y.id], zips_refaits: [lotId], fichiers: 2 }); // its input and the batch's ZIP
+    await pile.balayer();
+    expect((await appeler<Lot>(url, 'GET', `/lots/${lotId}`, { cle })).corps).toMatchObject({ statut: 'termine', total: 1, termines: 1, echecs: 0 });
+    const dernier = await appeler(url, 'DELETE', `/travaux/${x.id}`, { cle });
+    expect(dernier.corps).toMatchObject({ travaux: [x.id], lots: [lotId], zips_refaits: [] });
+    expect(await traces(pile, [x.id, y.id, lotId])).toEqual({ fichiers: [], enregistrements: [] });
+    expect(await solde(cle)).toBe(credits);
+  });
+});
+
+describe('erasure under races and faults', () => {
+  let pile: Pile;
+  let url: string;
+  pileDeTest((p) => ([pile, url] = [p, p.urlBase]));
+
+  const batch = async (cle: string, n: number) => {
+    const images = await Promise.all(Array.from({ length: n }, async (_, i) => ({ base64: enBase64(await imageTest(i + 1)), nom: `p${i}.jpg` })));
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
+    const lot = await attendreLot(url, cle, lance.corps.lot!);
+    return { lotId: lot.id, ids: lot.travaux.map((t) => t.id) };
+  };
+
+  it('every job of a batch erased at once: each answer is 200 (or 409, then the sweeper), and nothing is left', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const { lotId, ids } = await batch(cle, 4);
+    const reponses = await Promise.all(ids.map((id) => appeler(url, 'DELETE', `/travaux/${id}`, { cle })));
+    expect(reponses.every((r) => r.statut === 200 || r.statut === 409), JSON.stringify(reponses.map((r) => r.corps))).toBe(true);
+    // Exactly one erasure took the batch with it, unless the last ones were left to the sweeper.
+    expect(reponses.filter((r) => r.statut === 200 && r.corps.lots.length === 1).length).toBeLessThanOrEqual(1);
+    await pile.balayer();
+    expect(await traces(pile, [...ids, lotId])).toEqual({ fichiers: [], enregistrements: [] });
+  });
+
+  it('a job cannot leave a batch while its ZIP is being written: 409, then erased once the claim is gone', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const { lotId, ids } = await batch(cle, 2);
+    // A ZIP writer holds the batch (core/lots.ts).
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { cles } = await import('../../lambdas/core/table');
+    const tenir = (jusqua: number) =>
+      pile.deps.ddb.send(new UpdateCommand({ TableName: pile.deps.table, Key: cles.lot(lotId), UpdateExpression: 'SET finaliseur = :f, reclame_jusqua = :j', ExpressionAttributeValues: { ':f': 'FinaliserLot', ':j': jusqua } }));
+    await tenir(Date.now() + 60_000);
+    expect((await appeler(url, 'DELETE', `/travaux/${ids[0]}`, { cle })).statut).toBe(409);
+    expect((await appeler(url, 'DELETE', `/lots/${lotId}`, { cle })).statut).toBe(409);
+    expect(await pile.balayer()).toMatchObject({ effacements: 0 });
+    expect((await appeler(url, 'GET', `/travaux/${ids[0]}`, { cle })).statut).toBe(200);
+    // The writer died; its claim expires; the next sweep does both erasures.
+    await tenir(Date.now() - 1);
+    expect((await pile.balayer()).effacements).toBeGreaterThanOrEqual(1);
+    await pile.balayer();
+    expect(await traces(pile, [...ids, lotId])).toEqual({ fichiers: [], enregistrements: [] });
+  });
+
+  it('an erasure cut short (storage fails midway, or the process dies between records) is finished by the same call repeated', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const seul = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
+    const id = seul.corps.travaux[0]!.id;
+    await attendreTravail(url, cle, id);
+    const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/effacement');
+    const { lireEnregistrementLot, lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+
+    // S3 deletes one key, then fails: the record still names everything, the job still answers.
+    const panneS3 = { ...pile.deps, objets: { ...pile.deps.objets, supprimer: async (c: readonly string[]) => { await pile.deps.objets.supprimer(c.slice(0, 1)); throw new Error('S3 down'); } } };
+    await expect(effacerTravailEnregistre(panneS3, (await lireEnregistrementTravail(pile.deps, id))!)).rejects.toThrow('S3 down');
+    expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(200);
+    expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
+    expect(await traces(pile, [id])).toEqual({ fichiers: [], enregistrements: [] });
+
+    // A batch erasure dies after its first job's records: the batch stays claimed by the erasure, and the next one takes over.
+    const { lotId, ids } = await batch(cle, 3);
+    let transactions = 0;
+    const envoyer = pile.deps.ddb.send.bind(pile.deps.ddb);
+    const panneDdb = {
+      ...pile.deps,
+      ddb: { send: (commande: { constructor: { name: string } }) => {
+        if (commande.constructor.name === 'TransactWriteCommand' && ++transactions === 2) throw new Error('process died');
+        return envoyer(commande as never);
+      } } as unknown as typeof pile.deps.ddb,
+    };
+    await expect(effacerLotEnregistre(panneDdb, (await lireEnregistrementLot(pile.deps, lotId))!)).rejects.toThrow('process died');
+    expect((await appeler(url, 'GET', `/lots/${lotId}`, { cle })).statut).toBe(200);
+    const fin = await appeler(url, 'DELETE', `/lots/${lotId}`, { cle });
+    expect(fin.statut).toBe(200);
+    expect(await traces(pile, [...ids, lotId])).toEqual({ fichiers: [], enregistrements: [] });
+  });
+});
+
+describe('erasure of work still running', () => {
+  let pile: Pile;
+  let url: string;
+  pileDeTest((p) => ([pile, url] = [p, p.urlBase]), { delaiMoteurMs: 1500 });
+
+  it('a running job answers 409 and is erased by the sweeper once it has ended; so is a running batch', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const seul = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
+    const id = seul.corps.travaux[0]!.id;
+    const lot = await appeler<Lancement>(url, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(2)) }, { base64: enBase64(await imageTest(3)) }] },
+    });
+    const lotId = lot.corps.lot!;
+    const ids = [id, lotId, ...lot.corps.travaux.map((t) => t.id)];
+
+    const refus = await appeler(url, 'DELETE', `/travaux/${id}`, { cle });
+    expect(refus.statut).toBe(409);
+    expect(refus.corps.error).toMatchObject({ code: 'still_running', effacement: 'programme' });
+    expect((await appeler(url, 'DELETE', `/lots/${lotId}`, { cle })).statut).toBe(409);
+    // Asked twice: still one erasure.
+    expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(409);
+
+    // Nothing is erased before the work ends: the job runs to its end and is charged as usual.
+    expect((await attendreTravail(url, cle, id)).statut).toBe('termine');
+    expect((await attendreLot(url, cle, lotId)).statut).toBe('termine');
+    const bilan = await pile.balayer();
+    expect(bilan.effacements).toBe(2);
+    expect(await traces(pile, ids)).toEqual({ fichiers: [], enregistrements: [] });
+    expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
+    expect((await appeler(url, 'GET', `/lots/${lotId}`, { cle })).statut).toBe(404);
+    expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(20 - 3 * 2);
+  });
+
+  it('a whole account: everything ended goes at once, unused uploads too; running work goes when it ends', async () => {
+    const { cle, compte } = await pile.creerCompte(30);
+    const fini = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
+    const lot = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(2)) }, { base64: enBase64(await imageTest(3)) }] } });
+    await attendreTravail(url, cle, fini.corps.travaux[0]!.id);
+    await attendreLot(url, cle, lot.corps.lot!);
+    const photo = await imageTest(2);
+    const annonce = await appeler(url, 'POST', '/televersements', { cle, json: { fichiers: [{ nom: 'jamais-servi.jpg', type: 'image/jpeg', taille: photo.length }] } });
+    const t = annonce.corps.televersements[0];
+    await fetch(t.url.replace('localhost', '127.0.0.1'), { method: 'PUT', headers: t.entetes, body: photo });
+    const enCours = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
+    const enCoursId = enCours.corps.travaux[0]!.id;
+    const credits = (await appeler(url, 'GET', '/solde', { cle })).corps.credits;
+
+    const lister = async (prefixe: string) => (await objets(pile)).filter((k) => k.startsWith(prefixe));
+    const bilan = await effacerCompte(pile.deps, compte, lister);
+    expect(bilan).toMatchObject({ compte, travaux: 3, lots: 1, televersements: 1, differes: [enCoursId] });
+    // What the running job needs is still there; nothing else of the account is.
+    expect((await objets(pile)).filter((k) => k.includes(compte)).every((k) => k.includes(enCoursId))).toBe(true);
+    expect(await attendreTravail(url, cle, enCoursId)).toMatchObject({ statut: 'termine' });
+    await pile.balayer();
+    expect((await objets(pile)).filter((k) => k.includes(compte))).toEqual([]);
+    const restes = (await elements(pile)).filter((item) => JSON.stringify(item).includes(compte)).map((item) => String(item.pk).split('#')[0]);
+    // The account and its key stay (and the balance is untouched): the account is not closed, its work is erased.
+    expect([...new Set(restes)].sort()).toEqual(['CLE', 'COMPTE']);
+    expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(credits);
+  });
+});
