@@ -6,6 +6,7 @@
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { configurationDepuisContexte } from './configuration';
+import { regionDuStage } from './residence';
 import { RetoucheStack } from './retouche-stack';
 
 export const NAG = (app: App) => new AwsSolutionsChecks(app, { verbose: true });
@@ -15,7 +16,8 @@ export const construireApplication = (app: App): RetoucheStack => {
   const stack = new RetoucheStack(app, `Retouche-${config.stage}`, {
     config,
     description: `Retouche ${config.stage}: property photo retouching API`,
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    // -c region, else the CLI's; an EU stage refuses a Region outside the EU (lib/residence.ts).
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: regionDuStage(config, process.env.CDK_DEFAULT_REGION) },
     terminationProtection: config.production,
   });
   Validations.of(app).addPlugins(NAG(app));

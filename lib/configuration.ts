@@ -31,6 +31,13 @@ export interface ConfigurationStage {
    * resource issues a test chain (results validate, untrusted). See lib/provenance.ts.
    */
   c2paChaine?: string;
+  /**
+   * `eu`: an EU-resident stage (lib/residence.ts, README "EU residence"): its Region, Bedrock and Rekognition
+   * Regions and models all in the EU, or the synth stops. Absent: no such check.
+   */
+  residence?: 'eu';
+  /** The stage's Region (`-c region`); without it, the CLI's (CDK_DEFAULT_REGION). */
+  region?: string;
 }
 
 /**
@@ -75,6 +82,11 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const email = lire('emailAlarmes');
   const concurrence = lire('concurrenceOutil');
   const chaine = lire('c2paChaine');
+  const residence = lire('residence');
+  const region = lire('region');
+  if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
+    throw new Error(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
+  }
   if (concurrence !== undefined && !(Number.isInteger(Number(concurrence)) && Number(concurrence) >= 1)) {
     throw new Error(`context concurrenceOutil must be a positive integer (got ${String(concurrence)})`);
   }
@@ -86,6 +98,8 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(typeof email === 'string' && email ? { emailAlarmes: email } : {}),
     ...(concurrence !== undefined ? { concurrenceOutil: Number(concurrence) } : {}),
     ...(chaine !== undefined && chaine !== '' ? { c2paChaine: lireChaineC2pa(String(chaine)) } : {}),
+    ...(residence !== undefined ? { residence: choix(residence, ['eu'] as const, 'eu', 'residence') } : {}),
+    ...(typeof region === 'string' ? { region } : {}),
   };
 };
 

@@ -7,7 +7,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -20,6 +20,7 @@ import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './
 import { ACCES_EFFACEMENT, accorder, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';
 import type { ModelesBedrock } from './modeles';
+import { ACTIONS_MODELES } from './residence';
 
 export const FICHIER_DEFINITION = path.join(RACINE, 'statemachines', 'travail.asl.json');
 
@@ -173,6 +174,18 @@ export class Flux extends Construct {
           id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}]`,
           reason: 'A cross-region inference profile routes to this one model in any region of its geography; the profile ARN itself is exact.',
         });
+      }
+      if (p.modeles.regionsPermises) {
+        // An EU stage (lib/residence.ts): no model or detector call outside these Regions, whatever the
+        // function's environment names (Rekognition's grant cannot name a Region, being on "*").
+        etapes.Outil.addToRolePolicy(
+          new PolicyStatement({
+            effect: Effect.DENY,
+            actions: ACTIONS_MODELES,
+            resources: ['*'],
+            conditions: { StringNotEquals: { 'aws:RequestedRegion': p.modeles.regionsPermises } },
+          }),
+        );
       }
     }
     this.etapes = etapes;

@@ -45,7 +45,7 @@ export class RetoucheStack extends Stack {
       config,
       table: this.donnees.table,
       bucket: this.stockage.bucket,
-      modeles: modelesDuStage(this),
+      modeles: modelesDuStage(this, config),
       c2pa: { secret: this.provenance.secret, empreinte: this.provenance.empreinte },
     });
     this.api = new Api(this, 'Api', {
