@@ -3,7 +3,8 @@
  * else is the same everywhere, so a stage that works is the stage that ships.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CONSERVATION_JOURNAUX_JOURS } from '../lambdas/core/retention';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -108,4 +109,5 @@ export const politiqueDonnees = (c: ConfigurationStage): RemovalPolicy => (c.pro
 
 /** Logs are evidence for support and billing disputes: kept longer in production. */
 export const retentionJournaux = (c: ConfigurationStage): RetentionDays =>
-  c.production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS;
+  // RetentionDays' values are the days themselves (THREE_MONTHS = 90, TWO_WEEKS = 14).
+  (c.production ? CONSERVATION_JOURNAUX_JOURS.production : CONSERVATION_JOURNAUX_JOURS.autres) as RetentionDays;

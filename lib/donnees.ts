@@ -4,6 +4,7 @@
  */
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { SAUVEGARDES_TABLE_JOURS } from '../lambdas/core/retention';
 import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/table';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
 
@@ -16,7 +17,7 @@ export class Donnees extends Construct {
       partitionKey: { name: DEFINITION_TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: DEFINITION_TABLE.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true, recoveryPeriodInDays: SAUVEGARDES_TABLE_JOURS },
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: DEFINITION_TABLE.ttl,
       deletionProtection: config.production,

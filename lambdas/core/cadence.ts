@@ -7,6 +7,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
+import { CONSERVATION_FENETRE_CADENCE_SECONDES } from './retention';
 import { cles, ttlDans } from './table';
 
 export const REQUETES_PAR_MINUTE = 120;
@@ -21,7 +22,7 @@ export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'hor
         Key: cles.cadence(empreinte, minute),
         UpdateExpression: 'ADD n :un SET expire_a = :ttl',
         ConditionExpression: 'attribute_not_exists(n) OR n < :max',
-        ExpressionAttributeValues: { ':un': 1, ':max': REQUETES_PAR_MINUTE, ':ttl': ttlDans(maintenant, 120) },
+        ExpressionAttributeValues: { ':un': 1, ':max': REQUETES_PAR_MINUTE, ':ttl': ttlDans(maintenant, CONSERVATION_FENETRE_CADENCE_SECONDES) },
       }),
     );
   } catch (erreur) {

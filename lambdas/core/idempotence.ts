@@ -8,10 +8,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import type { Lancement } from './modele';
-import { cles, JOURS, ttlDans } from './table';
+import { CONSERVATION_IDEMPOTENCE_HEURES } from './retention';
+import { cles, ttlDans } from './table';
 
 /** How long an `Idempotency-Key` is remembered. */
-export const DUREE_IDEMPOTENCE_SECONDES = 1 * JOURS;
+export const DUREE_IDEMPOTENCE_SECONDES = CONSERVATION_IDEMPOTENCE_HEURES * 3600;
 
 const CLE_IDEMPOTENCE = /^[\x21-\x7e]{1,255}$/;
 

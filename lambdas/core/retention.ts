@@ -25,5 +25,17 @@ export const VALIDITE_URL_TELEVERSEMENT_SECONDES = 15 * 60;
 export const UTILISATION_TELEVERSEMENT_HEURES = 24;
 export const RETENTION_TELEVERSEMENTS_JOURS = 2;
 
+/** An `Idempotency-Key` and the answer it replays (core/idempotence.ts). */
+export const CONSERVATION_IDEMPOTENCE_HEURES = 24;
+
+/** A key's request counter for one minute (core/cadence.ts): kept a minute past its own. */
+export const CONSERVATION_FENETRE_CADENCE_SECONDES = 120;
+
+/** DynamoDB point-in-time recovery: the table's history, for restoring after an operator's mistake (lib/donnees.ts). */
+export const SAUVEGARDES_TABLE_JOURS = 35;
+
+/** CloudWatch Logs of every function and of the state machine (lib/configuration.ts). */
+export const CONSERVATION_JOURNAUX_JOURS = { production: 90, autres: 14 } as const;
+
 /** Key prefixes of the bucket, one per lifecycle. */
 export const PREFIXES = { entrees: 'entrees/', resultats: 'resultats/', zips: 'zips/', televersements: 'televersements/' } as const;

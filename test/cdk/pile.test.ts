@@ -12,7 +12,14 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESPACE_MESURES, MESURES } from '../../lambdas/core/mesures';
-import { PREFIXES, RETENTION_ENTREES_JOURS, RETENTION_RESULTATS_JOURS, RETENTION_TELEVERSEMENTS_JOURS } from '../../lambdas/core/retention';
+import {
+  CONSERVATION_JOURNAUX_JOURS,
+  PREFIXES,
+  RETENTION_ENTREES_JOURS,
+  RETENTION_RESULTATS_JOURS,
+  RETENTION_TELEVERSEMENTS_JOURS,
+  SAUVEGARDES_TABLE_JOURS,
+} from '../../lambdas/core/retention';
 import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT } from '../../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
@@ -219,7 +226,7 @@ describe('the dev stage', () => {
       // Source maps are not loaded at start: parsing them cost 10–20 ms of every cold start (bench/demarrage.ts).
       expect(f.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
     }
-    for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(14);
+    for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(CONSERVATION_JOURNAUX_JOURS.autres);
     // The tool step gets the memory sharp needs; the quick HTTP handlers do not.
     expect(fonctionDuModule(s, 'Flux/Outil')[1].Properties.MemorySize).toBe(2816);
     expect(fonctionDuModule(s, 'Api/Solde')[1].Properties.MemorySize).toBe(512);
@@ -254,7 +261,7 @@ describe('the dev stage', () => {
   it('has the table the code queries: on demand, PITR, TTL, the shared GSIs', () => {
     s.template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: SAUVEGARDES_TABLE_JOURS },
       TimeToLiveSpecification: { AttributeName: DEFINITION_TABLE.ttl, Enabled: true },
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
@@ -904,7 +911,7 @@ describe('a production stage', () => {
     for (const type of ['AWS::S3::Bucket', 'AWS::SecretsManager::Secret']) {
       for (const [id, r] of deType(s, type)) expect(r.DeletionPolicy, id).toBe('Retain');
     }
-    for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(90);
+    for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(CONSERVATION_JOURNAUX_JOURS.production);
     // -c concurrenceOutil caps the model calls at once; the other functions stay unreserved.
     const reservees = deType(s, 'AWS::Lambda::Function').filter(([, f]) => f.Properties.ReservedConcurrentExecutions !== undefined);
     expect(reservees.map(([, f]) => [f.Metadata['aws:cdk:path'].split('/')[2], f.Properties.ReservedConcurrentExecutions]).sort()).toEqual([

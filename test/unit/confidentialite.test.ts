@@ -1,0 +1,58 @@
+/**
+ * docs/privacy.md says how long everything is kept: its table is read here and compared with the
+ * durations the code and the template are built from (lambdas/core/retention.ts), so the page cannot
+ * promise what the stack does not do.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CONSERVATION_FENETRE_CADENCE_SECONDES,
+  CONSERVATION_IDEMPOTENCE_HEURES,
+  CONSERVATION_JOURNAUX_JOURS,
+  NETTOYAGE_ENVOIS_INCOMPLETS_JOURS,
+  RETENTION_ENTREES_JOURS,
+  RETENTION_RESULTATS_JOURS,
+  RETENTION_TELEVERSEMENTS_JOURS,
+  SAUVEGARDES_TABLE_JOURS,
+  UTILISATION_TELEVERSEMENT_HEURES,
+  VALIDITE_URL_TELEVERSEMENT_SECONDES,
+} from '../../lambdas/core/retention';
+import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/table';
+import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/idempotence';
+
+const page = readFileSync(join(__dirname, '../../docs/privacy.md'), 'utf8');
+
+const tableau = (): Map<string, string> => {
+  const bloc = /<!-- conservation:debut -->([\s\S]*?)<!-- conservation:fin -->/.exec(page)?.[1];
+  if (!bloc) throw new Error('docs/privacy.md has no table between <!-- conservation:debut --> and <!-- conservation:fin -->');
+  const rangees = bloc
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((ligne) => ligne.split('|').slice(1, -1).map((c) => c.trim()));
+  return new Map(rangees.map(([quoi, duree]) => [quoi!, duree!]));
+};
+
+describe('docs/privacy.md', () => {
+  it('gives, for everything kept, the duration the code keeps it', () => {
+    const attendu: Record<string, string> = {
+      'Input photos': `${RETENTION_ENTREES_JOURS} days`,
+      'Uploads (used or not)': `${RETENTION_TELEVERSEMENTS_JOURS} days`,
+      'Upload URLs': `${VALIDITE_URL_TELEVERSEMENT_SECONDES / 60} minutes to send the file; the upload then starts a job within ${UTILISATION_TELEVERSEMENT_HEURES} hours`,
+      'Results and batch ZIPs': `${RETENTION_RESULTATS_JOURS} days`,
+      'Job and batch records': `${RETENTION_SECONDES / JOURS} days`,
+      'Stored answers (`Idempotency-Key`)': `${DUREE_IDEMPOTENCE_SECONDES / 3600} hours`,
+      'Rate windows': `${CONSERVATION_FENETRE_CADENCE_SECONDES} seconds`,
+      'Unfinished ZIP uploads': `${NETTOYAGE_ENVOIS_INCOMPLETS_JOURS} day`,
+      Logs: `${CONSERVATION_JOURNAUX_JOURS.autres} days (${CONSERVATION_JOURNAUX_JOURS.production} days on a production stage)`,
+      'Table backups (point-in-time recovery)': `${SAUVEGARDES_TABLE_JOURS} days`,
+    };
+    expect(Object.fromEntries(tableau())).toEqual(attendu);
+    expect(CONSERVATION_IDEMPOTENCE_HEURES * 3600).toBe(DUREE_IDEMPOTENCE_SECONDES);
+  });
+
+  it('names the ways to erase that exist', () => {
+    for (const moyen of ['DELETE /travaux/{id}', 'DELETE /lots/{id}', 'erase-account --account']) expect(page).toContain(moyen);
+  });
+});
