@@ -37,6 +37,8 @@ interface Reglage {
   memoire: number;
   delai: Duration;
   acces: Acces;
+  /** Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some). */
+  catalogue?: boolean;
 }
 
 const rapide = (description: string, acces: Acces): Reglage => ({ description, memoire: 512, delai: Duration.seconds(10), acces });
@@ -47,7 +49,7 @@ const rapide = (description: string, acces: Acces): Reglage => ({ description, m
  * and its upload records; POST /travaux alone writes accounts, since it debits them.
  */
 export const REGLAGES_ROUTES: Record<string, Reglage> = {
-  outils: rapide('GET /outils: the tool catalogue', {}),
+  outils: { ...rapide('GET /outils: the tool catalogue', {}), catalogue: true },
   openapi: rapide('GET /openapi.json: the OpenAPI document', {}),
   solde: rapide('GET /solde: the credit balance', { table: lectureAuthentifiee() }),
   'travaux-liste': rapide('GET /travaux: recent jobs', {
@@ -82,6 +84,7 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
     // time is left, and it must still be able to answer (an error, or the jobs it did start) before
     // the gateway does: 20 s leaves it that margin.
     delai: DELAI_TRAVAUX_CREER,
+    catalogue: true,
     acces: {
       // GetItem: key, account, idempotency record, upload record; UpdateItem: the rate window, the
       // debit of the account and marking an upload used; PutItem: jobs, batch and idempotency
@@ -185,6 +188,7 @@ export class Api extends Construct {
             ? { RETOUCHE_LIENS_BASE: signature.base, RETOUCHE_LIENS_CLE_ID: signature.idCle, RETOUCHE_LIENS_SECRET_ARN: liens.secret.secretArn }
             : {}),
           ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
+          ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
         },
       }));
       accorder(fn, ressources, reglage.acces);

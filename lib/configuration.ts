@@ -5,6 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CONSERVATION_JOURNAUX_JOURS } from '../lambdas/core/retention';
+import { estOutil, OUTILS, type IdOutil } from '../lambdas/core/outils';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,12 @@ export interface ConfigurationStage {
   residence?: 'eu';
   /** The stage's Region (`-c region`); without it, the CLI's (CDK_DEFAULT_REGION). */
   region?: string;
+  /**
+   * The tools this stage offers (`-c outils=annonce,ciel`); all when absent. `GET /outils` lists only
+   * these, `POST /travaux` refuses the others (422 invalid_tool), and an EU stage needs models in the EU
+   * for these only (lib/residence.ts).
+   */
+  outils?: readonly IdOutil[];
 }
 
 /**
@@ -85,8 +92,13 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const chaine = lire('c2paChaine');
   const residence = lire('residence');
   const region = lire('region');
+  const outils = lire('outils');
   if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
     throw new Error(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
+  }
+  const offerts = outils === undefined ? undefined : String(outils).split(',').map((o) => o.trim());
+  if (offerts && (offerts.length === 0 || offerts.some((o) => !estOutil(o)))) {
+    throw new Error(`context outils must list tools separated by commas, among ${OUTILS.join(', ')} (got ${String(outils)})`);
   }
   if (concurrence !== undefined && !(Number.isInteger(Number(concurrence)) && Number(concurrence) >= 1)) {
     throw new Error(`context concurrenceOutil must be a positive integer (got ${String(concurrence)})`);
@@ -101,6 +113,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(chaine !== undefined && chaine !== '' ? { c2paChaine: lireChaineC2pa(String(chaine)) } : {}),
     ...(residence !== undefined ? { residence: choix(residence, ['eu'] as const, 'eu', 'residence') } : {}),
     ...(typeof region === 'string' ? { region } : {}),
+    ...(offerts ? { outils: OUTILS.filter((o) => offerts.includes(o)) } : {}),
   };
 };
 

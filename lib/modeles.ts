@@ -8,7 +8,8 @@ import { Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { modelesBedrock, ressourcesIamBedrock } from '../lambdas/moteurs/bedrock/configuration';
 import type { ConfigurationStage } from './configuration';
-import { DEFAUTS_UE, REGIONS_UE, ressourcesIamUe, verifierResidenceUe } from './residence';
+import { OUTILS, type IdOutil } from '../lambdas/core/outils';
+import { DEFAUTS_UE, detectionRequise, modelesRequis, REGIONS_UE, ressourcesIamUe, verifierResidenceUe } from './residence';
 
 export interface ModelesBedrock {
   /** Environment of the tool function (RETOUCHE_BEDROCK_*). */
@@ -37,7 +38,7 @@ const lisibles = (stack: Stack) => ({
   partition: Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition,
 });
 
-export const modelesDuStage = (scope: Construct, config?: Pick<ConfigurationStage, 'moteur' | 'residence'>): ModelesBedrock => {
+export const modelesDuStage = (scope: Construct, config?: Pick<ConfigurationStage, 'moteur' | 'residence' | 'outils'>): ModelesBedrock => {
   const overrides: Record<string, string> = {};
   const donnes = new Set<string>();
   for (const [cle, variable] of Object.entries(CONTEXTE)) {
@@ -48,7 +49,7 @@ export const modelesDuStage = (scope: Construct, config?: Pick<ConfigurationStag
     }
   }
   const stack = Stack.of(scope);
-  if (config?.residence === 'eu') return modelesUe(stack, config.moteur, overrides, donnes);
+  if (config?.residence === 'eu') return modelesUe(stack, config.moteur, overrides, donnes, config.outils ?? OUTILS);
   const modeles = modelesBedrock(overrides);
   return {
     environnement: {
@@ -70,7 +71,13 @@ export const modelesDuStage = (scope: Construct, config?: Pick<ConfigurationStag
  * lib/residence.ts (the synth stops on anything outside the EU), granted on the Regions listed there. With the
  * local engine nothing is called, and the function gets no Bedrock setting at all.
  */
-const modelesUe = (stack: Stack, moteur: ConfigurationStage['moteur'], overrides: Record<string, string>, donnes: Set<string>): ModelesBedrock => {
+const modelesUe = (
+  stack: Stack,
+  moteur: ConfigurationStage['moteur'],
+  overrides: Record<string, string>,
+  donnes: Set<string>,
+  outils: readonly IdOutil[],
+): ModelesBedrock => {
   if (moteur !== 'bedrock') return { environnement: {}, arns: [], arnsLisibles: [] };
   if (Token.isUnresolved(stack.region)) throw new Error('context residence=eu: the stack needs a literal Region (lib/application.ts sets it)');
   const modeles = modelesBedrock({
@@ -79,19 +86,19 @@ const modelesUe = (stack: Stack, moteur: ConfigurationStage['moteur'], overrides
     ...overrides,
   });
   const regionDetection = overrides.RETOUCHE_REKOGNITION_REGION ?? modeles.region;
-  verifierResidenceUe({ modeles, regionDetection, donnes });
+  verifierResidenceUe({ modeles, regionDetection, donnes, outils });
+  // Only the settings of the tools the stage offers: a withdrawn tool's model (a `us.` profile) never
+  // appears in the function's environment nor in its grants.
+  const requis = modelesRequis(modeles, outils);
   return {
     environnement: {
       RETOUCHE_BEDROCK_REGION: modeles.region,
-      RETOUCHE_BEDROCK_MODELE_INPAINT: modeles.images.vider,
-      RETOUCHE_BEDROCK_MODELE_STRUCTURE: modeles.images.renovation,
-      RETOUCHE_BEDROCK_MODELE_REMPLACEMENT: modeles.images.ciel,
-      RETOUCHE_BEDROCK_MODELE_TEXTE: modeles.texte,
-      // Always written: the engine's fallback (the Bedrock Region) must not decide where images go.
-      RETOUCHE_REKOGNITION_REGION: regionDetection,
+      ...Object.fromEntries(Object.entries(requis).map(([cle, id]) => [CONTEXTE[cle as keyof typeof requis], id])),
+      // Always written for image tools: the engine's fallback (the Bedrock Region) must not decide where images go.
+      ...(detectionRequise(outils) ? { RETOUCHE_REKOGNITION_REGION: regionDetection } : {}),
     },
-    arns: ressourcesIamUe(modeles, stack.account, stack.partition),
-    arnsLisibles: ressourcesIamUe(modeles, lisibles(stack).compte, lisibles(stack).partition),
+    arns: ressourcesIamUe(modeles, stack.account, stack.partition, outils),
+    arnsLisibles: ressourcesIamUe(modeles, lisibles(stack).compte, lisibles(stack).partition, outils),
     regionsPermises: Object.keys(REGIONS_UE),
   };
 };

@@ -16,7 +16,7 @@
  *   non-streaming operation, DetectLabels, DetectFaces and DetectText included, in each Region listed), and the
  *   same list in botocore 1.43.11's endpoints.json.
  */
-import type { IdOutil } from '../lambdas/core/outils';
+import { OUTILS, type IdOutil } from '../lambdas/core/outils';
 import type { ModelesBedrock } from '../lambdas/moteurs/bedrock/configuration';
 
 /** The AWS Regions inside the European Union, and where they are. An EU stage lives, and calls, only there. */
@@ -177,9 +177,30 @@ export const regionDuStage = (
   return choisie;
 };
 
+/**
+ * The model each setting names, for the settings whose tools the stage offers (`-c outils`): a tool
+ * withdrawn from the stage calls nothing, so its model need not exist in the EU.
+ */
+export const modelesRequis = (modeles: ModelesBedrock, outils: readonly IdOutil[] = OUTILS): Partial<Record<CleModele, string>> => {
+  const parCle: Record<CleModele, string> = {
+    modeleInpaint: modeles.images.vider,
+    modeleStructure: modeles.images.renovation,
+    modeleRemplacement: modeles.images.saison,
+    modeleTexte: modeles.texte,
+  };
+  return Object.fromEntries(
+    MODELES_RESIDENCE.filter((m) => m.outils.some((o) => outils.includes(o))).map((m) => [m.contexte, parCle[m.contexte]]),
+  );
+};
+
+/** Whether the stage offers a tool that calls Rekognition. */
+export const detectionRequise = (outils: readonly IdOutil[] = OUTILS): boolean => REKOGNITION_RESIDENCE.outils.some((o) => outils.includes(o));
+
 export interface ChoixUe {
   /** The models the engine will call, and the Bedrock Region it calls them from. */
   modeles: ModelesBedrock;
+  /** The tools the stage offers (`-c outils`); all when absent. */
+  outils?: readonly IdOutil[];
   /** Where Rekognition is called. */
   regionDetection: string;
   /** The settings given with -c (the others are this stage's defaults), for the message. */
@@ -189,7 +210,7 @@ export interface ChoixUe {
 const modeleConnu = (modele: string) => MODELES_RESIDENCE.find((m) => m.modele === modele);
 
 /** Why one model setting would leave the EU, or nothing. */
-const refusModele = (cle: CleModele, id: string, region: string, donne: boolean): string | undefined => {
+const refusModele = (cle: CleModele, id: string, region: string, donne: boolean, outilsUe: readonly IdOutil[]): string | undefined => {
   const famille = MODELES_RESIDENCE.find((m) => m.contexte === cle)!;
   const outils = famille.outils.join(', ');
   const reglage = `${cle}=${id}${donne ? '' : ' (the default)'}, for ${outils},`;
@@ -202,7 +223,8 @@ const refusModele = (cle: CleModele, id: string, region: string, donne: boolean)
       : `is not in lib/residence.ts, so where it would run is unknown`;
     const faire = famille.ue?.profil
       ? `use -c ${cle}=${famille.ue.profil.id}`
-      : `an EU stage cannot run ${outils} on Bedrock today: deploy it with -c moteur=local (previews, no model call), ` +
+      : `an EU stage cannot run ${outils} on Bedrock today: withdraw ${famille.outils.length > 1 ? 'them' : 'it'} from the stage ` +
+        `(-c outils=${outilsUe.join(',') || '…'}), deploy it with -c moteur=local (previews, no model call), ` +
         `or name an EU model with -c ${cle}=… once AWS offers one and lib/residence.ts lists it with its source`;
     return `${reglage} ${quoi}; ${faire}.`;
   }
@@ -227,28 +249,28 @@ const refusModele = (cle: CleModele, id: string, region: string, donne: boolean)
  * Region outside it, or a model that is neither an EU profile listed above (callable from that Region) nor a
  * model listed as in-Region there. Every problem is named in one message, each with what to do.
  */
-export const verifierResidenceUe = ({ modeles, regionDetection, donnes }: ChoixUe): void => {
+export const verifierResidenceUe = ({ modeles, regionDetection, donnes, outils = OUTILS }: ChoixUe): void => {
   const problemes: string[] = [];
   const regionBedrock = modeles.region;
   const bedrockDonnee = donnes.has('bedrockRegion') ? '' : ' (the stage Region)';
   if (!(regionBedrock in REGIONS_UE)) {
     problemes.push(`bedrockRegion=${regionBedrock}${bedrockDonnee} is not an EU Region.`);
   }
-  const parCle: Record<CleModele, string> = {
-    modeleInpaint: modeles.images.vider,
-    modeleStructure: modeles.images.renovation,
-    modeleRemplacement: modeles.images.saison,
-    modeleTexte: modeles.texte,
-  };
-  for (const [cle, id] of Object.entries(parCle) as [CleModele, string][]) {
-    const refus = refusModele(cle, id, regionBedrock, donnes.has(cle));
+  // What the stage could offer in the EU: the tools whose every model has an EU offer.
+  const outilsUe = outils.filter((o) => MODELES_RESIDENCE.every((m) => !m.outils.includes(o) || m.ue !== undefined));
+  for (const [cle, id] of Object.entries(modelesRequis(modeles, outils)) as [CleModele, string][]) {
+    const refus = refusModele(cle, id, regionBedrock, donnes.has(cle), outilsUe);
     if (refus) problemes.push(refus);
   }
   const detectionDonnee = donnes.has('rekognitionRegion') ? '' : ' (the Bedrock Region)';
-  if (!(regionDetection in REGIONS_UE)) {
-    problemes.push(`rekognitionRegion=${regionDetection}${detectionDonnee} is not an EU Region; use -c rekognitionRegion=${REKOGNITION_RESIDENCE.enRegion.join('|')}.`);
-  } else if (!REKOGNITION_RESIDENCE.enRegion.includes(regionDetection)) {
-    problemes.push(`rekognitionRegion=${regionDetection}${detectionDonnee} has no Amazon Rekognition; use -c rekognitionRegion=${REKOGNITION_RESIDENCE.enRegion.join('|')}.`);
+  // Rekognition is called by the image tools only.
+  if (detectionRequise(outils)) {
+    const choix = REKOGNITION_RESIDENCE.enRegion.join('|');
+    if (!(regionDetection in REGIONS_UE)) {
+      problemes.push(`rekognitionRegion=${regionDetection}${detectionDonnee} is not an EU Region; use -c rekognitionRegion=${choix}.`);
+    } else if (!REKOGNITION_RESIDENCE.enRegion.includes(regionDetection)) {
+      problemes.push(`rekognitionRegion=${regionDetection}${detectionDonnee} has no Amazon Rekognition; use -c rekognitionRegion=${choix}.`);
+    }
   }
   if (problemes.length > 0) {
     throw new Error(`context residence=eu: this stage's Bedrock engine would call outside the EU.\n- ${problemes.join('\n- ')}\n${aide}.`);
@@ -260,9 +282,9 @@ export const verifierResidenceUe = ({ modeles, regionDetection, donnes }: ChoixU
  * and its foundation model in each Region it routes to from there (the source Region is one of them); a model
  * invoked in-Region, in that Region. Never a `*` Region. Call verifierResidenceUe first.
  */
-export const ressourcesIamUe = (modeles: ModelesBedrock, compte: string, partition = 'aws'): string[] => {
+export const ressourcesIamUe = (modeles: ModelesBedrock, compte: string, partition = 'aws', outils: readonly IdOutil[] = OUTILS): string[] => {
   const region = modeles.region;
-  const ids = [...new Set([...Object.values(modeles.images), modeles.texte])].sort();
+  const ids = [...new Set(Object.values(modelesRequis(modeles, outils)))].sort();
   return ids.flatMap((id) => {
     const { prefixe, modele } = decomposer(id);
     const offre = modeleConnu(modele)?.ue;

@@ -21,7 +21,7 @@ import { TYPES_MIME } from './images';
 import { cleEntree } from './cles-s3';
 import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from './modele';
 import { versTravail } from './modele';
-import { CATALOGUE } from './outils';
+import { CATALOGUE, type IdOutil } from './outils';
 import { parPaquets } from './paquets';
 import { signaler } from './signalement';
 import { verifierTeleversements } from './televersements';
@@ -30,6 +30,8 @@ import type { EchecImage } from './modele';
 export interface RequeteLancement extends RequeteIdempotente {
   /** Epoch ms by which the answer must be sent (the handler's remaining time, less a margin). */
   echeance?: number;
+  /** The tools this stage offers (outils.ts, outilsOfferts); all when absent. */
+  outils?: readonly IdOutil[];
 }
 
 /** Without a deadline from the caller (tests, scripts), the gateway's 29 s less a margin. */
@@ -42,6 +44,9 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   if (deja) return deja;
   const lue = await lireDemande(requete.contentType, requete.corps);
   const { demande } = lue;
+  if (requete.outils && !requete.outils.includes(demande.outil)) {
+    throw new ErreurApi('invalid_tool', `This stage does not offer the tool ${demande.outil}; it offers ${requete.outils.join(', ')} (GET /outils).`);
+  }
   const { pretes, echecs } = await resoudreTeleversements(d, requete.compte, lue.pretes, lue.echecs);
   auMoinsUneImage(demande.outil, pretes, echecs);
   const outil = CATALOGUE[demande.outil];

@@ -176,3 +176,17 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
 
 export const estOutil = (valeur: unknown): valeur is IdOutil =>
   typeof valeur === 'string' && (OUTILS as readonly string[]).includes(valeur);
+
+/**
+ * The tools this stage offers: all of them, unless the operator withdrew some (`-c outils=…`, given to the
+ * functions as RETOUCHE_OUTILS). An EU-resident stage offers only what runs in the EU (lib/residence.ts).
+ * A name that is not a tool stops the function at its cold start rather than hide a tool by a typo.
+ */
+export const outilsOfferts = (env: NodeJS.ProcessEnv = process.env): readonly IdOutil[] => {
+  const liste = env.RETOUCHE_OUTILS;
+  if (liste === undefined || liste === '') return OUTILS;
+  const noms = liste.split(',').map((n) => n.trim());
+  const inconnus = noms.filter((n) => !estOutil(n));
+  if (inconnus.length > 0) throw new Error(`RETOUCHE_OUTILS names no tool: ${inconnus.join(', ')} (tools: ${OUTILS.join(', ')})`);
+  return OUTILS.filter((o) => noms.includes(o));
+};

@@ -1,8 +1,9 @@
-/** GET /outils — the tool catalogue, public. */
-import { CATALOGUE, OUTILS } from '../core/outils';
+/** GET /outils — the tool catalogue of this stage (all tools, unless the stage withdrew some), public. */
+import { CATALOGUE, outilsOfferts } from '../core/outils';
 import { reponseJson, routePublique } from './adaptateur';
 
-const corps = { outils: OUTILS.map((id) => CATALOGUE[id]) };
-
-export const creer = () => routePublique(async () => reponseJson(200, corps, { 'Cache-Control': 'public, max-age=300' }));
+export const creer = (env: NodeJS.ProcessEnv = process.env) => {
+  const corps = { outils: outilsOfferts(env).map((id) => CATALOGUE[id]) };
+  return routePublique(async () => reponseJson(200, corps, { 'Cache-Control': 'public, max-age=300' }));
+};
 export const handler = creer();

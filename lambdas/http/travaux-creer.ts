@@ -8,8 +8,12 @@ import { documentDepuisEnv } from '../core/client-dynamodb';
 import { objetsDepuisEnv } from '../core/objets';
 import { dependancesAvec } from '../core/dependances-env';
 import { lancer } from '../core/lancement';
+import { outilsOfferts } from '../core/outils';
 import { entete, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+
+/** What this stage offers, read once per container. */
+const OUTILS = outilsOfferts();
 
 /** Time to serialise and send the answer once the work is done. */
 const MARGE_REPONSE_MS = 1_000;
@@ -22,6 +26,7 @@ export const creer = (deps: FournisseurDeps) =>
       contentType: entete(event, 'content-type'),
       corps: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
       cleIdempotence: entete(event, 'idempotency-key'),
+      outils: OUTILS,
     });
     return reponseJson(202, lancement);
   });

@@ -196,6 +196,41 @@ describe('an EU stage on Bedrock, once AWS offers EU image models (a hypothetica
   });
 });
 
+describe('an EU stage that offers only what runs in the EU (-c outils=annonce)', () => {
+  let s: Synthese;
+  beforeAll(() => {
+    s = synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce' }, 'eu-west-1');
+  });
+  const fonction = (fin: string): Ressource =>
+    Object.values(s.ressources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.['aws:cdk:path']?.endsWith(`${fin}/Resource`))!;
+
+  it('runs annonce on Bedrock with Claude\'s EU profile, and gives the tool step no image model, no detector Region', () => {
+    const env = outil(s).Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_BEDROCK_') || k.startsWith('RETOUCHE_REKOGNITION_')).sort()).toEqual([
+      'RETOUCHE_BEDROCK_MODELE_TEXTE',
+      'RETOUCHE_BEDROCK_REGION',
+    ]);
+    expect(env.RETOUCHE_BEDROCK_MODELE_TEXTE).toBe('eu.anthropic.claude-haiku-4-5-20251001-v1:0');
+    const invoke = declarationsOutil(s).find((d) => d.Effect === 'Allow' && [d.Action].flat().includes('bedrock:InvokeModel'))!;
+    expect(JSON.stringify(invoke.Resource)).not.toContain('stability');
+    expect(horsUe(s.json)).toEqual([]);
+  });
+
+  it('tells GET /outils and POST /travaux which tools it offers; the other functions do not need to know', () => {
+    expect(fonction('/Api/Outils').Properties.Environment.Variables.RETOUCHE_OUTILS).toBe('annonce');
+    expect(fonction('/Api/TravauxCreer').Properties.Environment.Variables.RETOUCHE_OUTILS).toBe('annonce');
+    expect(fonction('/Api/Travail').Properties.Environment.Variables.RETOUCHE_OUTILS).toBeUndefined();
+  });
+
+  it('passes cdk-nag', () => {
+    expect(s.nag?.conclusion).toBe('success');
+  });
+
+  it('refuses a tool name that is not a tool', () => {
+    expect(() => synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce,peinture' }, 'eu-west-1')).toThrow(/context outils must list tools separated by commas/);
+  });
+});
+
 describe('what an EU stage refuses to synthesize, and why', () => {
   const refus = (contexte: Record<string, unknown>, regionCli?: string) => () => synthetiser({ stage: 'eu', residence: 'eu', ...contexte }, regionCli);
 
@@ -213,7 +248,8 @@ describe('what an EU stage refuses to synthesize, and why', () => {
     const attendu = (cle: string, id: string, outils: string) =>
       new RegExp(
         `- ${cle}=${id.replace(/\./g, '\\.')} \\(the default\\), for ${outils}, would leave the EU: .* has no EU offer in Amazon Bedrock, ` +
-          `only its \`us\\.\` profile \\(us-east-1, us-east-2, us-west-2\\); an EU stage cannot run ${outils} on Bedrock today: deploy it with -c moteur=local`,
+          `only its \`us\\.\` profile \\(us-east-1, us-east-2, us-west-2\\); an EU stage cannot run ${outils} on Bedrock today: ` +
+          `withdraw (it|them) from the stage \\(-c outils=annonce\\), deploy it with -c moteur=local`,
       );
     const synthese = refus({});
     expect(synthese).toThrow(/^context residence=eu: this stage's Bedrock engine would call outside the EU\./);

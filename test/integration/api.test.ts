@@ -339,3 +339,22 @@ describe('Idempotency-Key', () => {
     expect(await solde(cle)).toBe(18);
   });
 });
+
+describe('a stage that withdraws tools (-c outils, e.g. an EU stage offering annonce only)', () => {
+  it('GET /outils lists only what it offers; POST /travaux with another tool is a 422 invalid_tool that charges nothing', async () => {
+    const { creer } = await import('../../lambdas/http/outils');
+    const reponse = await creer({ RETOUCHE_OUTILS: 'annonce' })({ path: '/api/v1/outils' } as never, {} as never);
+    expect(JSON.parse(reponse.body).outils.map((o: { id: string }) => o.id)).toEqual(['annonce']);
+    expect(() => creer({ RETOUCHE_OUTILS: 'annonce,peinture' })).toThrow(/RETOUCHE_OUTILS names no tool: peinture/);
+
+    const { cle, compte } = await pile.creerCompte(10);
+    const { lancer } = await import('../../lambdas/core/lancement');
+    const corps = Buffer.from(JSON.stringify({ outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] }));
+    await expect(lancer(pile.deps, { compte, contentType: 'application/json', corps, cleIdempotence: undefined, outils: ['annonce'] })).rejects.toMatchObject({
+      code: 'invalid_tool',
+      statut: 422,
+      message: 'This stage does not offer the tool ciel; it offers annonce (GET /outils).',
+    });
+    expect(await solde(cle)).toBe(10);
+  });
+});
