@@ -124,7 +124,17 @@ const executer = async (): Promise<unknown> => {
       // An unknown id erases nothing and says so, rather than answer a bilan of zeros.
       if (!(await lireCompte(d, compte))) return sortir(1, `No account ${compte}.`);
       const { objets, s3, bucket } = stockage();
-      return effacerCompte({ ...d, objets }, compte, lister(s3, bucket));
+      const bilan = await effacerCompte({ ...d, objets }, compte, lister(s3, bucket));
+      // In the CLI's own (English) words, like its other answers.
+      return {
+        account: bilan.compte,
+        erased_at: bilan.efface_le,
+        jobs: bilan.travaux,
+        batches: bilan.lots,
+        uploads: bilan.televersements,
+        files: bilan.fichiers,
+        erased_when_they_end: bilan.differes,
+      };
     }
     default:
       return sortir(2, USAGE);

@@ -91,12 +91,12 @@ const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Co
  * left with no job is erased with it.
  */
 export const effacerTravailEnregistre = async (d: DepsEffacement, travail: EnregistrementTravail): Promise<Issue> => {
-  if (estOuvert(travail)) return { statut: 'differe', raison: `job ${travail.id} has not ended` };
+  if (estOuvert(travail)) return { statut: 'differe', raison: 'it has not ended' };
   const fichiers = fichiersDuTravail(travail);
   for (let essai = 0; essai < 5; essai++) {
     const maintenant = d.horloge();
     const lot = travail.lot ? await lireEnregistrementLot(d, travail.lot) : undefined;
-    if (lot && reclamationVive(lot, maintenant.getTime())) return { statut: 'differe', raison: `the ZIP of batch ${lot.id} is being written` };
+    if (lot && reclamationVive(lot, maintenant.getTime())) return { statut: 'differe', raison: `the ZIP of its batch ${lot.id} is being written` };
     const position = lot ? lot.travaux.indexOf(travail.id) : -1;
     const dernier = lot !== undefined && position >= 0 && lot.travaux.length === 1;
     const zip = lot && (lot.statut !== 'en_cours' || dernier) ? [cleZip(lot.compte, lot.id)] : [];
@@ -165,7 +165,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
       },
     };
   }
-  return { statut: 'differe', raison: `batch ${travail.lot} kept changing` };
+  return { statut: 'differe', raison: `its batch ${travail.lot} kept changing` };
 };
 
 /**
@@ -173,7 +173,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
  * so no ZIP can be written from jobs being erased; the batch record goes last.
  */
 export const effacerLotEnregistre = async (d: DepsEffacement, lot: EnregistrementLot): Promise<Issue> => {
-  if (lot.statut === 'en_cours') return { statut: 'differe', raison: `batch ${lot.id} has jobs that have not ended` };
+  if (lot.statut === 'en_cours') return { statut: 'differe', raison: 'some of its jobs have not ended' };
   const maintenant = d.horloge();
   try {
     await d.ddb.send(
@@ -192,7 +192,7 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
     );
   } catch (erreur) {
     if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-    return (await lireEnregistrementLot(d, lot.id)) ? { statut: 'differe', raison: `the ZIP of batch ${lot.id} is being written` } : { statut: 'absent' };
+    return (await lireEnregistrementLot(d, lot.id)) ? { statut: 'differe', raison: 'its ZIP is being written' } : { statut: 'absent' };
   }
   const travaux = (await lireTravaux(d, lot.travaux)).sort((a, b) => a.index - b.index);
   const parTravail = travaux.map((t) => fichiersDuTravail(t));

@@ -81,7 +81,7 @@ describe('admin CLI', () => {
     await attendreTravail(pile.urlBase, cle, id);
     const efface = await admin('erase-account', '--account', compte.sortie.account as string);
     expect(efface.code).toBe(0);
-    expect(efface.sortie).toMatchObject({ compte: compte.sortie.account, travaux: 1, lots: 0, televersements: 0, fichiers: 2, differes: [] });
+    expect(efface.sortie).toMatchObject({ account: compte.sortie.account, jobs: 1, batches: 0, uploads: 0, files: 2, erased_when_they_end: [] });
     expect((await appeler(pile.urlBase, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
     expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps).toEqual({ credits: 8 });
     const inconnu = await admin('erase-account', '--account', crypto.randomUUID());
