@@ -67,7 +67,8 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     description: 'Job step: records the result (termine) and the batch counters',
     memoire: 256,
     delai: Duration.seconds(30),
-    acces: { table: { actions: ['GetItem', 'UpdateItem'] } },
+    // GetObject: a listing text comes by its S3 key, not through the execution's state (pipeline/etape.ts).
+    acces: { table: { actions: ['GetItem', 'UpdateItem'] }, s3: [{ prefixe: 'resultats', actions: ['GetObject'] }] },
   },
   Rembourser: {
     description: 'Job step: marks the job echec and refunds its credits, exactly once',

@@ -4,6 +4,7 @@
  * be found, and erased, by prefix (core/effacement.ts).
  */
 import { EXTENSIONS, type FormatImage } from './images';
+import type { EnregistrementTravail, Resultat } from './modele';
 import { PREFIXES } from './retention';
 
 /** A job's input sent inside the request, or fetched from its URL by the Preparer step. */
@@ -27,6 +28,19 @@ export const nomFichier = (index: number, nom: string | null, outil: string, ext
 
 export const cleResultat = (compte: string, travail: string, fichier: string): string =>
   `${PREFIXES.resultats}${compte}/${travail}/${fichier}`;
+
+/** A job's result files from its record and their formats: where each is stored, and its name for downloads and ZIPs. */
+export const resultatsDuTravail = (
+  t: Pick<EnregistrementTravail, 'compte' | 'id' | 'index' | 'nom' | 'outil'>,
+  formats: readonly FormatImage[],
+): Resultat[] =>
+  formats.map((format) => {
+    const fichier = nomFichier(t.index, t.nom, t.outil, EXTENSIONS[format]);
+    return { cle: cleResultat(t.compte, t.id, fichier), fichier };
+  });
+
+/** A listing text, written by the tool step and read into the record by Enregistrer (see pipeline/etape.ts). */
+export const cleTexte = (compte: string, travail: string): string => `${PREFIXES.resultats}${compte}/${travail}/annonce.md`;
 
 export const cleZip = (compte: string, lot: string): string => `${PREFIXES.zips}${compte}/${lot}.zip`;
 

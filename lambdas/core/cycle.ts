@@ -8,6 +8,9 @@
  * A job stays in the `ouverts` index until it ends, which is how the sweeper finds unfinished work.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { resultatsDuTravail } from './cles-s3';
+import type { FormatImage } from './images';
 import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
 import type { Dependances } from './dependances';
@@ -86,14 +89,31 @@ const conflitDeCondition = (erreur: unknown): boolean =>
   erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
 
 /** `en_cours` → `termine` with its results. */
-export const terminerTravail = async (
-  d: Deps,
-  id: string,
-  sortie: { resultats: Resultat[]; texte: string | null; graine: number | null; redaction?: Redaction | null; structure?: ControleStructure | null },
-): Promise<FinTravail> => {
+/**
+ * What the tool step produced, as it travels in the execution's state: result formats and the S3 key of
+ * the listing text, never the content itself (pipeline/etape.ts says why).
+ */
+export interface SortieATerminer {
+  resultats: { format: FormatImage }[];
+  /** S3 key of the listing text (annonce). */
+  texte: string | null;
+  graine: number | null;
+  redaction?: Redaction | null;
+  structure?: ControleStructure | null;
+}
+
+const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Promise<string> => {
+  const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
+  if (!Body) throw new Error(`empty object ${cle}`);
+  return Body.transformToString('utf-8');
+};
+
+export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket'>, id: string, sortie: SortieATerminer): Promise<FinTravail> => {
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') return estFin(d, travail);
+  const resultats: Resultat[] = resultatsDuTravail(travail, sortie.resultats.map((r) => r.format));
+  const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
   try {
     await avecReessais(d, {
       TransactItems: [
@@ -108,8 +128,8 @@ export const terminerTravail = async (
               ':termine': 'termine',
               ':en_cours': 'en_cours',
               ':maintenant': d.horloge().toISOString(),
-              ':resultats': sortie.resultats,
-              ':texte': sortie.texte,
+              ':resultats': resultats,
+              ':texte': texte,
               ':graine': sortie.graine,
               ':redaction': sortie.redaction ?? null,
               ':structure': sortie.structure ?? null,

@@ -13,7 +13,7 @@
  * (`EFFACEMENT#<id>`, in the `ouverts` index) and the sweeper does it once the work has ended.
  */
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { cleEntree, cleResultat, cleZip, idTeleversement, nomFichier, prefixesDuCompte } from './cles-s3';
+import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
 import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
 import { EXTENSIONS, type FormatImage } from './images';
@@ -61,7 +61,7 @@ export const fichiersDuTravail = (t: EnregistrementTravail): { enregistres: stri
   const enregistres = [...t.entrees.flatMap((e) => (e.type === 's3' ? [e.cle] : [])), ...t.resultats.map((r) => r.cle)];
   const possibles = [
     ...t.entrees.flatMap((_, rang) => FORMATS.map((f) => cleEntree(t.compte, t.id, rang, f))),
-    ...(t.outil === 'annonce' ? [] : FORMATS.map((f) => cleResultat(t.compte, t.id, nomFichier(t.index, t.nom, t.outil, EXTENSIONS[f])))),
+    ...(t.outil === 'annonce' ? [cleTexte(t.compte, t.id)] : resultatsDuTravail(t, FORMATS).map((r) => r.cle)),
   ];
   return { enregistres, tous: [...new Set([...enregistres, ...possibles])] };
 };

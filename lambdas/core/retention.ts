@@ -37,5 +37,12 @@ export const SAUVEGARDES_TABLE_JOURS = 35;
 /** CloudWatch Logs of every function and of the state machine (lib/configuration.ts). */
 export const CONSERVATION_JOURNAUX_JOURS = { production: 90, autres: 14 } as const;
 
+/**
+ * Step Functions keeps a standard workflow's history (every state's input and output) this long after it
+ * ends, and offers no way to delete it: AWS's figure, not ours. Hence no customer content in the state
+ * (pipeline/etape.ts).
+ */
+export const HISTORIQUE_EXECUTIONS_JOURS = 90;
+
 /** Key prefixes of the bucket, one per lifecycle. */
 export const PREFIXES = { entrees: 'entrees/', resultats: 'resultats/', zips: 'zips/', televersements: 'televersements/' } as const;

@@ -9,6 +9,7 @@ import type { Dependances } from '../core/dependances';
 import { ErreurTravail } from '../core/erreurs';
 import { journal } from '../core/journal';
 import type { EntreeExecution } from '../core/executions';
+import type { FormatImage } from '../core/images';
 import type { ControleStructure } from '../moteurs/controle';
 import type { Redaction } from '../moteurs/moteur';
 
@@ -21,8 +22,16 @@ export interface EtatExecution extends EntreeExecution {
   echec?: { Error?: string; Cause?: string };
 }
 
+/**
+ * What the tool step hands to Enregistrer, through the execution's state. Step Functions keeps every
+ * state's input and output in the execution's history for 90 days, and nothing can erase it
+ * (core/effacement.ts cannot reach it): so no customer content travels here — the result files by
+ * format only (Enregistrer makes their keys and names from the job record) and the listing text by
+ * its S3 key. Ids, seeds and scores only.
+ */
 export interface SortieOutil {
-  resultats: { cle: string; fichier: string }[];
+  resultats: { format: FormatImage }[];
+  /** S3 key of the listing text (cles-s3.ts, cleTexte), for annonce. */
   texte: string | null;
   graine: number | null;
   /** For a listing text: who wrote it (moteurs/moteur.ts). */

@@ -9,10 +9,10 @@ import { dependancesDepuisEnv } from '../core/dependances';
 import { moteurDepuisEnv } from '../moteurs/choix';
 import { unePourConteneur, type DependancesOutil } from './dependances-pipeline';
 import { ErreurTravail } from '../core/erreurs';
-import { detecterFormat, EXTENSIONS, TYPES_MIME } from '../core/images';
+import { detecterFormat, TYPES_MIME } from '../core/images';
 import { marqueurDepuisEnv } from '../moteurs/c2pa/marquage';
 import { etape, type SortieOutil } from './etape';
-import { cleResultat, nomFichier } from '../core/cles-s3';
+import { cleTexte, resultatsDuTravail } from '../core/cles-s3';
 
 const lireObjet = async (d: DependancesOutil, cle: string): Promise<Buffer> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
@@ -29,7 +29,9 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
 
     if (travail.outil === 'annonce') {
       const { texte, redaction } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
-      return { resultats: [], texte, graine: null, redaction };
+      const cle = cleTexte(travail.compte, travail.id);
+      await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: texte, ContentType: 'text/markdown; charset=utf-8' }));
+      return { resultats: [], texte: cle, graine: null, redaction };
     }
     const [image] = images;
     if (!image) throw new ErreurTravail('image_illisible', 'The job has no input image.');
@@ -42,10 +44,9 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
       formatEntree: detecterFormat(image) ?? 'jpeg',
       titre: travail.nom,
     });
-    const fichier = nomFichier(travail.index, travail.nom, travail.outil, EXTENSIONS[sortie.format]);
-    const cle = cleResultat(travail.compte, travail.id, fichier);
-    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: marquee, ContentType: TYPES_MIME[sortie.format] }));
-    return { resultats: [{ cle, fichier }], texte: null, graine: sortie.graine, structure: sortie.structure };
+    const [resultat] = resultatsDuTravail(travail, [sortie.format]);
+    await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: resultat!.cle, Body: marquee, ContentType: TYPES_MIME[sortie.format] }));
+    return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure };
   });
 export const handler = creer(
   unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env), c2pa: await marqueurDepuisEnv() })),

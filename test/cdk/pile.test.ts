@@ -378,6 +378,8 @@ describe('the dev stage', () => {
       ],
       'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
+      // The listing text comes by its S3 key (pipeline/etape.ts): read under resultats/ only.
+      'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject'],
       'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 'rekognition:DetectLabels', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
         'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',

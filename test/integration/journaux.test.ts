@@ -71,5 +71,12 @@ describe('logs hold no personal data', () => {
     expect(tout).not.toContain(jeton);
     expect(tout).not.toContain('famille-dupont');
     for (let i = 0; i + 40 <= base64.length; i += 200) expect(tout).not.toContain(base64.slice(i, i + 40));
+
+    // Nor does the executions' state: Step Functions keeps every state's input and output 90 days after
+    // the end, where no erasure reaches. The final output holds all that the steps added to the state.
+    const etats = [...pile.stepFunctions.executions.values()].map((e) => JSON.stringify([e.entree, e.sortie]));
+    expect(etats.length).toBeGreaterThanOrEqual(3);
+    expect(etats.join('')).toContain('url_refusee');
+    for (const interdit of ['Zyxwv-4417', 'famille-dupont', jeton, 'Gent']) expect(etats.join(''), interdit).not.toContain(interdit);
   });
 });

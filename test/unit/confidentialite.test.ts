@@ -10,6 +10,7 @@ import {
   CONSERVATION_FENETRE_CADENCE_SECONDES,
   CONSERVATION_IDEMPOTENCE_HEURES,
   CONSERVATION_JOURNAUX_JOURS,
+  HISTORIQUE_EXECUTIONS_JOURS,
   NETTOYAGE_ENVOIS_INCOMPLETS_JOURS,
   RETENTION_ENTREES_JOURS,
   RETENTION_RESULTATS_JOURS,
@@ -47,6 +48,7 @@ describe('docs/privacy.md', () => {
       'Unfinished ZIP uploads': `${NETTOYAGE_ENVOIS_INCOMPLETS_JOURS} day`,
       Logs: `${CONSERVATION_JOURNAUX_JOURS.autres} days (${CONSERVATION_JOURNAUX_JOURS.production} days on a production stage)`,
       'Table backups (point-in-time recovery)': `${SAUVEGARDES_TABLE_JOURS} days`,
+      'Execution history': `${HISTORIQUE_EXECUTIONS_JOURS} days after the job's end (AWS's figure)`,
     };
     expect(Object.fromEntries(tableau())).toEqual(attendu);
     expect(CONSERVATION_IDEMPOTENCE_HEURES * 3600).toBe(DUREE_IDEMPOTENCE_SECONDES);
