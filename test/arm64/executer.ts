@@ -18,6 +18,8 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sd
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { clientDocument } from '../../lambdas/core/dependances';
+import { resultatsDuTravail } from '../../lambdas/core/cles-s3';
+import type { FormatImage } from '../../lambdas/core/images';
 import { cles } from '../../lambdas/core/table';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { clientDynamoLocal, creerTable, demarrerDynamo } from '../../local/dynamodb';
@@ -30,6 +32,7 @@ import { rendreScenes } from '../../docs/exemples/scenes';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel'] as const;
+const idArm64 = (i: number) => `0000000${i}-a64a-4a64-8a64-000000000000`;
 
 const nodeArm64 = execFileSync('bash', [join(RACINE, 'test/arm64/prerequis.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
 const temp = mkdtempSync(join(tmpdir(), 'retouche-arm64-'));
@@ -86,7 +89,7 @@ try {
   const compte = 'compte-arm64';
   const evenements = [];
   for (const [i, o] of OUTILS.entries()) {
-    const id = `0000000${i}-a64a-4a64-8a64-000000000000`;
+    const id = idArm64(i);
     const entree = `entrees/${compte}/${id}/0.jpg`;
     const photo = o === 'vider' || o === 'staging' ? salon : maison;
     await clientS3.send(new PutObjectCommand({ Bucket: bucket, Key: entree, Body: photo, ContentType: 'image/jpeg' }));
@@ -144,7 +147,7 @@ try {
     node: string;
     sharp: Record<string, string>;
     chargement: number;
-    sorties: { outil: string; ms: number; sortie: { resultats: { cle: string }[] } }[];
+    sorties: { outil: (typeof OUTILS)[number]; ms: number; sortie: { resultats: { format: FormatImage }[] } }[];
   };
   console.log(`arm64 process: arch ${rapport.arch}, Node ${rapport.node}, sharp ${rapport.sharp.sharp} / libvips ${rapport.sharp.vips}; bundle import ${rapport.chargement} ms; total ${((Date.now() - t0) / 1000).toFixed(0)} s under emulation`);
   if (rapport.arch !== 'arm64') {
@@ -153,8 +156,10 @@ try {
   }
 
   // 5. What it wrote: the input's dimensions, a valid C2PA manifest, for every tool.
-  for (const { outil: o, ms, sortie } of rapport.sorties) {
-    const cle = sortie.resultats[0]?.cle;
+  for (const [i, { outil: o, ms, sortie }] of rapport.sorties.entries()) {
+    // Where the step wrote it: the key Enregistrer makes from the job record (the step hands over formats only).
+    const [resultat] = resultatsDuTravail({ compte, id: idArm64(i), index: i, nom: `photo-${o}.jpg`, outil: o }, sortie.resultats.map((r) => r.format));
+    const cle = resultat?.cle;
     const { Body } = await clientS3.send(new GetObjectCommand({ Bucket: bucket, Key: cle }));
     const octets = Buffer.from(await Body!.transformToByteArray());
     const { width, height, format } = await sharp(octets).metadata();
