@@ -102,7 +102,9 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     const zip = lot && (lot.statut !== 'en_cours' || dernier) ? [cleZip(lot.compte, lot.id)] : [];
     await d.objets.supprimer([...fichiers.tous, ...zip]);
 
-    const garde = { ':moi': EFFACEUR, ':maintenant': maintenant.getTime(), ':id': travail.id };
+    // The list's length is part of the guard: two erasures removing different jobs from the same list
+    // would otherwise both pass (a lower index does not move), and neither would see it was the last.
+    const garde = { ':moi': EFFACEUR, ':maintenant': maintenant.getTime(), ':id': travail.id, ':taille': lot?.travaux.length ?? 0 };
     const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
       {
         Delete: {
@@ -117,7 +119,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     if (lot && position >= 0) {
       if (dernier) {
         items.push({
-          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: `travaux[0] = :id AND ${RECLAMATION_LIBRE}`, ExpressionAttributeValues: garde },
+          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: `travaux[0] = :id AND size(travaux) = :taille AND ${RECLAMATION_LIBRE}`, ExpressionAttributeValues: garde },
         });
       } else {
         const ferme = lot.statut !== 'en_cours';
@@ -130,7 +132,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
             UpdateExpression: `SET #total = #total - :un, termines = termines - :t, echecs = echecs - :e${
               ferme ? ', zip_a_refaire = :oui, derniere_fin = :date, gsi3pk = :p, gsi3sk = :sk' : ''
             } REMOVE travaux[${position}]${ferme ? ', zip_cle' : ''}`,
-            ConditionExpression: `travaux[${position}] = :id AND ${RECLAMATION_LIBRE}`,
+            ConditionExpression: `travaux[${position}] = :id AND size(travaux) = :taille AND ${RECLAMATION_LIBRE}`,
             ExpressionAttributeNames: { '#total': 'total' },
             ExpressionAttributeValues: {
               ...garde,
