@@ -22,6 +22,9 @@ import { Fonction, RACINE, type ProprietesFonction } from './fonction';
 import type { ModelesBedrock } from './modeles';
 import { ACTIONS_MODELES } from './residence';
 
+/** What the tool step's detectors call: none of these actions supports a resource narrower than "*". */
+export const ACTIONS_REKOGNITION = ['rekognition:DetectFaces', 'rekognition:DetectLabels', 'rekognition:DetectText'];
+
 export const FICHIER_DEFINITION = path.join(RACINE, 'statemachines', 'travail.asl.json');
 
 /** The steps of the definition: placeholder `${<Nom>FunctionArn}` ↔ module lambdas/pipeline/<module>.ts. */
@@ -164,11 +167,12 @@ export class Flux extends Construct {
       // Used by the production engine only: the tests run the local engine, so the IAM simulation
       // (test/integration/iam.test.ts) cannot count it as used.
       etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: p.modeles.arns }));
-      // The furniture detector of vider and staging (moteurs/bedrock/rekognition.ts).
-      etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['rekognition:DetectLabels'], resources: ['*'] }));
+      // The furniture detector of vider and staging (moteurs/bedrock/rekognition.ts), and the face and
+      // plate detector of the floutage setting (moteurs/bedrock/rekognition-personnes.ts).
+      etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ACTIONS_REKOGNITION, resources: ['*'] }));
       etapes.Outil.reconnaitre({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'rekognition:DetectLabels supports no resource-level permission (the image travels in the request): only "*" can grant it, and it is the only action granted on "*".',
+        reason: 'Rekognition DetectLabels, DetectFaces and DetectText support no resource-level permission (the image travels in the request): only "*" can grant them, and they are the only actions granted on "*".',
       });
       for (const arn of p.modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
         etapes.Outil.reconnaitre({

@@ -277,7 +277,7 @@ const valeurExemple = (c: Champ): string => c.defaut ?? c.valeurs?.[0] ?? `<${se
 const listeReglages = (outil: IdOutil, forme: Forme): string => {
   const noms = nomsChamps(outil);
   if (noms.length === 0) return forme === 'json' ? `${outil} has no settings: leave valeurs out` : `${outil} has no settings: remove that field`;
-  return `${outil}'s settings are ${et(noms)}`;
+  return noms.length === 1 ? `${outil}'s only setting is ${noms[0]}` : `${outil}'s settings are ${et(noms)}`;
 };
 
 /** `{"outil":"staging","valeurs":{"style":"modern"}}`: where settings go, with the client's value when it fits. */

@@ -42,6 +42,22 @@ export const LONGUEUR_MAX_TEXTE = 1000;
 
 const imagesParLot = { min: 1, max: MAX_IMAGES_LOT, par_lot: true } as const;
 
+/** The values of `floutage`, `none` first and by default (moteurs/personnes.ts says what each blurs). */
+export const VALEURS_FLOUTAGE = ['none', 'faces', 'plates', 'faces and plates'] as const;
+
+/**
+ * Our extension, on every image tool (README, "Our extensions"): faces and number plates found in the
+ * result are blurred beyond recognition before it is signed (moteurs/floutage.ts). Off unless asked.
+ */
+const CHAMP_FLOUTAGE: Champ = {
+  nom: 'floutage',
+  type: 'string',
+  requis: false,
+  description: 'Blur the faces, the number plates, or both, found in the result, beyond recognition (Retouche extension); none by default.',
+  valeurs: VALEURS_FLOUTAGE,
+  defaut: 'none',
+};
+
 export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
   vider: {
     id: 'vider',
@@ -49,7 +65,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
     resume: 'Removes furniture and clutter and reveals the real space.',
     cout: 4,
     images: imagesParLot,
-    champs: [],
+    champs: [CHAMP_FLOUTAGE],
   },
   staging: {
     id: 'staging',
@@ -83,6 +99,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
         valeurs: [SANS_MENTION, ...LANGUES],
         defaut: SANS_MENTION,
       },
+      CHAMP_FLOUTAGE,
     ],
   },
   renovation: {
@@ -116,6 +133,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
         valeurs: ['contemporary', 'classic', 'natural materials'],
         defaut: 'contemporary',
       },
+      CHAMP_FLOUTAGE,
     ],
   },
   saison: {
@@ -124,7 +142,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
     resume: 'Turns a winter photo into a summer photo.',
     cout: 3,
     images: imagesParLot,
-    champs: [],
+    champs: [CHAMP_FLOUTAGE],
   },
   ciel: {
     id: 'ciel',
@@ -132,7 +150,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
     resume: 'Blue sky, balanced light, straight lines.',
     cout: 2,
     images: imagesParLot,
-    champs: [],
+    champs: [CHAMP_FLOUTAGE],
   },
   annonce: {
     id: 'annonce',

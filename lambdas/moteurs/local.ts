@@ -20,6 +20,8 @@ import { boiteDuMasque, recomposer } from './bedrock/image';
 import { adoucir, trouverCiel } from './ciel-masque';
 import { avecControle, regionStructure } from './controle';
 import { detecteurLocal } from './detecteur-local';
+import { detecteurPersonnesLocal } from './personnes-local';
+import type { DetecteurPersonnes } from './personnes';
 import type { Detecteur } from './detection';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
 import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
@@ -375,8 +377,11 @@ const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>, 
   return sortie;
 };
 
-/** `detecteur`: the local stand-in by default; a bench or a test may give the boxes itself, as Rekognition would. */
-export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detecteur } = {}): Moteur => ({
+/**
+ * `detecteur` and `personnes`: the local stand-ins by default (detecteur-local.ts, personnes-local.ts); a
+ * bench or a test may give the boxes itself, as Rekognition would.
+ */
+export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detecteur; personnes?: DetecteurPersonnes } = {}): Moteur => ({
   nom: 'local',
   async retoucher(demande: DemandeRetouche): Promise<ImageRetouchee> {
     if (options.delaiMs) await attendre(options.delaiMs);
@@ -397,8 +402,14 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
       const graine = graineDe(demande.travail) + essai - 1;
       return { pixels: { ...base, data: await traitements[demande.outil](graine) }, graine };
     });
-    const image = await fichierResultat(resultat, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: true, graine });
-    return { image, format, graine, structure };
+    const { fichier, floutage } = await fichierResultat(resultat, format, {
+      outil: demande.outil,
+      valeurs: demande.valeurs,
+      apercu: true,
+      graine,
+      personnes: options.personnes ?? detecteurPersonnesLocal,
+    });
+    return { image: fichier, format, graine, structure, floutage };
   },
 
   async rediger(demande) {

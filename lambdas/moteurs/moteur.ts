@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { OutilImage } from '../core/outils';
 import type { ControleStructure } from './controle';
+import type { Floutage } from './floutage';
 
 export interface DemandeRetouche {
   outil: OutilImage;
@@ -27,6 +28,8 @@ export interface ImageRetouchee {
   graine: number | null;
   /** The structure check the result passed (controle.ts), recorded on the job. */
   structure: ControleStructure;
+  /** What was blurred (floutage.ts), said in the result's C2PA manifest; null when nothing was asked. */
+  floutage: Floutage | null;
 }
 
 export interface DemandeAnnonce {

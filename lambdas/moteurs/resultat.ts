@@ -1,10 +1,13 @@
 /**
- * Every retouched file leaves an engine through here, so that the local preview and Bedrock mark
- * their results the same way: the visible staging notice when asked, the provenance EXIF, and the
- * input's own format.
+ * Every retouched file leaves an engine through here, so that the local preview and Bedrock finish
+ * their results the same way: faces and plates blurred when asked (after the edit and its structure
+ * check, before anything is drawn or signed), the visible staging notice when asked, the provenance
+ * EXIF, and the input's own format.
  */
 import type { OutilImage } from '../core/outils';
+import { appliquerFloutage, type Floutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
+import type { DetecteurPersonnes } from './personnes';
 import { depuisPixels, type Format, type Pixels } from './pixels';
 import { exifDeProvenance, xmpDeProvenance } from './provenance';
 
@@ -16,12 +19,16 @@ export interface Marquage {
   /** A local preview, not the production model: said in the metadata. */
   apercu: boolean;
   graine: number | null;
+  /** Finds the faces and plates the `floutage` setting asks to blur (Rekognition, or the local stand-in). */
+  personnes: DetecteurPersonnes;
 }
 
-export const fichierResultat = async (p: Pixels, format: Format, m: Marquage): Promise<Buffer> => {
+export const fichierResultat = async (p: Pixels, format: Format, m: Marquage): Promise<{ fichier: Buffer; floutage: Floutage | null }> => {
+  const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes);
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
-  const finale = estLangueMention(mention) ? await ajouterMention(p, mention) : p;
+  const finale = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;
   const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };
   const image = depuisPixels(finale).withExif(exifDeProvenance(provenance)).withXmp(xmpDeProvenance(provenance));
-  return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
+  const fichier = await (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
+  return { fichier, floutage };
 };

@@ -43,6 +43,7 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
       entree: image,
       formatEntree: detecterFormat(image) ?? 'jpeg',
       titre: travail.nom,
+      floutage: sortie.floutage,
     });
     const [resultat] = resultatsDuTravail(travail, [sortie.format]);
     await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: resultat!.cle, Body: marquee, ContentType: TYPES_MIME[sortie.format] }));

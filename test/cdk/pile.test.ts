@@ -26,7 +26,7 @@ import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { construireApplication } from '../../lib/application';
 import { lireChaineC2pa } from '../../lib/configuration';
-import { FICHIER_DEFINITION } from '../../lib/flux';
+import { ACTIONS_REKOGNITION, FICHIER_DEFINITION } from '../../lib/flux';
 import { RACINE } from '../../lib/fonction';
 import { SEUILS } from '../../lib/observabilite';
 import { GENERATION_CLE_C2PA, SORTIES_PROVENANCE } from '../../lib/provenance';
@@ -380,7 +380,7 @@ describe('the dev stage', () => {
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       // The listing text comes by its S3 key (pipeline/etape.ts): read under resultats/ only.
       'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject'],
-      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', 'rekognition:DetectLabels', 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
+      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', ...ACTIONS_REKOGNITION, 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
         'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
         's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
@@ -398,7 +398,7 @@ describe('the dev stage', () => {
       for (const d of declarations) {
         const actionsD = [d.Action].flat();
         // "*" only where AWS accepts nothing else (X-Ray, Rekognition's DetectLabels).
-        if (d.Resource === '*') expect(actionsD.every((a) => a.startsWith('xray:') || a === 'rekognition:DetectLabels'), chemin).toBe(true);
+        if (d.Resource === '*') expect(actionsD.every((a) => a.startsWith('xray:') || ACTIONS_REKOGNITION.includes(a)), chemin).toBe(true);
         expect(actionsD.some((a) => a.endsWith(':*')), chemin).toBe(false);
       }
     }
@@ -470,7 +470,7 @@ describe('the dev stage', () => {
 
   it('lets the tool step read inputs where they are, inline or uploaded, and write results', () => {
     const r = references(s);
-    const modeles = ['bedrock:InvokeModel', 'rekognition:DetectLabels'];
+    const modeles = ['bedrock:InvokeModel', ...ACTIONS_REKOGNITION];
     expect(declarationsMetier(s, 'Flux/Outil').filter((d) => !modeles.some((a) => d.Action.includes(a)))).toEqual(
       trier([
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
@@ -650,10 +650,10 @@ describe('the dev stage', () => {
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('bedrock');
   });
 
-  it('grants the furniture detector (rekognition:DetectLabels) alone on "*", which is all that action supports', () => {
-    // CDK merges it with the X-Ray statement, the other action that only "*" can grant.
+  it('grants the detectors (Rekognition DetectLabels, DetectFaces, DetectText) alone on "*", which is all those actions support', () => {
+    // CDK merges them with the X-Ray statement, the other actions that only "*" can grant.
     const surTout = declarationsMetier(s, 'Flux/Outil').filter((d) => d.Resource.includes('*'));
-    expect(surTout.flatMap((d) => d.Action.filter((a) => !a.startsWith('xray:')))).toEqual(['rekognition:DetectLabels']);
+    expect(surTout.flatMap((d) => d.Action.filter((a) => !a.startsWith('xray:')))).toEqual(ACTIONS_REKOGNITION);
     expect(surTout.flatMap((d) => d.Resource)).toEqual(['*']);
   });
 
@@ -944,7 +944,7 @@ describe('the LocalStack fallback (-c liens=api -c moteur=local)', () => {
     expect(env.RETOUCHE_LIENS_SECRET_ARN).toBeUndefined();
     const [, outil] = fonctionDuModule(s, 'Flux/Outil');
     expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('bedrock:InvokeModel');
-    expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('rekognition:DetectLabels');
+    for (const action of ACTIONS_REKOGNITION) expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain(action);
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('local');
     const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
     expect(nag?.violations).toEqual([]);

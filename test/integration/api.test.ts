@@ -228,7 +228,7 @@ describe('multipart', () => {
     const { statut, corps } = await appeler<Lancement>(url, 'POST', '/travaux', { cle, corps: formulaire });
     expect(statut).toBe(202);
     expect(corps.travaux.map((t) => t.nom)).toEqual(['cuisine.jpg', 'salle de bain.webp', 'a.jpg', 'b.jpg']);
-    expect(corps.travaux[0]!.valeurs).toEqual({ zone: 'interieur', niveau: 'complete', style: 'contemporary' });
+    expect(corps.travaux[0]!.valeurs).toEqual({ zone: 'interieur', niveau: 'complete', style: 'contemporary', floutage: 'none' });
     expect(corps.cout_total).toBe(32);
     const lot = await attendreLot(url, cle, corps.lot!);
     expect(lot).toMatchObject({ statut: 'partiel', termines: 2, echecs: 2 });

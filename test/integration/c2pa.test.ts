@@ -95,3 +95,52 @@ describe('C2PA Content Credentials in every result', () => {
     expect((await verifierC2pa(await sharp(fichier).jpeg().toBuffer(), 'jpeg', pile.autoriteC2pa)).valide).toBe(false);
   });
 });
+
+describe('floutage: faces and plates blurred after the edit, before the signature', () => {
+  it('blurs the face and the plate of a street photo, says so in the signed manifest, and leaves the rest as the same job without blurring', async () => {
+    const { cle } = await pile.creerCompte(20);
+    const { scenePersonnes, encoder } = await import('../support/scenes-personnes');
+    const scene = scenePersonnes({ largeur: 1280, hauteur: 853, graine: 7 });
+    const photo = await encoder(scene.pixels, 'png');
+    const lancer = async (floutage: string) => {
+      const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+        cle,
+        json: { outil: 'ciel', valeurs: { floutage }, images: [{ base64: enBase64(photo), nom: 'rue.png' }] },
+      });
+      const travail = await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
+      expect(travail).toMatchObject({ statut: 'termine', valeurs: { floutage } });
+      return telecharger(travail.resultats[0]!.url);
+    };
+    const [net, floue] = [await lancer('none'), await lancer('faces and plates')];
+
+    const verification = await verifierC2pa(floue, 'png', pile.autoriteC2pa);
+    expect(verification.erreurs).toEqual([]);
+    expect(verification.manifeste.actions.map((a) => a.action)).toEqual(['c2pa.opened', 'c2pa.edited', 'c2pa.filtered']);
+    expect(verification.manifeste.actions[2]!.parameters).toMatchObject({ 'fr.retouche': { floutage: 'faces and plates', visages: 1, plaques: 1 } });
+    expect((await verifierC2pa(net, 'png', pile.autoriteC2pa)).manifeste.actions.map((a) => a.action)).toEqual(['c2pa.opened', 'c2pa.edited']);
+
+    const [a, b] = await Promise.all([net, floue].map((f) => sharp(f).raw().toBuffer({ resolveWithObject: true })));
+    const [L, H] = [a!.info.width, a!.info.height];
+    // Inside each drawn box the blurred result keeps a fraction of the detail; far from them it is the same image, bit for bit.
+    const ecart = (x0: number, y0: number, x1: number, y1: number, donnees: Buffer) => {
+      let s = 0;
+      let n = 0;
+      for (let y = Math.ceil(y0 * H); y < Math.floor(y1 * H); y++) {
+        for (let x = Math.ceil(x0 * L) + 1; x < Math.floor(x1 * L); x++) {
+          for (let k = 0; k < 3; k++) s += Math.abs(donnees[(y * L + x) * 3 + k]! - donnees[(y * L + x - 1) * 3 + k]!);
+          n += 3;
+        }
+      }
+      return s / n;
+    };
+    for (const r of [...scene.visages, ...scene.plaques]) expect(ecart(r.x0, r.y0, r.x1, r.y1, b!.data) / ecart(r.x0, r.y0, r.x1, r.y1, a!.data)).toBeLessThan(0.2);
+    let differents = 0;
+    const loin = (x: number, y: number) =>
+      [...scene.visages, ...scene.plaques].every((r) => {
+        const [mx, my] = [r.x1 - r.x0, r.y1 - r.y0];
+        return x < (r.x0 - mx) * L || x > (r.x1 + mx) * L || y < (r.y0 - my) * H || y > (r.y1 + my) * H;
+      });
+    for (let y = 0; y < H; y++) for (let x = 0; x < L; x++) if (loin(x, y) && a!.data.compare(b!.data, (y * L + x) * 3, (y * L + x) * 3 + 3, (y * L + x) * 3, (y * L + x) * 3 + 3) !== 0) differents++;
+    expect(differents).toBe(0);
+  });
+});

@@ -17,13 +17,16 @@ beforeAll(async () => {
   pki = await creerPkiTest('Retouche unit test');
 });
 
+/** No `floutage` asked: the detector must not even be called. */
+const aucunePersonne = { nom: 'aucun', detecter: () => Promise.reject(new Error('no floutage was asked')) };
+
 const pixels = { data: Buffer.from(Array.from({ length: 120 * 80 * 3 }, (_, i) => (i * 31) % 251)), largeur: 120, hauteur: 80 };
 
 describe('C2PA marking', () => {
   it('the production engine: renovation is an image rendered whole from the photo, the other tools an AI edit of it', async () => {
     const marqueur = creerMarqueur(pki);
     const entree = await imageTest(1);
-    const resultat = await fichierResultat(pixels, 'jpeg', { outil: 'renovation', valeurs: {}, apercu: false, graine: 1 });
+    const { fichier: resultat } = await fichierResultat(pixels, 'jpeg', { outil: 'renovation', valeurs: {}, apercu: false, graine: 1, personnes: aucunePersonne });
     const renovation = await verifierC2pa(await marqueur.marquer(resultat, 'jpeg', { outil: 'renovation', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: 'maison.jpg' }), 'jpeg', pki.autorite);
     expect(renovation.erreurs).toEqual([]);
     expect(renovation.manifeste.actions).toEqual([
@@ -45,7 +48,7 @@ describe('C2PA marking', () => {
   });
 
   it.each(['jpeg', 'png', 'webp'] as const)('%s: signing adds metadata only, the decoded pixels are the same bytes', async (format) => {
-    const avant = await fichierResultat(pixels, format, { outil: 'saison', valeurs: {}, apercu: false, graine: 2 });
+    const { fichier: avant } = await fichierResultat(pixels, format, { outil: 'saison', valeurs: {}, apercu: false, graine: 2, personnes: aucunePersonne });
     const apres = await creerMarqueur(pki).marquer(avant, format, { outil: 'saison', moteur: 'bedrock', entree: avant, formatEntree: format, titre: null });
     expect(apres.length).toBeGreaterThan(avant.length);
     expect(await sharp(apres).raw().toBuffer()).toEqual(await sharp(avant).raw().toBuffer());

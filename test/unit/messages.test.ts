@@ -105,14 +105,14 @@ describe('POST /travaux in JSON: the common mistakes', () => {
       /^valeurs must be an object of settings, not the text "Gent": lieu required.*e\.g\. \{"outil":"annonce","valeurs":\{"lieu":/,
     );
     expect(seul(await json({ outil: 'staging', valeurs: ['style', 'modern'], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(
-      /^valeurs must be an object of settings, not an array: piece, style and mention optional, e\.g\. \{"outil":"staging","valeurs":\{"piece":"living room"\}\}$/,
+      /^valeurs must be an object of settings, not an array: piece, style, mention and floutage optional, e\.g\. \{"outil":"staging","valeurs":\{"piece":"living room"\}\}$/,
     );
     // An empty array was taken for {} (valibot reads arrays as objects); the spec and the OpenAPI document say an object.
     for (const outil of ['ciel', 'staging'] as const) {
       expect(seul(await json({ outil, valeurs: [], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(/^valeurs must be an object(?: of settings)?, not an array/);
     }
     expect(seul(await json({ outil: 'ciel', valeurs: 'x', images: [image] }), 422, 'invalid_settings', 'valeurs')).toBe(
-      'valeurs must be an object, not the text "x"; ciel has no settings: leave valeurs out',
+      'valeurs must be an object of settings, not the text "x": floutage optional, e.g. {"outil":"ciel","valeurs":{"floutage":"none"}}',
     );
   });
 
@@ -133,19 +133,19 @@ describe('POST /travaux in JSON: the common mistakes', () => {
 
   it('a setting of another tool, an unknown one, and a typo: the tool’s settings listed, the closest suggested', async () => {
     expect(seul(await json({ outil: 'staging', valeurs: { zone: 'facade' }, images: [image] }), 422, 'invalid_settings', 'valeurs.zone')).toBe(
-      "valeurs.zone is not a setting of staging but of renovation; staging's settings are piece, style and mention",
+      "valeurs.zone is not a setting of staging but of renovation; staging's settings are piece, style, mention and floutage",
     );
     expect(seul(await json({ outil: 'vider', valeurs: { style: 'modern' }, images: [image] }), 422, 'invalid_settings', 'valeurs.style')).toBe(
-      'valeurs.style is not a setting of vider but of staging and renovation; vider has no settings: leave valeurs out',
+      "valeurs.style is not a setting of vider but of staging and renovation; vider's only setting is floutage",
     );
     expect(seul(await json({ outil: 'staging', valeurs: { stlye: 'modern' }, images: [image] }), 422, 'invalid_settings', 'valeurs.stlye')).toBe(
-      "valeurs.stlye is not a setting of staging: did you mean style? staging's settings are piece, style and mention",
+      "valeurs.stlye is not a setting of staging: did you mean style? staging's settings are piece, style, mention and floutage",
     );
     expect(seul(await json({ outil: 'staging', valeurs: { couleur: 'rouge' }, images: [image] }), 422, 'invalid_settings', 'valeurs.couleur')).toBe(
-      "valeurs.couleur is not a setting of staging; staging's settings are piece, style and mention",
+      "valeurs.couleur is not a setting of staging; staging's settings are piece, style, mention and floutage",
     );
     expect(seul(await json({ outil: 'vider', style: 'modern', images: [image] }), 422, 'invalid_settings', 'style')).toBe(
-      'style is not a member of the body: it is a setting of staging and renovation, not of vider; vider has no settings: leave valeurs out',
+      "style is not a member of the body: it is a setting of staging and renovation, not of vider; vider's only setting is floutage",
     );
     expect(seul(await json({ outil: 'staging', valeurs: { images: [image] }, images: [image] }), 422, 'invalid_settings', 'valeurs.images')).toBe(
       'valeurs.images is not a setting: images goes at the top level of the body, beside valeurs',
@@ -243,7 +243,7 @@ describe('POST /travaux in JSON: the common mistakes', () => {
 
   it('unknown members of the body, with the closest one', async () => {
     expect(seul(await json({ outil: 'ciel', images: [image], priorite: 'haute' }), 422, 'invalid_settings', 'priorite')).toBe(
-      'priorite is not a member of the body: the body has outil, valeurs and images',
+      "priorite is not a member of the body: the body has outil, valeurs and images; ciel's settings go inside valeurs: floutage",
     );
     const image1 = await json({ outil: 'ciel', image: [image] });
     expect(image1.code).toBe('invalid_image');
@@ -312,7 +312,7 @@ describe('POST /travaux as a form: the fields the client used', () => {
         'invalid_settings',
         'stlye',
       ),
-    ).toBe("stlye is not a setting of staging: did you mean style? staging's settings are piece, style and mention");
+    ).toBe("stlye is not a setting of staging: did you mean style? staging's settings are piece, style, mention and floutage");
     expect(
       seul(
         await formulaire((f) => {
@@ -324,7 +324,7 @@ describe('POST /travaux as a form: the fields the client used', () => {
         'invalid_settings',
         'couleur',
       ),
-    ).toBe('couleur is not a setting of ciel; ciel has no settings: remove that field');
+    ).toBe("couleur is not a setting of ciel; ciel's only setting is floutage");
     // The JSON shape written as form fields.
     for (const champ of ['valeurs[style]', 'valeurs.style']) {
       expect(

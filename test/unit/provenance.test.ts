@@ -3,6 +3,7 @@
  * and engine, written as XMP for readers that do not parse C2PA, in every format, without touching
  * a pixel.
  */
+import { detecteurPersonnesLocal } from '../../lambdas/moteurs/personnes-local';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { OUTILS } from '../../lambdas/core/outils';
@@ -30,10 +31,10 @@ describe('how a result was made', () => {
   });
 
   it.each(['jpeg', 'png', 'webp'] as const)('%s results carry the IPTC digital source type in XMP, and the same pixels as without it', async (format) => {
-    const fichier = await fichierResultat(pixels, format, { outil: 'ciel', valeurs: {}, apercu: false, graine: 7 });
+    const { fichier } = await fichierResultat(pixels, format, { outil: 'ciel', valeurs: {}, apercu: false, graine: 7, personnes: detecteurPersonnesLocal });
     expect(await lireTypeSource(fichier)).toBe(TYPES_SOURCE.compositeWithTrainedAlgorithmicMedia);
     expect(await lireProvenance(fichier)).toBe('Edited by Retouche, tool ciel, seed 7');
-    const renovation = await fichierResultat(pixels, format, { outil: 'renovation', valeurs: {}, apercu: false, graine: 7 });
+    const { fichier: renovation } = await fichierResultat(pixels, format, { outil: 'renovation', valeurs: {}, apercu: false, graine: 7, personnes: detecteurPersonnesLocal });
     expect(await lireTypeSource(renovation)).toBe(TYPES_SOURCE.trainedAlgorithmicMedia);
     // The metadata changes nothing else: the same encode without it decodes to the same pixels.
     const image = depuisPixels(pixels);

@@ -10,18 +10,19 @@ const image = { url: 'https://photos.example.com/salon.jpg' };
 
 describe('validerRequete', () => {
   it('applies every default and records them in valeurs', () => {
-    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern', mention: 'none' });
+    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern', mention: 'none', floutage: 'none' });
     expect(validerRequete('renovation', { outil: 'renovation', images: [image], valeurs: { zone: 'interieur' } }).valeurs).toEqual({
       zone: 'interieur',
       niveau: 'complete',
       style: 'contemporary',
+      floutage: 'none',
     });
     expect(validerRequete('annonce', { outil: 'annonce', valeurs: { lieu: 'Gent' } })).toEqual({
       outil: 'annonce',
       valeurs: { lieu: 'Gent', langue: 'Dutch' },
       images: [],
     });
-    expect(validerRequete('vider', { outil: 'vider', images: [image] }).valeurs).toEqual({});
+    expect(validerRequete('vider', { outil: 'vider', images: [image] }).valeurs).toEqual({ floutage: 'none' });
   });
 
   it('staging takes a visible notice in one of the six languages (our extension), none by default', () => {

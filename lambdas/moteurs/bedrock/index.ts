@@ -17,6 +17,8 @@ import { RekognitionClient } from '@aws-sdk/client-rekognition';
 import type { OutilImage } from '../../core/outils';
 import { avecControle, regionStructure } from '../controle';
 import type { Detecteur } from '../detection';
+import type { DetecteurPersonnes } from '../personnes';
+import { creerDetecteurPersonnesRekognition } from './rekognition-personnes';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../moteur';
 import { decoder, type Pixels } from '../pixels';
 import { fichierResultat } from '../resultat';
@@ -63,6 +65,8 @@ export interface OptionsMoteurBedrock {
   client?: BedrockRuntimeClient;
   /** Defaults to Rekognition DetectLabels in the configured region. */
   detecteur?: Detecteur;
+  /** Faces and plates to blur: defaults to Rekognition (DetectFaces, DetectLabels, DetectText) in the same region. */
+  personnes?: DetecteurPersonnes;
   /** Defaults to `configurationBedrock(env)`. */
   configuration?: ConfigurationBedrock;
   env?: Readonly<Record<string, string | undefined>>;
@@ -78,7 +82,10 @@ const graineEssai = (travail: string, essai: 1 | 2): number => graineStability((
 export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur => {
   const configuration = options.configuration ?? configurationBedrock(options.env ?? process.env);
   const client = options.client ?? new BedrockRuntimeClient({ region: configuration.region, maxAttempts: 2 });
-  const detecteur = options.detecteur ?? creerDetecteurRekognition(new RekognitionClient({ region: configuration.regionDetection, maxAttempts: 2 }));
+  // One client for both detectors; it retries throttling a few times itself (the model's call, already paid, comes first).
+  const rekognition = new RekognitionClient({ region: configuration.regionDetection, maxAttempts: 4 });
+  const detecteur = options.detecteur ?? creerDetecteurRekognition(rekognition);
+  const personnes = options.personnes ?? creerDetecteurPersonnesRekognition(rekognition);
 
   return {
     nom: 'bedrock',
@@ -121,8 +128,8 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
         const composee = { data: recomposer(partie, resultat, alpha), largeur: partie.largeur, hauteur: partie.hauteur };
         return { pixels: replacer(base, composee, decoupe), graine: reponse.graine };
       });
-      const fichier = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine });
-      return { image: fichier, format, graine, structure };
+      const { fichier, floutage } = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine, personnes });
+      return { image: fichier, format, graine, structure, floutage };
     },
 
     async rediger(demande) {

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { CleC2pa } from './certificats';
 import { prechaufferC2pa, signerC2pa, type FormatImage } from './signature';
 import { natureResultat } from '../provenance';
+import type { Floutage } from '../floutage';
 
 export interface DemandeMarquage {
   outil: string;
@@ -22,6 +23,8 @@ export interface DemandeMarquage {
   formatEntree: string;
   /** The image's own name, as the ingredient's title. */
   titre: string | null;
+  /** What was blurred after the edit, if anything (moteurs/floutage.ts). */
+  floutage?: Floutage | null;
 }
 
 export interface MarqueurC2pa {
@@ -36,6 +39,7 @@ export const creerMarqueur = (cle: CleC2pa): MarqueurC2pa => ({
       moteur: d.moteur,
       nature: natureResultat(d.outil, d.moteur === 'local'),
       entree: { hash: createHash('sha256').update(d.entree).digest(), format: d.formatEntree, ...(d.titre ? { titre: d.titre } : {}) },
+      floutage: d.floutage ?? null,
     }),
 });
 

@@ -37,6 +37,8 @@ export interface OptionsC2pa {
   nature: NatureResultat;
   /** The input photo, known by its SHA-256 only: none of its pixels go into the result. */
   entree: { hash: Buffer; format: string; titre?: string };
+  /** Faces and plates blurred after the edit (moteurs/floutage.ts): one more action, c2pa.filtered. */
+  floutage?: { reglage: string; visages: number; plaques: number } | null;
   /** ES256 (P-256) private key of the leaf certificate, PEM (PKCS#8 or SEC1). */
   clePrivee: string;
   /** PEM certificates: the leaf first, then the CA(s) that issued it. */
@@ -271,13 +273,24 @@ function definitionManifeste(format: FormatImage, o: OptionsSansCle, quand: stri
   // The agent of the AI action names the tool and the engine that made the image.
   const agent = { name: `${LOGICIEL.name} ${o.outil} (${o.moteur === 'local' ? 'local preview' : `engine ${o.moteur}`})`, version: LOGICIEL.version };
   const ia = { digitalSourceType: TYPES_SOURCE[o.nature.source], softwareAgent: agent, description, when: quand };
-  const actions =
+  const actions: object[] =
     o.nature.action === 'c2pa.created'
       ? [{ action: 'c2pa.created', ...ia, parameters: { ...parametres, ingredientIds: [ID_ENTREE] } }]
       : [
           { action: 'c2pa.opened', when: quand, softwareAgent: LOGICIEL, parameters: { ingredientIds: [ID_ENTREE] } },
           { action: 'c2pa.edited', ...ia, parameters: parametres },
         ];
+  // The blur is ours, not the model's: an ordinary filter, said with what it hid.
+  if (o.floutage) {
+    const { reglage, visages, plaques } = o.floutage;
+    actions.push({
+      action: 'c2pa.filtered',
+      when: quand,
+      softwareAgent: LOGICIEL,
+      description: `Faces (${visages}) and number plates (${plaques}) found in the image blurred beyond recognition by ${NOM_LOGICIEL}`,
+      parameters: { 'fr.retouche': { floutage: reglage, visages, plaques } },
+    });
+  }
   return {
     claim_version: 2,
     claim_generator_info: [LOGICIEL],
