@@ -153,15 +153,23 @@ export const flouterEnPlace = async (p: Pixels, regions: readonly RegionPersonne
  * The tool's result with what identifies people blurred, as the job's `floutage` setting asks: with
  * `none` (the default) nothing is called and nothing changes; otherwise the detector looks for the kinds
  * asked and each region found is blurred. `floutage` is null when nothing was asked, else the counts.
+ *
+ * `avant`: the photo the tool edited, in the result's geometry (after ciel's straightening). It is looked
+ * at too, and what is found in either is blurred: an edit that recolours a plate (saison) or repaints a
+ * facade around a person (renovation) must not let them through because the detector no longer
+ * recognises them, while the person or the plate is still there to be recognised by a reader.
  */
 export const appliquerFloutage = async (
   p: Pixels,
   reglage: string | undefined,
   detecteur: DetecteurPersonnes,
+  avant?: Pixels,
 ): Promise<{ pixels: Pixels; floutage: Floutage | null }> => {
   const genres = genresDe(reglage);
   if (genres.size === 0 || reglage === undefined) return { pixels: p, floutage: null };
-  const regions = fusionner((await detecteur.detecter(p, genres)).filter((r) => genres.has(r.genre) && valide(r.boite)));
+  const meme = avant !== undefined && avant !== p && avant.largeur === p.largeur && avant.hauteur === p.hauteur;
+  const trouves = [...(meme ? await detecteur.detecter(avant, genres) : []), ...(await detecteur.detecter(p, genres))];
+  const regions = fusionner(trouves.filter((r) => genres.has(r.genre) && valide(r.boite)));
   await flouterEnPlace(p, regions);
   return {
     pixels: p,

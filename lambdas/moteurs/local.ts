@@ -408,6 +408,7 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
       apercu: true,
       graine,
       personnes: options.personnes ?? detecteurPersonnesLocal,
+      avant: base,
     });
     return { image: fichier, format, graine, structure, floutage };
   },

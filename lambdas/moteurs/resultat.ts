@@ -21,10 +21,12 @@ export interface Marquage {
   graine: number | null;
   /** Finds the faces and plates the `floutage` setting asks to blur (Rekognition, or the local stand-in). */
   personnes: DetecteurPersonnes;
+  /** The photo before the edit, in the result's geometry: what it shows is blurred too (floutage.ts). */
+  avant?: Pixels;
 }
 
 export const fichierResultat = async (p: Pixels, format: Format, m: Marquage): Promise<{ fichier: Buffer; floutage: Floutage | null }> => {
-  const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes);
+  const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes, m.avant);
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
   const finale = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;
   const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };

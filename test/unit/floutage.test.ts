@@ -169,6 +169,17 @@ describe('the blur', () => {
     expect(changesHors(avant, scene.pixels, [regions[0]!])).toBe(0);
   });
 
+  it('looks at the photo before the edit too: a plate the edit recoloured past the detector is still blurred', async () => {
+    const avant = scenePersonnes({ largeur: 960, hauteur: 640, graine: 8 });
+    const apres = copie(avant.pixels);
+    const plaque: RegionPersonnelle = { genre: 'plaque', boite: avant.plaques[0]!, confiance: 0.9 };
+    // Recorded answers: the plate is found in the photo, not in the edited result.
+    const detecteur: DetecteurPersonnes = { nom: 'enregistre', detecter: async (p) => (p === avant.pixels ? [plaque] : []) };
+    const { floutage } = await appliquerFloutage(apres, 'plates', detecteur, avant.pixels);
+    expect(floutage).toMatchObject({ plaques: 1 });
+    expect(detail(apres, plaque.boite) / detail(avant.pixels, plaque.boite)).toBeLessThan(0.15);
+  });
+
   it('none (the default) calls no detector and changes nothing', async () => {
     const scene = scenePersonnes({ graine: 5 });
     const avant = Buffer.from(scene.pixels.data);

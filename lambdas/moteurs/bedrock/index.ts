@@ -128,7 +128,7 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
         const composee = { data: recomposer(partie, resultat, alpha), largeur: partie.largeur, hauteur: partie.hauteur };
         return { pixels: replacer(base, composee, decoupe), graine: reponse.graine };
       });
-      const { fichier, floutage } = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine, personnes });
+      const { fichier, floutage } = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine, personnes, avant: base });
       return { image: fichier, format, graine, structure, floutage };
     },
 
