@@ -42,6 +42,8 @@ export const SEUILS = {
   /** Jobs, then batches, older than the guaranteed bound in one sweep (Maximum over 5 minutes). */
   travauxEnRetard: 1,
   lotsEnRetard: 1,
+  /** Erasures still waiting past their bound in one sweep (Maximum over 5 minutes). */
+  effacementsEnRetard: 1,
   /** Sweeper errors per 5 minutes: one is enough, it is the last line. */
   erreursBalayeur: 1,
   /** Sweeps published in `PERIODE_BALAYEUR_ABSENT`: fewer than this, the sweeper did not run. */
@@ -125,6 +127,8 @@ export class Observabilite extends Construct {
       figure(MESURES.travauxEnRetard, 'Maximum', cinq), SEUILS.travauxEnRetard);
     alarme('LotsEnRetard', 'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook in README)',
       figure(MESURES.lotsEnRetard, 'Maximum', cinq), SEUILS.lotsEnRetard);
+    alarme('EffacementsEnRetard', 'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook in README)',
+      figure(MESURES.effacementsEnRetard, 'Maximum', cinq), SEUILS.effacementsEnRetard);
     alarme('BalayeurEnErreur', 'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
       p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursBalayeur);
     alarme('BalayeurAbsent', `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,
@@ -175,6 +179,7 @@ export class Observabilite extends Construct {
             left: [
               figure(MESURES.travauxEnRetard, 'Maximum', cinq).with({ label: 'Late jobs' }),
               figure(MESURES.lotsEnRetard, 'Maximum', cinq).with({ label: 'Late batches' }),
+              figure(MESURES.effacementsEnRetard, 'Maximum', cinq).with({ label: 'Late erasures' }),
             ],
             right: [figure(MESURES.reprises, 'Sum', cinq).with({ label: 'Taken over' })],
             width: 24,

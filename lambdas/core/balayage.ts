@@ -51,6 +51,11 @@ export const AGE_MINIMUM_MS = 2 * MINUTE;
 export const BORNE_TRAVAIL_MS = BORNE_RELANCE_MS + 2 * PERIODE_BALAYAGE_MS;
 /** Every batch has ended within this time: its last job's bound, an expired ZIP claim, the ZIP itself. */
 export const BORNE_LOT_MS = BORNE_TRAVAIL_MS + AGE_MINIMUM_MS + DUREE_RECLAMATION_MS + 12 * MINUTE;
+/**
+ * An erasure asked while its work ran is done within this time of the request: the work ends within
+ * BORNE_LOT_MS of its creation (earlier than the request), a ZIP claim may have to expire, then one sweep.
+ */
+export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + DUREE_RECLAMATION_MS + 2 * PERIODE_BALAYAGE_MS;
 
 /** DescribeExecution is throttled (15/s refill): a run examines the oldest jobs first, up to this many. */
 const MAX_PAR_PASSAGE = 500;
@@ -106,6 +111,8 @@ export interface BilanBalayage {
   lotsEnRetard: number;
   /** Erasures recorded while their work ran, done in this pass. */
   effacements: number;
+  /** Erasures still waiting past BORNE_EFFACEMENT_MS: a legal duty left undone, it alarms. */
+  effacementsEnRetard: number;
 }
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
@@ -209,13 +216,15 @@ const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: n
 export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage> => {
   const maintenant = d.horloge();
   const avant = new Date(maintenant.getTime() - options.ageMinimumMs);
-  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0, effacements: 0 };
+  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0, effacements: 0, effacementsEnRetard: 0 };
   // Jobs first: refunding a batch's last job may close the batch right away.
   await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
   await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
   // Last: the jobs and batches just ended above can be erased in the same pass.
   await enParallele(ouverts(d, 'effacements', maintenant), async (id) => {
-    if ((await traiterDemandeEffacement(d, id)).statut === 'efface') bilan.effacements++;
+    const issue = await traiterDemandeEffacement(d, id);
+    if (issue.statut === 'efface') bilan.effacements++;
+    else if (issue.statut === 'differe' && issue.demande_le && maintenant.getTime() - Date.parse(issue.demande_le) > BORNE_EFFACEMENT_MS) bilan.effacementsEnRetard++;
   });
   return bilan;
 };

@@ -249,10 +249,13 @@ export const demanderEffacement = async (d: DepsEffacement, quoi: 'travail' | 'l
   }
 };
 
-/** The sweeper's part: an erasure recorded earlier, done once its work has ended. */
-export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue> => {
+/**
+ * The sweeper's part: an erasure recorded earlier, done once its work has ended. `demande_le`: when it was
+ * asked, so the sweeper can tell one that waits longer than the work it waits for may last.
+ */
+export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue & { demande_le?: string }> => {
   const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.effacement(id), ConsistentRead: true }));
-  const demande = Item as { quoi: 'travail' | 'lot' } | undefined;
+  const demande = Item as { quoi: 'travail' | 'lot'; demande_le: string } | undefined;
   if (!demande) return { statut: 'absent' };
   const cible = demande.quoi === 'lot' ? await lireEnregistrementLot(d, id) : await lireEnregistrementTravail(d, id);
   const issue: Issue = !cible
@@ -261,7 +264,7 @@ export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): P
       ? await effacerLotEnregistre(d, cible as EnregistrementLot)
       : await effacerTravailEnregistre(d, cible as EnregistrementTravail);
   if (issue.statut === 'absent') await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cles.effacement(id) }));
-  return issue;
+  return { ...issue, demande_le: demande.demande_le };
 };
 
 export interface EffacementCompte {

@@ -18,6 +18,8 @@ export const MESURES = {
   travauxEnRetard: 'TravauxEnRetard',
   /** Batches still en_cours older than the bound, seen by the sweeper. */
   lotsEnRetard: 'LotsEnRetard',
+  /** Erasures asked while their work ran, still not done past their bound (core/balayage.ts). */
+  effacementsEnRetard: 'EffacementsEnRetard',
   /** Jobs the sweeper started, ran again, refunded, and batches it closed. */
   reprises: 'Reprises',
 } as const;
@@ -31,9 +33,10 @@ export const compterRemboursement = (outil: string): void => {
 };
 
 /** One sweep's figures: published every run (zeros included), so a missing datapoint means the sweeper did not run. */
-export const publierBalayage = (bilan: { travauxEnRetard: number; lotsEnRetard: number; reprises: number }): void => {
+export const publierBalayage = (bilan: { travauxEnRetard: number; lotsEnRetard: number; effacementsEnRetard: number; reprises: number }): void => {
   const mesure = mesures.singleMetric();
   mesure.addMetric(MESURES.travauxEnRetard, MetricUnit.Count, bilan.travauxEnRetard);
   mesure.addMetric(MESURES.lotsEnRetard, MetricUnit.Count, bilan.lotsEnRetard);
+  mesure.addMetric(MESURES.effacementsEnRetard, MetricUnit.Count, bilan.effacementsEnRetard);
   mesure.addMetric(MESURES.reprises, MetricUnit.Count, bilan.reprises);
 };

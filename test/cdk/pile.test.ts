@@ -686,9 +686,9 @@ describe('the dev stage', () => {
       Threshold: 1,
     });
     expect(JSON.stringify(alarme(s, 'ExecutionsInterrompues').Metrics)).toMatch(/ExecutionsTimedOut.*ExecutionsAborted/);
-    for (const [nom, mesure] of [['TravauxEnRetard', MESURES.travauxEnRetard], ['LotsEnRetard', MESURES.lotsEnRetard]] as const) {
+    for (const [nom, mesure] of [['TravauxEnRetard', MESURES.travauxEnRetard], ['LotsEnRetard', MESURES.lotsEnRetard], ['EffacementsEnRetard', MESURES.effacementsEnRetard]] as const) {
       expect(alarme(s, nom)).toEqual({
-        AlarmDescription: expect.stringContaining('past the guaranteed bound'),
+        AlarmDescription: expect.stringMatching(/past (the guaranteed|their) bound/),
         AlarmActions: sujet,
         Namespace: ESPACE_MESURES,
         MetricName: mesure,
@@ -751,7 +751,7 @@ describe('the dev stage', () => {
     s.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const [[, tableau]] = deType(s, 'AWS::CloudWatch::Dashboard') as [[string, Ressource]];
     const corps = JSON.stringify(tableau.Properties.DashboardBody);
-    for (const nom of [MESURES.remboursements, MESURES.travauxEnRetard, MESURES.lotsEnRetard, MESURES.reprises]) expect(corps).toContain(nom);
+    for (const nom of [MESURES.remboursements, MESURES.travauxEnRetard, MESURES.lotsEnRetard, MESURES.effacementsEnRetard, MESURES.reprises]) expect(corps).toContain(nom);
   });
 
   it('outputs what operators and the admin CLI need', () => {

@@ -287,6 +287,28 @@ describe('erasure of work still running', () => {
     expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(20 - 3 * 2);
   });
 
+  it('an erasure that waits past its bound is counted late by the sweep (it alarms), then done once its work has ended', async () => {
+    const { cle, compte } = await pile.creerCompte(10);
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(2)) }] } });
+    const id = lance.corps.travaux[0]!.id;
+    // Recorded three hours ago, as if its job had been stuck all that time.
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { cles, OUVERTS } = await import('../../lambdas/core/table');
+    const { BORNE_EFFACEMENT_MS } = await import('../../lambdas/core/balayage');
+    const demande_le = new Date(Date.now() - 3 * 3600_000).toISOString();
+    expect(3 * 3600_000).toBeGreaterThan(BORNE_EFFACEMENT_MS);
+    await pile.deps.ddb.send(
+      new PutCommand({
+        TableName: pile.deps.table,
+        Item: { ...cles.effacement(id), type: 'effacement', quoi: 'travail', id, compte, demande_le, gsi3pk: OUVERTS.effacements, gsi3sk: `${demande_le}#${id}` },
+      }),
+    );
+    expect(await pile.balayer()).toMatchObject({ effacements: 0, effacementsEnRetard: 1 });
+    await attendreTravail(url, cle, id);
+    expect(await pile.balayer()).toMatchObject({ effacements: 1, effacementsEnRetard: 0 });
+    expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
+  });
+
   it('a whole account: everything ended goes at once, unused uploads too; running work goes when it ends', async () => {
     const { cle, compte } = await pile.creerCompte(30);
     const fini = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
