@@ -2,6 +2,10 @@
  * Least privilege, written out: each function gets the DynamoDB actions, indexes, S3 prefixes and
  * other actions its code calls, on those resources only. The grant helpers of CDK give more (every
  * index, every key, `Arn:*`), so they are not used for the table and the bucket.
+ *
+ * DynamoDB writes cannot be granted on the whole table at all: UpdateItem creates an item that is not
+ * there, so an unbounded update grant is a grant to write any item (an API key, an account's
+ * credits). Each write is granted on the item kinds its function writes, by their key prefix.
  */
 import { ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -11,30 +15,30 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { PREFIXES } from '../lambdas/core/retention';
-import { PREFIXE_CADENCE, PREFIXE_EFFACEMENT, PREFIXE_TELEVERSEMENT } from '../lambdas/core/table';
+import { PREFIXES_TABLE } from '../lambdas/core/table';
 import type { Fonction } from './fonction';
 
-type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'DeleteItem';
+/** Reads, granted on any item. Writes go through the prefixed grants below, never here. */
+type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheckItem';
+/** An item kind, by its partition key prefix (lambdas/core/table.ts). */
+export type Genre = keyof typeof PREFIXES_TABLE;
 type Prefixe = keyof typeof PREFIXES;
-type ActionS3 = 'GetObject' | 'PutObject' | 'DeleteObject' | 'AbortMultipartUpload';
+/** PutObjectTagging: a PutObject or CreateMultipartUpload that sets tags (the retention tag, core/retention.ts) needs it too. */
+type ActionS3 = 'GetObject' | 'PutObject' | 'PutObjectTagging' | 'DeleteObject' | 'AbortMultipartUpload';
 
 export interface AccesTable {
   /** Actions on any item of the table; `Query` goes to the indexes below (every query names one). */
   actions: ActionTable[];
   index?: string[];
   /**
-   * UpdateItem only on the items whose partition key starts with one of these prefixes (IAM
-   * `dynamodb:LeadingKeys`). Such a function cannot update anything else, accounts included.
+   * UpdateItem (also as an Update of TransactWriteItems, which IAM authorizes item by item) only on
+   * these kinds of item (IAM `dynamodb:LeadingKeys`).
    */
-  miseAJourLimiteeA?: string[];
-  /**
-   * PutItem (also as a Put of TransactWriteItems, which IAM authorizes as PutItem) only on the items
-   * whose partition key starts with one of these prefixes: such a function can create its own kind
-   * of record and cannot overwrite an account, a job or a batch.
-   */
-  creationLimiteeA?: string[];
-  /** DeleteItem (also as a Delete of TransactWriteItems) only on the items whose partition key starts with one of these prefixes. */
-  suppressionLimiteeA?: string[];
+  miseAJour?: Genre[];
+  /** PutItem (also as a Put of TransactWriteItems) only on these kinds of item. */
+  creation?: Genre[];
+  /** DeleteItem (also as a Delete of TransactWriteItems) only on these kinds of item. */
+  suppression?: Genre[];
 }
 
 export interface Acces {
@@ -65,20 +69,19 @@ export interface Ressources {
 /** `<AWS::Region>` where cdk-nag prints a pseudo parameter, the value itself when the stack's env gives one. */
 const lisible = (valeur: string, pseudo: string): string => (Token.isUnresolved(valeur) ? `<AWS::${pseudo}>` : valeur);
 
-/** `action` on the items whose partition key starts with one of `prefixes` (IAM `dynamodb:LeadingKeys`). */
-const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'DeleteItem', prefixes: string[]): PolicyStatement => {
-  if (prefixes.length === 0 || prefixes.some((p) => !/^[A-Z]+#$/.test(p))) {
-    throw new Error(`${action} is limited to key prefixes such as CADENCE# (got ${JSON.stringify(prefixes)})`);
-  }
+/** `action` on the items of these kinds only (IAM `dynamodb:LeadingKeys` on their key prefixes). */
+const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'DeleteItem', genres: Genre[]): PolicyStatement => {
+  if (genres.length === 0) throw new Error(`${action} needs the kinds of item it writes`);
+  if (genres.includes('cle')) throw new Error(`${action} on API keys: only the operator's admin CLI writes keys, never a function`);
   return new PolicyStatement({
     actions: [`dynamodb:${action}`],
     resources: [table.tableArn],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...new Set(genres)].sort().map((g) => `${PREFIXES_TABLE[g]}*`) } },
   });
 };
 
 const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => {
-  const { actions, index = [], miseAJourLimiteeA, creationLimiteeA, suppressionLimiteeA } = acces;
+  const { actions, index = [], miseAJour, creation, suppression } = acces;
   const surElements = actions.filter((a) => a !== 'Query');
   if (surElements.length > 0) {
     fn.addToRolePolicy(new PolicyStatement({ actions: surElements.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
@@ -89,18 +92,9 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
       new PolicyStatement({ actions: ['dynamodb:Query'], resources: index.map((nom) => `${table.tableArn}/index/${nom}`) }),
     );
   }
-  if (miseAJourLimiteeA) {
-    if (actions.includes('UpdateItem')) throw new Error('UpdateItem is granted either on every item or on some prefixes, not both');
-    fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJourLimiteeA));
-  }
-  if (creationLimiteeA) {
-    if (actions.includes('PutItem')) throw new Error('PutItem is granted either on every item or on some prefixes, not both');
-    fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creationLimiteeA));
-  }
-  if (suppressionLimiteeA) {
-    if (actions.includes('DeleteItem')) throw new Error('DeleteItem is granted either on every item or on some prefixes, not both');
-    fn.addToRolePolicy(ecritureLimitee(table, 'DeleteItem', suppressionLimiteeA));
-  }
+  if (miseAJour) fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJour));
+  if (creation) fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creation));
+  if (suppression) fn.addToRolePolicy(ecritureLimitee(table, 'DeleteItem', suppression));
 };
 
 export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
@@ -178,19 +172,27 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
 export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [], index?: string[]): AccesTable => ({
   actions: ['GetItem', ...lectures],
   ...(index ? { index } : {}),
-  miseAJourLimiteeA: [PREFIXE_CADENCE],
+  miseAJour: ['cadence'],
 });
 
 /**
- * What an erasure touches (core/effacement.ts): its two routes, and the sweeper for erasures recorded
- * while their work ran. Never an account or a key.
+ * What an erasure writes (core/effacement.ts): its two routes, and the sweeper that finishes what they
+ * recorded. It claims and updates the batch, drops the stored answer of an Idempotency-Key (keeping the
+ * key), records the erasure first, leaves a tombstone of each upload, and deletes jobs (and a listing's
+ * claims on uploads, which share their key space), batches and its own request. Never an account or a key.
  */
+export const ECRITURES_EFFACEMENT = {
+  miseAJour: ['lot', 'idempotence'],
+  creation: ['effacement', 'televersement'],
+  suppression: ['travail', 'lot', 'effacement'],
+} as const satisfies Pick<AccesTable, 'miseAJour' | 'creation' | 'suppression'>;
+
 export const ACCES_EFFACEMENT: Acces = {
   table: {
     actions: ['GetItem'],
-    miseAJourLimiteeA: [PREFIXE_CADENCE, 'LOT#'],
-    creationLimiteeA: [PREFIXE_EFFACEMENT],
-    suppressionLimiteeA: ['TRAVAIL#', 'LOT#', PREFIXE_TELEVERSEMENT, 'IDEM#', PREFIXE_EFFACEMENT],
+    miseAJour: ['cadence', ...ECRITURES_EFFACEMENT.miseAJour],
+    creation: [...ECRITURES_EFFACEMENT.creation],
+    suppression: [...ECRITURES_EFFACEMENT.suppression],
   },
   s3: [{ prefixe: ['entrees', 'televersements', 'resultats', 'zips'], actions: ['DeleteObject'] }],
 };

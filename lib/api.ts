@@ -19,7 +19,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { INDEX, PREFIXE_TELEVERSEMENT } from '../lambdas/core/table';
+import { INDEX } from '../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
 import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
@@ -45,8 +45,9 @@ const rapide = (description: string, acces: Acces): Reglage => ({ description, m
 
 /**
  * Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. The GET
- * routes may write their rate-window items only (`lectureAuthentifiee`), POST /televersements those
- * and its upload records; POST /travaux alone writes accounts, since it debits them.
+ * routes may write their rate-window items only (`lectureAuthentifiee`), POST /televersements those,
+ * its upload records and the account's count of them; POST /travaux the account it debits and the
+ * jobs it creates.
  */
 export const REGLAGES_ROUTES: Record<string, Reglage> = {
   outils: { ...rapide('GET /outils: the tool catalogue', {}), catalogue: true },
@@ -61,10 +62,10 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   // Answers with presigned S3 PUT URLs, so full-size photos never pass API Gateway (10 MB) or a
   // Lambda payload (6 MB). A presigned URL carries exactly its signer's rights: PutObject under
   // televersements/ is all the role has on S3, so a URL can write nothing else. It creates upload
-  // records only (PutItem limited to their keys, in one TransactWriteItems) and may update nothing
-  // but its rate window: no account, job or batch is within its reach.
+  // records, and counts them on the account (the cap of outstanding uploads), in one
+  // TransactWriteItems: no job, batch or key is within its reach.
   'televersements-creer': rapide('POST /televersements: records uploads, answers presigned S3 PUT URLs', {
-    table: { ...lectureAuthentifiee(), creationLimiteeA: [PREFIXE_TELEVERSEMENT] },
+    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte'], creation: ['televersement'] },
     s3: [{ prefixe: 'televersements', actions: ['PutObject'] }],
   }),
   // Erasure (core/effacement.ts): reads the job or batch, deletes its files (never lists the bucket:
@@ -86,10 +87,10 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
     delai: DELAI_TRAVAUX_CREER,
     catalogue: true,
     acces: {
-      // GetItem: key, account, idempotency record, upload record; UpdateItem: the rate window, the
-      // debit of the account and marking an upload used; PutItem: jobs, batch and idempotency
-      // record, in the debit's transaction.
-      table: { actions: ['GetItem', 'UpdateItem', 'PutItem'] },
+      // GetItem: key, account, idempotency record, upload record and its use; UpdateItem: the rate
+      // window and the debit of the account; PutItem: jobs (and a listing's claims on uploads, which
+      // share their keys), batch and idempotency record, in the debit's transaction.
+      table: { actions: ['GetItem'], miseAJour: ['cadence', 'compte'], creation: ['travail', 'lot', 'idempotence'] },
       s3: [
         { prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] },
         // An image given as an upload id: a ranged read of its first 512 KB (format, pixel size).

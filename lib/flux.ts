@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import path from 'node:path';
 import { INDEX } from '../lambdas/core/table';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
-import { ACCES_EFFACEMENT, accorder, type Acces } from './acces';
+import { ACCES_EFFACEMENT, accorder, ECRITURES_EFFACEMENT, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';
 import type { ModelesBedrock } from './modeles';
 import { ACTIONS_MODELES } from './residence';
@@ -43,7 +43,7 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     description: 'Job step: marks the job en_cours, fetches image URLs without SSRF',
     memoire: 512, // a 15 MB download held in memory
     delai: Duration.seconds(60),
-    acces: { table: { actions: ['GetItem', 'UpdateItem'] }, s3: [{ prefixe: 'entrees', actions: ['PutObject'] }] },
+    acces: { table: { actions: ['GetItem'], miseAJour: ['travail'] }, s3: [{ prefixe: 'entrees', actions: ['PutObject'] }] },
   },
   Outil: {
     description: 'Job step: runs the tool on the engine (Bedrock or local preview)',
@@ -62,7 +62,7 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
         { prefixe: 'entrees', actions: ['GetObject'] },
         // An image that came by direct upload (POST /televersements) is read where the client put it.
         { prefixe: 'televersements', actions: ['GetObject'] },
-        { prefixe: 'resultats', actions: ['PutObject'] },
+        { prefixe: 'resultats', actions: ['PutObject', 'PutObjectTagging'] },
       ],
     },
   },
@@ -71,25 +71,28 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     memoire: 256,
     delai: Duration.seconds(30),
     // GetObject: a listing text comes by its S3 key, not through the execution's state (pipeline/etape.ts).
-    acces: { table: { actions: ['GetItem', 'UpdateItem'] }, s3: [{ prefixe: 'resultats', actions: ['GetObject'] }] },
+    // The job, its batch's counters and the account's pending count, in one transaction (core/cycle.ts).
+    acces: { table: { actions: ['GetItem'], miseAJour: ['travail', 'lot', 'compte'] }, s3: [{ prefixe: 'resultats', actions: ['GetObject'] }] },
   },
   Rembourser: {
     description: 'Job step: marks the job echec and refunds its credits, exactly once',
     memoire: 256,
     delai: Duration.seconds(30),
-    acces: { table: { actions: ['GetItem', 'UpdateItem'] } },
+    // The job, its batch's counters, and the account's credits and pending count (core/cycle.ts).
+    acces: { table: { actions: ['GetItem'], miseAJour: ['travail', 'lot', 'compte'] } },
   },
   FinaliserLot: {
     description: 'Job step: streams the batch ZIP to S3 and closes the batch',
     memoire: 1024, // bounded: the ZIP is streamed, files are read one at a time
     delai: Duration.minutes(10),
     acces: {
-      table: { actions: ['GetItem', 'BatchGetItem', 'UpdateItem'] },
+      // The batch's claim and end (core/lots.ts); the jobs and their recorded erasures are read together.
+      table: { actions: ['GetItem', 'BatchGetItem'], miseAJour: ['lot'] },
       s3: [
         { prefixe: 'resultats', actions: ['GetObject'] },
         // AbortMultipartUpload: a ZIP over one part (8 MB) that fails midway cleans up its own upload
         // (lib-storage does it) rather than wait for the bucket's day-long cleanup rule.
-        { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
+        { prefixe: 'zips', actions: ['PutObject', 'PutObjectTagging', 'AbortMultipartUpload'] },
       ],
     },
   },
@@ -110,12 +113,21 @@ export const PERIODE_BALAYAGE = Duration.minutes(1);
 
 const ACCES_BALAYEUR: Acces = {
   // DeleteItem and DeleteObject: the erasures recorded while their work ran (core/effacement.ts).
-  table: { actions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], index: [INDEX.ouverts], suppressionLimiteeA: ACCES_EFFACEMENT.table!.suppressionLimiteeA! },
+  // Jobs (start, run again, refund), accounts (refunds; uploads uncounted), batches (ZIPs, erasures),
+  // uploads (marked used or expired, removed) and what an erasure writes. ConditionCheckItem: an
+  // upload is removed only while no job uses it (core/televersements.ts).
+  table: {
+    actions: ['Query', 'GetItem', 'BatchGetItem', 'ConditionCheckItem'],
+    index: [INDEX.ouverts],
+    miseAJour: ['travail', 'compte', 'televersement', ...ECRITURES_EFFACEMENT.miseAJour],
+    creation: [...ECRITURES_EFFACEMENT.creation],
+    suppression: ['televersement', ...ECRITURES_EFFACEMENT.suppression],
+  },
   s3: [
     { prefixe: 'resultats', actions: ['GetObject'] },
     // AbortMultipartUpload: a ZIP over one part (8 MB) that fails midway cleans up its own upload
     // (lib-storage does it) rather than wait for the bucket's day-long cleanup rule.
-    { prefixe: 'zips', actions: ['PutObject', 'AbortMultipartUpload'] },
+    { prefixe: 'zips', actions: ['PutObject', 'PutObjectTagging', 'AbortMultipartUpload'] },
     ...ACCES_EFFACEMENT.s3!,
   ],
   demarrer: true,

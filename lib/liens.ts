@@ -24,6 +24,7 @@ import {
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
@@ -61,8 +62,11 @@ export class Liens extends Construct {
       retention: retentionJournaux(config),
       removalPolicy: politiqueDonnees(config),
     });
-    this.secret.grantRead(generateur);
-    this.secret.grantWrite(generateur);
+    // What cle-liens.ts calls, no more: grantRead/grantWrite would add DescribeSecret, UpdateSecret
+    // and UpdateSecretVersionStage, which it never calls.
+    generateur.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'], resources: [this.secret.secretArn] }),
+    );
     const cle = new CustomResource(this, 'CleLiens', {
       serviceToken: generateur.functionArn,
       resourceType: 'Custom::CleLiens',

@@ -10,6 +10,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
+  ETIQUETTE_RETENTION,
   NETTOYAGE_ENVOIS_INCOMPLETS_JOURS,
   PREFIXES,
   RETENTION_ENTREES_JOURS,
@@ -52,6 +53,14 @@ export class Stockage extends Construct {
         // Direct uploads, used by a job or not.
         { id: 'televersements', prefix: PREFIXES.televersements, expiration: Duration.days(RETENTION_TELEVERSEMENTS_JOURS) },
         { id: 'envois-incomplets', abortIncompleteMultipartUploadAfter: Duration.days(NETTOYAGE_ENVOIS_INCOMPLETS_JOURS) },
+        // Results and ZIPs carry the whole days their job or batch has left (core/retention.ts): one rule
+        // per value, so a ZIP written again late in its batch's life goes with the batch, not 90 days on.
+        // Where two rules apply, S3 applies the earlier expiration.
+        ...Array.from({ length: RETENTION_RESULTATS_JOURS }, (_, i) => ({
+          id: `${ETIQUETTE_RETENTION}-${i + 1}`,
+          tagFilters: { [ETIQUETTE_RETENTION]: String(i + 1) },
+          expiration: Duration.days(i + 1),
+        })),
       ],
     });
     Validations.of(this.bucket).acknowledge({

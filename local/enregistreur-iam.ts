@@ -121,6 +121,11 @@ const appelsS3 = (operation: string, e: Entree): Omit<AppelAws, 'fonction'>[] =>
       return [{ action: 's3:GetObject', operation, ressource: objet(e.Bucket, e.Key) }];
     case 'PutObject':
     case 'CreateMultipartUpload':
+      // Tags set by the request itself need s3:PutObjectTagging as well (S3 User Guide, "Object tagging").
+      return [
+        { action: 's3:PutObject', operation, ressource: objet(e.Bucket, e.Key) },
+        ...(e.Tagging ? [{ action: 's3:PutObjectTagging', operation, ressource: objet(e.Bucket, e.Key) }] : []),
+      ];
     case 'UploadPart':
     case 'CompleteMultipartUpload':
       return [{ action: 's3:PutObject', operation, ressource: objet(e.Bucket, e.Key) }];

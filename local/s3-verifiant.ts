@@ -11,7 +11,10 @@
  * SignatureDoesNotMatch, InvalidAccessKeyId, AccessDenied…) when it differs; otherwise it forwards
  * the request unchanged to s3rver once its body is whole, and streams the answer back. Where s3rver
  * is not S3, it answers as S3 does: 416 InvalidRange to a range on an empty object (s3rver promises
- * a byte it never sends), 204 to AbortMultipartUpload (s3rver: 405).
+ * a byte it never sends), 204 to AbortMultipartUpload (s3rver: 405), 412 PreconditionFailed to a GET
+ * whose If-Match names another ETag than the object's (s3rver ignores If-Match), and the tags of an
+ * `x-amz-tagging` header on PutObject and CreateMultipartUpload set on the object once it exists
+ * (s3rver ignores the header; it keeps tags given by PutObjectTagging, which GetObjectTagging reads).
  *
  * It computes signatures with node:crypto alone, independently of the signers it checks, and is
  * itself tested against the real SDK (test/unit/objets.test.ts), which is what makes it trusted.
@@ -199,6 +202,16 @@ const verifier = (req: http.IncomingMessage, cles: { accessKeyId: string; secret
   return s.hashCorps;
 };
 
+/** `k=v&k2=v2` (the x-amz-tagging header) → S3's Tagging document. */
+const xmlEtiquettes = (entete: string): string =>
+  `<Tagging><TagSet>${pairesQuery(entete)
+    .map(([cle, valeur]) => `<Tag><Key>${echapperXml(cle)}</Key><Value>${echapperXml(valeur)}</Value></Tag>`)
+    .join('')}</TagSet></Tagging>`;
+
+/** S3 compares ETags without their quotes; `*` matches any object. */
+const etagsEgaux = (attendu: string, etag: string | undefined): boolean =>
+  attendu.trim() === '*' || (etag !== undefined && attendu.replace(/"/g, '').trim() === etag.replace(/"/g, '').trim());
+
 /** S3's error document. */
 const xmlErreur = (code: string, message: string, autres: Record<string, string> = {}): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${echapperXml(message)}</Message>${Object.entries(autres)
@@ -210,6 +223,55 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
   const horloge = options.horloge ?? (() => new Date());
   const agent = new http.Agent({ keepAlive: true });
   const refus: Refus[] = [];
+  /** The x-amz-tagging of multipart uploads under way, by UploadId: set on the object when it is completed. */
+  const etiquettesEnvois = new Map<string, string>();
+
+  /** PutObjectTagging to s3rver (which checks no signature), for an object at `chemin` (/<bucket>/<key>). */
+  const etiqueter = (chemin: string, entete: string): Promise<number> =>
+    new Promise((resoudre, rejeter) => {
+      const corps = xmlEtiquettes(entete);
+      const requete = http.request(
+        { host: '127.0.0.1', port: options.portAmont, method: 'PUT', path: `${chemin}?tagging`, headers: { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(corps) }, agent },
+        (reponse) => {
+          reponse.resume();
+          reponse.on('end', () => resoudre(reponse.statusCode ?? 502));
+        },
+      );
+      requete.on('error', rejeter);
+      requete.end(corps);
+    });
+
+  /**
+   * What a successful answer of s3rver needs before it goes back: the tags of the PutObject or of the
+   * completed multipart upload it answers. The answer's body is held (a few hundred bytes of XML) when
+   * it carries a new upload's id.
+   */
+  const suiteEtiquettes = (req: http.IncomingMessage): ((corps: Buffer) => Promise<void>) | undefined => {
+    const url = req.url ?? '/';
+    const point = url.indexOf('?');
+    const chemin = point < 0 ? url : url.slice(0, point);
+    const query = new Map(pairesQuery(point < 0 ? '' : url.slice(point + 1)));
+    const entete = req.headers['x-amz-tagging'];
+    const tags = typeof entete === 'string' && entete !== '' ? entete : undefined;
+    if (req.method === 'PUT' && tags && query.size === 0 && req.headers['x-amz-copy-source'] === undefined) {
+      return async () => void (await etiqueter(chemin, tags));
+    }
+    if (req.method === 'POST' && tags && query.has('uploads')) {
+      return async (corps) => {
+        const id = /<UploadId>([^<]+)<\/UploadId>/.exec(corps.toString('utf8'))?.[1];
+        if (id) etiquettesEnvois.set(id, tags);
+      };
+    }
+    const envoi = query.get('uploadId');
+    if (req.method === 'POST' && envoi !== undefined && etiquettesEnvois.has(envoi)) {
+      return async () => {
+        const differees = etiquettesEnvois.get(envoi)!;
+        etiquettesEnvois.delete(envoi);
+        await etiqueter(chemin, differees);
+      };
+    }
+    return undefined;
+  };
 
   /** Answers the refusal; `corpsLu`: false when the body was never asked for (Expect: 100-continue). */
   const refuser = (req: http.IncomingMessage, res: http.ServerResponse, r: Refuse, corpsLu = true) => {
@@ -243,7 +305,32 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
         const xml = xmlErreur('InvalidRange', 'The requested range is not satisfiable', { RangeRequested: String(req.headers.range ?? ''), ActualObjectSize: '0' });
         return void res.writeHead(416, { 'content-type': 'application/xml', 'content-range': 'bytes */0', 'content-length': Buffer.byteLength(xml) }).end(xml);
       }
-      res.writeHead(reponse.statusCode ?? 502, reponse.headers);
+      // If-Match: the object must still be the one the client read before (its ETag), or nothing of it
+      // is sent. Compared on the answer's own ETag, so the bytes and the check are of one object.
+      const attendu = req.headers['if-match'];
+      const statut = reponse.statusCode ?? 502;
+      if (attendu !== undefined && statut >= 200 && statut < 300 && !etagsEgaux(attendu, reponse.headers.etag)) {
+        reponse.destroy();
+        const xml = xmlErreur('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+        return void res.writeHead(412, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) }).end(xml);
+      }
+      const suite = statut >= 200 && statut < 300 ? suiteEtiquettes(req) : undefined;
+      if (suite) {
+        const morceaux: Buffer[] = [];
+        reponse.on('data', (m: Buffer) => morceaux.push(m));
+        reponse.on('end', () => {
+          const corps = Buffer.concat(morceaux);
+          suite(corps).then(
+            () => {
+              const { 'transfer-encoding': _, ...entetes } = reponse.headers;
+              res.writeHead(statut, { ...entetes, 'content-length': corps.length }).end(corps);
+            },
+            (erreur: Error) => refuser(req, res, new Refuse(500, 'InternalError', `local S3 front, tagging: ${erreur.message}`)),
+          );
+        });
+        return;
+      }
+      res.writeHead(statut, reponse.headers);
       pipeline(reponse, res).catch(() => res.destroy());
     });
     amont.on('error', (erreur: Error & { code?: string }) => {

@@ -11,9 +11,12 @@
  *                                       fits in the bound; otherwise refund once
  *   failed (its refund failed)        → refund once, with the job's own error
  *   timed out                         → refund once
+ *   (timed out or aborted: only once the step it had invoked cannot be running any more — Step
+ *    Functions stops an execution, not the Lambda invocation it waits on; until then, leave it)
  *   batch whose jobs all ended, with no live ZIP claim → write its ZIP and close it
  *   ended batch one of whose jobs was erased           → write its ZIP again without it
- *   erasure asked while its job or batch ran           → erase it once it has ended (effacement.ts)
+ *   erasure asked while its job or batch ran, or cut short → erase it once it has ended (effacement.ts)
+ *   upload unused past its time, or erased with its job  → remove it (televersements.ts)
  *
  * Refunds and batch closes go through cycle.ts and lots.ts, which are idempotent, so a sweep that
  * races a step, or dies halfway and is repeated, changes nothing twice.
@@ -32,6 +35,7 @@ import { CODES_TRAVAIL } from './erreurs';
 import { decrireExecution, demarrerExecution, type ExecutionDecrite } from './executions';
 import { journal } from './journal';
 import { traiterDemandeEffacement } from './effacement';
+import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
 import { DUREE_RECLAMATION_MS } from './reclamation';
 import { compterRemboursement } from './mesures';
@@ -41,6 +45,11 @@ import { INDEX, OUVERTS } from './table';
 const MINUTE = 60_000;
 /** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */
 export const DUREE_MAX_EXECUTION_MS = 30 * MINUTE;
+/**
+ * The longest a step that writes a job's files may run (the tool function's timeout, 5 minutes in
+ * lib/flux.ts, with a margin): after an execution stopped, a step it invoked may run on that long.
+ */
+export const DUREE_MAX_TACHE_MS = 6 * MINUTE;
 /** A job is (re)started only if its execution can still end by then. */
 export const BORNE_RELANCE_MS = 60 * MINUTE;
 /** How often the sweeper runs on AWS (the EventBridge schedule in lib/flux.ts). */
@@ -73,7 +82,16 @@ const erreur = (code: keyof typeof CODES_TRAVAIL, message: string = CODES_TRAVAI
 });
 
 /** What to do with an open job, from its record, its execution and its age. Pure: unit-tested alone. */
-export const decider = (travail: Pick<EnregistrementTravail, 'statut' | 'tentative'>, execution: ExecutionDecrite, ageMs: number): Decision => {
+export const decider = (
+  travail: Pick<EnregistrementTravail, 'statut' | 'tentative'>,
+  execution: ExecutionDecrite,
+  ageMs: number,
+  maintenant: number = Date.now(),
+): Decision => {
+  // A stopped execution's tool step may still be writing: refunding, running again or erasing now
+  // would let it write after us (pipeline/outil.ts checks too, just before it writes).
+  const tacheEnCours = execution.arretee_le !== undefined && maintenant - execution.arretee_le < DUREE_MAX_TACHE_MS;
+  if ((execution.statut === 'TIMED_OUT' || execution.statut === 'ABORTED') && tacheEnCours) return { action: 'laisser' };
   const tientDansLaBorne = ageMs + DUREE_MAX_EXECUTION_MS <= BORNE_RELANCE_MS;
   const peutRelancer = (travail.tentative ?? 1) < TENTATIVES_MAX && tientDansLaBorne;
   const perdu = erreur('erreur_interne', 'The job was interrupted and could not be finished; its credits were refunded.');
@@ -113,6 +131,8 @@ export interface BilanBalayage {
   effacements: number;
   /** Erasures still waiting past BORNE_EFFACEMENT_MS: a legal duty left undone, it alarms. */
   effacementsEnRetard: number;
+  /** Uploads removed: unused past their time, or erased with their job once their URL was dead. */
+  televersementsRetires: number;
 }
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
@@ -167,7 +187,7 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
   if (!travail || (travail.statut !== 'en_attente' && travail.statut !== 'en_cours')) return;
   bilan.examines++;
   const age = maintenant.getTime() - Date.parse(travail.cree_le);
-  const decision = decider(travail, await decrireExecution(d, travail), age);
+  const decision = decider(travail, await decrireExecution(d, travail), age, maintenant.getTime());
   switch (decision.action) {
     case 'laisser':
       if (age > BORNE_TRAVAIL_MS) bilan.travauxEnRetard++;
@@ -216,15 +236,31 @@ const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: n
 export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage> => {
   const maintenant = d.horloge();
   const avant = new Date(maintenant.getTime() - options.ageMinimumMs);
-  const bilan: BilanBalayage = { examines: 0, demarres: 0, relances: 0, rembourses: 0, lotsFermes: 0, travauxEnRetard: 0, lotsEnRetard: 0, effacements: 0, effacementsEnRetard: 0 };
+  const bilan: BilanBalayage = {
+    examines: 0,
+    demarres: 0,
+    relances: 0,
+    rembourses: 0,
+    lotsFermes: 0,
+    travauxEnRetard: 0,
+    lotsEnRetard: 0,
+    effacements: 0,
+    effacementsEnRetard: 0,
+    televersementsRetires: 0,
+  };
   // Jobs first: refunding a batch's last job may close the batch right away.
   await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
   await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
-  // Last: the jobs and batches just ended above can be erased in the same pass.
-  await enParallele(ouverts(d, 'effacements', maintenant), async (id) => {
+  // Last: the jobs and batches just ended above can be erased in the same pass. A request younger
+  // than the minimum age may be an erasure still under way in its own HTTP call.
+  await enParallele(ouverts(d, 'effacements', avant), async (id) => {
     const issue = await traiterDemandeEffacement(d, id);
     if (issue.statut === 'efface') bilan.effacements++;
     else if (issue.statut === 'differe' && issue.demande_le && maintenant.getTime() - Date.parse(issue.demande_le) > BORNE_EFFACEMENT_MS) bilan.effacementsEnRetard++;
+  });
+  // Uploads are due by their own time (indexed by it), whatever the minimum age.
+  await enParallele(ouverts(d, 'televersements', new Date(maintenant.getTime() - MARGE_RETRAIT_MS)), async (id) => {
+    if ((await retirerTeleversement(d, id)) === 'retire') bilan.televersementsRetires++;
   });
   return bilan;
 };

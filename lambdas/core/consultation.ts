@@ -14,9 +14,10 @@ type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
 export const LIMITE_DEFAUT = 20;
 export const LIMITE_MAX = 100;
 
+/** A job's record; a listing job's claim on an upload (core/televersements.ts) shares the key space and is no job. */
 export const lireEnregistrementTravail = async (d: DepsLecture, id: string): Promise<EnregistrementTravail | undefined> => {
   const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.travail(id), ConsistentRead: true }));
-  return Item as EnregistrementTravail | undefined;
+  return Item?.type === 'utilisation' ? undefined : (Item as EnregistrementTravail | undefined);
 };
 
 export const lireEnregistrementLot = async (d: DepsLecture, id: string): Promise<EnregistrementLot | undefined> => {
@@ -30,22 +31,26 @@ export const travailDuCompte = async (d: DepsLecture, compte: string, id: string
   return travail;
 };
 
-/** Reads jobs by id (a batch has at most 50, BatchGet takes 100), retrying what DynamoDB leaves unprocessed. */
-export const lireTravaux = async (d: DepsLecture, ids: readonly string[]): Promise<EnregistrementTravail[]> => {
-  const trouves: EnregistrementTravail[] = [];
-  for (let debut = 0; debut < ids.length; debut += 100) {
-    let cles_ = ids.slice(debut, debut + 100).map((id) => cles.travail(id));
+/** Reads items by key, 100 at a time (BatchGet's most), retrying what DynamoDB leaves unprocessed. */
+export const lireParCles = async <T>(d: DepsLecture, aLire: readonly { pk: string; sk: string }[], projection?: string): Promise<T[]> => {
+  const trouves: T[] = [];
+  for (let debut = 0; debut < aLire.length; debut += 100) {
+    let cles_ = aLire.slice(debut, debut + 100);
     for (let essai = 0; cles_.length > 0; essai++) {
       if (essai > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** essai)));
       const reponse = await d.ddb.send(
-        new BatchGetCommand({ RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true } } }),
+        new BatchGetCommand({ RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } } }),
       );
-      trouves.push(...((reponse.Responses?.[d.table] ?? []) as EnregistrementTravail[]));
+      trouves.push(...((reponse.Responses?.[d.table] ?? []) as T[]));
       cles_ = (reponse.UnprocessedKeys?.[d.table]?.Keys ?? []) as typeof cles_;
     }
   }
   return trouves;
 };
+
+/** Reads jobs by id (a batch has at most 50). */
+export const lireTravaux = (d: DepsLecture, ids: readonly string[]): Promise<EnregistrementTravail[]> =>
+  lireParCles<EnregistrementTravail>(d, ids.map((id) => cles.travail(id)));
 
 export const lotDuCompte = async (
   d: DepsLecture,

@@ -104,14 +104,28 @@ export interface SortieATerminer {
 
 const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Promise<string> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
-  if (!Body) throw new Error(`empty object ${cle}`);
+  if (!Body) throw new Error("the listing text's object has no body");
   return Body.transformToString('utf-8');
 };
 
-export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket'>, id: string, sortie: SortieATerminer): Promise<FinTravail> => {
+/**
+ * Whether the execution of run `tentative` (executions.ts) is the job's current one: an older run
+ * still going (its execution aborted or timed out while a step ran on) must not end a newer one.
+ * Undefined: called by the sweeper, which decides from the job's current run.
+ */
+const estSaTentative = (travail: EnregistrementTravail, tentative: number | undefined): boolean =>
+  tentative === undefined || (travail.tentative ?? 1) === tentative;
+
+export const terminerTravail = async (
+  d: Deps & Pick<Dependances, 's3' | 'bucket'>,
+  id: string,
+  sortie: SortieATerminer,
+  tentative?: number,
+): Promise<FinTravail> => {
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') return estFin(d, travail);
+  if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
   const resultats: Resultat[] = resultatsDuTravail(travail, sortie.resultats.map((r) => r.format));
   const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
   try {
@@ -123,8 +137,9 @@ export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket
             Key: cles.travail(id),
             UpdateExpression:
               'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
-            ConditionExpression: 'statut = :en_cours',
+            ConditionExpression: `statut = :en_cours${tentative === undefined ? '' : ' AND (tentative = :tentative OR (attribute_not_exists(tentative) AND :tentative = :un))'}`,
             ExpressionAttributeValues: {
+              ...(tentative === undefined ? {} : { ':tentative': tentative, ':un': 1 }),
               ':termine': 'termine',
               ':en_cours': 'en_cours',
               ':maintenant': d.horloge().toISOString(),
@@ -154,10 +169,12 @@ export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket
  * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
  * already `termine` is never refunded.
  */
-export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob): Promise<FinTravail & { rembourse: boolean }> => {
+export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
+  // A newer run has the job: this older one's failure is not the job's.
+  if (!estSaTentative(travail, tentative)) return { lot_a_finaliser: false, rembourse: false };
   try {
     await avecReessais(d, {
       TransactItems: [
@@ -166,8 +183,9 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob):
             TableName: d.table,
             Key: cles.travail(id),
             UpdateExpression: 'SET statut = :echec, termine_le = :maintenant, erreur = :erreur, rembourse = :vrai REMOVE gsi3pk, gsi3sk',
-            ConditionExpression: 'statut IN (:en_attente, :en_cours)',
+            ConditionExpression: `statut IN (:en_attente, :en_cours)${tentative === undefined ? '' : ' AND (tentative = :tentative OR (attribute_not_exists(tentative) AND :tentative = :un))'}`,
             ExpressionAttributeValues: {
+              ...(tentative === undefined ? {} : { ':tentative': tentative, ':un': 1 }),
               ':echec': 'echec',
               ':en_attente': 'en_attente',
               ':en_cours': 'en_cours',

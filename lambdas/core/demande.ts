@@ -28,11 +28,13 @@ export interface ImagePrete {
   entree: { url: string } | { octets: Buffer; format: FormatImage } | { televersement: string } | EntreeTeleversee;
 }
 
-/** An upload once checked: where it is in S3, and what it is. */
+/** An upload once checked: where it is in S3, what it is, and which version of the object was checked. */
 export interface EntreeTeleversee {
   cle: string;
   format: FormatImage;
   televersement: string;
+  /** The ETag of the object whose bytes were checked: the tool step reads that object only (If-Match). */
+  etag: string;
 }
 
 export const estTeleversee = (entree: ImagePrete['entree'] | undefined): entree is EntreeTeleversee => entree !== undefined && 'cle' in entree;

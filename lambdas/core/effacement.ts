@@ -7,20 +7,32 @@
  * (`Idempotency-Key`). What stays: the account, its balance (an erasure neither refunds nor charges)
  * and the hashes of its keys.
  *
- * Files first, records last: an erasure cut short leaves records that still name what is left, and
- * the same call, repeated, finishes it. A job that has not ended, or a batch whose ZIP is being
- * written, cannot be erased at once (its step would write files after us): the erasure is recorded
- * (`EFFACEMENT#<id>`, in the `ouverts` index) and the sweeper does it once the work has ended.
+ * The order holds under any crash or race:
+ *   1. the request is recorded (`EFFACEMENT#<id>`, in the sweeper's `ouverts` index): whatever stops
+ *      the erasure after this, the sweeper finishes it;
+ *   2. a job of a batch takes the batch's claim (core/reclamation.ts), as a ZIP writer would: no ZIP
+ *      is written from its jobs while their files go, and a ZIP writer that took the claim over
+ *      (ours expired) skips the jobs whose erasure is recorded (core/lots.ts);
+ *   3. files;
+ *   4. records last, in one transaction that also releases the claim: an erasure cut short leaves
+ *      records that still name what is left, and the same call, repeated, finishes it.
+ * A job that has not ended, or a batch whose ZIP is being written, cannot be erased at once (its step
+ * would write files after us): the recorded request waits, and the sweeper does it once the work has
+ * ended. The request's `Idempotency-Key` outlives the erasure, without its stored answer
+ * (core/idempotence.ts): a replay within its 24 hours starts and charges nothing. An upload's record
+ * becomes a nameless tombstone until its URL is dead, so that a file PUT with it afterwards goes too.
  */
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
 import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
+import { marquerEfface } from './idempotence';
 import { EXTENSIONS, type FormatImage } from './images';
-import { DUREE_RECLAMATION_MS, RECLAMATION_LIBRE } from './reclamation';
+import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { parPaquets } from './paquets';
 import { cles, OUVERTS } from './table';
+import { elementTeleversementEfface, retirerTeleversement } from './televersements';
 
 export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
 
@@ -44,9 +56,6 @@ export type Issue =
   /** Nothing to erase any more (already erased, maybe by a concurrent call). */
   | { statut: 'absent' };
 
-/** Who holds a batch's claim (core/lots.ts) while erasing it: any eraser may take over another's. */
-const EFFACEUR = 'effacement';
-
 const FORMATS = Object.keys(EXTENSIONS) as FormatImage[];
 
 const estOuvert = (t: Pick<EnregistrementTravail, 'statut'>): boolean => t.statut === 'en_attente' || t.statut === 'en_cours';
@@ -66,46 +75,104 @@ export const fichiersDuTravail = (t: EnregistrementTravail): { enregistres: stri
   return { enregistres, tous: [...new Set([...enregistres, ...possibles])] };
 };
 
-/** The records that go with a job's: its uploads', its request's stored answer, a pending erasure. */
-const enregistrementsLies = (t: EnregistrementTravail) => [
-  ...t.entrees.flatMap((e) => {
-    const id = e.type === 's3' ? idTeleversement(t.compte, e.cle) : undefined;
-    return id ? [cles.televersement(id)] : [];
-  }),
-  ...(t.idempotence !== undefined ? [cles.idempotence(t.compte, t.idempotence)] : []),
-  cles.effacement(t.id),
+/** The uploads a job used: their ids. */
+const televersementsDuTravail = (t: EnregistrementTravail): string[] => [
+  ...new Set(
+    t.entrees.flatMap((e) => {
+      const id = e.type === 's3' ? idTeleversement(t.compte, e.cle) : undefined;
+      return id ? [id] : [];
+    }),
+  ),
 ];
 
-const clesUniques = <T extends { pk: string }>(liste: T[]): T[] => [...new Map(liste.map((c) => [c.pk, c])).values()];
+type ElementTransaction = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
-const reclamationVive = (lot: EnregistrementLot, maintenant: number): boolean =>
-  lot.finaliseur !== undefined && lot.finaliseur !== EFFACEUR && (lot.reclame_jusqua ?? 0) > maintenant;
+/**
+ * The records that go with a job's, as transaction items: its claims on uploads (a listing job's), its
+ * uploads' records turned into tombstones, its recorded erasure.
+ */
+const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: Date): ElementTransaction[] => {
+  const televersements = televersementsDuTravail(t);
+  return [
+    ...televersements.filter((id) => id !== t.id).map((id) => ({ Delete: { TableName: d.table, Key: cles.travail(id) } })),
+    ...televersements.map((id) => elementTeleversementEfface(d.table, t.compte, id, t.cree_le, maintenant)),
+    { Delete: { TableName: d.table, Key: cles.effacement(t.id) } },
+  ];
+};
 
 const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } =>
   (erreur as Error).name === 'TransactionCanceledException';
 
 /**
+ * The batch's claim, for the erasure `moi`: taken from no one, from the same erasure cut short earlier,
+ * or from a holder whose claim has expired. The batch as it is once claimed, or who holds it.
+ */
+const reclamerPourEffacer = async (
+  d: DepsEffacement,
+  lotId: string,
+  moi: string,
+): Promise<{ lot: EnregistrementLot } | { tenu_par: string | undefined } | undefined> => {
+  const maintenant = d.horloge().getTime();
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.lot(lotId),
+        UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
+        ConditionExpression: `attribute_exists(pk) AND ${RECLAMATION_LIBRE}`,
+        ExpressionAttributeValues: { ':moi': moi, ':maintenant': maintenant, ':jusqua': maintenant + DUREE_RECLAMATION_MS },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { lot: Attributes as EnregistrementLot };
+  } catch (erreur) {
+    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    const ancien = (erreur as { Item?: Record<string, { S?: string }> }).Item;
+    return ancien ? { tenu_par: ancien.finaliseur?.S } : undefined;
+  }
+};
+
+/** Another erasure of the same batch holds it for milliseconds: wait a little, with jitter, rather than defer. */
+const patienter = (essai: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 25 * 2 ** essai)));
+const ESSAIS_EFFACEMENT = 8;
+
+/**
  * Erases one ended job. In a batch, the job leaves the batch in the same transaction (its counters
- * drop by one), guarded by the batch's claim: while a ZIP is written from the batch's jobs, none can
- * go. An ended batch's ZIP is deleted first and written again without the job by the sweeper; a batch
- * left with no job is erased with it.
+ * drop by one) that releases the batch's claim, taken before any file went. An ended batch's ZIP is
+ * deleted and written again without the job by the sweeper; a batch left with no job is erased with it.
  */
 export const effacerTravailEnregistre = async (d: DepsEffacement, travail: EnregistrementTravail): Promise<Issue> => {
+  await demanderEffacement(d, 'travail', travail.id, travail.compte);
   if (estOuvert(travail)) return { statut: 'differe', raison: 'it has not ended' };
   const fichiers = fichiersDuTravail(travail);
-  for (let essai = 0; essai < 5; essai++) {
+  const moi = effaceur(travail.id);
+  for (let essai = 0; essai < ESSAIS_EFFACEMENT; essai++) {
     const maintenant = d.horloge();
-    const lot = travail.lot ? await lireEnregistrementLot(d, travail.lot) : undefined;
-    if (lot && reclamationVive(lot, maintenant.getTime())) return { statut: 'differe', raison: `the ZIP of its batch ${lot.id} is being written` };
+    let lot = travail.lot ? await lireEnregistrementLot(d, travail.lot) : undefined;
+    if (lot && lot.travaux.includes(travail.id)) {
+      const prise = await reclamerPourEffacer(d, lot.id, moi);
+      if (!prise) {
+        lot = undefined; // the batch was erased meanwhile: the job goes alone (or is gone too)
+      } else if ('tenu_par' in prise) {
+        if (!estEffaceur(prise.tenu_par)) return { statut: 'differe', raison: `the ZIP of its batch ${travail.lot} is being written` };
+        await patienter(essai);
+        continue;
+      } else {
+        lot = prise.lot;
+      }
+    }
     const position = lot ? lot.travaux.indexOf(travail.id) : -1;
     const dernier = lot !== undefined && position >= 0 && lot.travaux.length === 1;
     const zip = lot && (lot.statut !== 'en_cours' || dernier) ? [cleZip(lot.compte, lot.id)] : [];
     await d.objets.supprimer([...fichiers.tous, ...zip]);
+    if (travail.idempotence !== undefined) await marquerEfface(d, travail.compte, travail.idempotence);
 
     // The list's length is part of the guard: two erasures removing different jobs from the same list
     // would otherwise both pass (a lower index does not move), and neither would see it was the last.
-    const garde = { ':moi': EFFACEUR, ':maintenant': maintenant.getTime(), ':id': travail.id, ':taille': lot?.travaux.length ?? 0 };
-    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    // Holding the claim is too: a ZIP writer that took it over is writing from this list.
+    const garde = { ':moi': moi, ':id': travail.id, ':taille': lot?.travaux.length ?? 0 };
+    const items: ElementTransaction[] = [
       {
         Delete: {
           TableName: d.table,
@@ -114,12 +181,12 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
           ExpressionAttributeValues: { ':termine': 'termine', ':echec': 'echec' },
         },
       },
-      ...clesUniques(enregistrementsLies(travail)).map((Key) => ({ Delete: { TableName: d.table, Key } })),
+      ...elementsLies(d, travail, maintenant),
     ];
     if (lot && position >= 0) {
       if (dernier) {
         items.push({
-          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: `travaux[0] = :id AND size(travaux) = :taille AND ${RECLAMATION_LIBRE}`, ExpressionAttributeValues: garde },
+          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'travaux[0] = :id AND size(travaux) = :taille AND finaliseur = :moi', ExpressionAttributeValues: garde },
         });
       } else {
         const ferme = lot.statut !== 'en_cours';
@@ -131,8 +198,8 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
             // An ended batch goes back to the sweeper's `ouverts`, which writes its ZIP again (core/lots.ts).
             UpdateExpression: `SET #total = #total - :un, termines = termines - :t, echecs = echecs - :e${
               ferme ? ', zip_a_refaire = :oui, derniere_fin = :date, gsi3pk = :p, gsi3sk = :sk' : ''
-            } REMOVE travaux[${position}]${ferme ? ', zip_cle' : ''}`,
-            ConditionExpression: `travaux[${position}] = :id AND size(travaux) = :taille AND ${RECLAMATION_LIBRE}`,
+            } REMOVE travaux[${position}], finaliseur, reclame_jusqua${ferme ? ', zip_cle' : ''}`,
+            ConditionExpression: `travaux[${position}] = :id AND size(travaux) = :taille AND finaliseur = :moi`,
             ExpressionAttributeNames: { '#total': 'total' },
             ExpressionAttributeValues: {
               ...garde,
@@ -150,8 +217,8 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     } catch (erreur) {
       if (!annule(erreur)) throw erreur;
       const raisons = erreur.CancellationReasons ?? [];
-      // The job is gone: another erasure did it. The batch moved under us (another job erased, a ZIP
-      // claimed): read it again.
+      // The job is gone: another erasure did it. The batch moved under us (another job erased, its
+      // claim released by another eraser or taken over by a ZIP writer): read it again.
       if (raisons[0]?.Code === 'ConditionalCheckFailed') return { statut: 'absent' };
       if (raisons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ConditionalCheckFailed')) continue;
       throw erreur;
@@ -167,7 +234,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
       },
     };
   }
-  return { statut: 'differe', raison: `its batch ${travail.lot} kept changing` };
+  return { statut: 'differe', raison: `other erasures of its batch ${travail.lot} are under way` };
 };
 
 /**
@@ -175,42 +242,39 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
  * so no ZIP can be written from jobs being erased; the batch record goes last.
  */
 export const effacerLotEnregistre = async (d: DepsEffacement, lot: EnregistrementLot): Promise<Issue> => {
+  await demanderEffacement(d, 'lot', lot.id, lot.compte);
   if (lot.statut === 'en_cours') return { statut: 'differe', raison: 'some of its jobs have not ended' };
   const maintenant = d.horloge();
-  try {
-    await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.lot(lot.id),
-        UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
-        ConditionExpression: `attribute_exists(pk) AND statut <> :en_cours AND ${RECLAMATION_LIBRE}`,
-        ExpressionAttributeValues: {
-          ':moi': EFFACEUR,
-          ':maintenant': maintenant.getTime(),
-          ':jusqua': maintenant.getTime() + DUREE_RECLAMATION_MS,
-          ':en_cours': 'en_cours',
-        },
-      }),
-    );
-  } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-    return (await lireEnregistrementLot(d, lot.id)) ? { statut: 'differe', raison: 'its ZIP is being written' } : { statut: 'absent' };
+  let actuel: EnregistrementLot;
+  for (let essai = 0; ; essai++) {
+    const prise = await reclamerPourEffacer(d, lot.id, effaceur(lot.id));
+    if (!prise) return { statut: 'absent' };
+    if ('lot' in prise) {
+      // As it is now: erasures of its jobs may have taken some out.
+      actuel = prise.lot;
+      break;
+    }
+    // An erasure of one of its jobs holds it for milliseconds; a ZIP writer for longer.
+    if (!estEffaceur(prise.tenu_par) || essai >= ESSAIS_EFFACEMENT) {
+      return { statut: 'differe', raison: estEffaceur(prise.tenu_par) ? 'erasures of its jobs are under way' : 'its ZIP is being written' };
+    }
+    await patienter(essai);
   }
-  const travaux = (await lireTravaux(d, lot.travaux)).sort((a, b) => a.index - b.index);
+  const travaux = (await lireTravaux(d, actuel.travaux)).sort((a, b) => a.index - b.index);
   const parTravail = travaux.map((t) => fichiersDuTravail(t));
   await d.objets.supprimer([...new Set([...parTravail.flatMap((f) => f.tous), cleZip(lot.compte, lot.id)])]);
+  // Every job of a batch came from one request: one Idempotency-Key.
+  for (const cle of new Set(travaux.flatMap((t) => (t.idempotence !== undefined ? [t.idempotence] : [])))) await marquerEfface(d, lot.compte, cle);
   await parPaquets(travaux, 8, async (t) => {
     await d.ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [cles.travail(t.id), ...clesUniques(enregistrementsLies(t))].map((Key) => ({ Delete: { TableName: d.table, Key } })),
-      }),
+      new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: d.table, Key: cles.travail(t.id) } }, ...elementsLies(d, t, maintenant)] }),
     );
   });
   try {
     await d.ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'finaliseur = :moi', ExpressionAttributeValues: { ':moi': EFFACEUR } } },
+          { Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'finaliseur = :moi', ExpressionAttributeValues: { ':moi': effaceur(lot.id) } } },
           { Delete: { TableName: d.table, Key: cles.effacement(lot.id) } },
         ],
       }),
@@ -294,34 +358,38 @@ export const effacerCompte = async (
   // What work still running needs: its files, named or under its job's or batch's id.
   const retenus = new Set<string>();
   const proteges = new Set<string>();
-  const compter = (issue: Issue, quoi: 'travail' | 'lot', id: string, garder: EnregistrementTravail[]) => {
+  const compter = (issue: Issue, id: string, garder: EnregistrementTravail[]) => {
     if (issue.statut === 'efface') {
       bilan.travaux += issue.effacement.travaux.length;
       bilan.lots += issue.effacement.lots.length;
       bilan.fichiers += issue.effacement.fichiers;
     } else if (issue.statut === 'differe') {
+      // Recorded by the erasure itself: the sweeper does it once the work has ended.
       bilan.differes.push(id);
       proteges.add(id);
       for (const t of garder) {
         proteges.add(t.id);
         for (const cle of fichiersDuTravail(t).tous) retenus.add(cle);
       }
-      return demanderEffacement(d, quoi, id, compte);
     }
-    return undefined;
   };
   for (const lotId of new Set(travaux.flatMap((t) => (t.lot ? [t.lot] : [])))) {
     const lot = await lireEnregistrementLot(d, lotId);
     if (!lot) continue;
-    await compter(await effacerLotEnregistre(d, lot), 'lot', lotId, travaux.filter((t) => t.lot === lotId));
+    compter(await effacerLotEnregistre(d, lot), lotId, travaux.filter((t) => t.lot === lotId));
   }
-  for (const t of travaux.filter((t) => !t.lot)) await compter(await effacerTravailEnregistre(d, t), 'travail', t.id, [t]);
+  for (const t of travaux.filter((t) => !t.lot)) compter(await effacerTravailEnregistre(d, t), t.id, [t]);
 
-  const televersements = await toutDuCompte<{ id: string; cle: string }>(d, compte, 'TELEVERSEMENT#');
+  // Uploads no running job uses: unused ones uncounted from the account; every object goes now, and a
+  // record whose URL may still put a file stays, nameless, until the sweeper removes that too.
+  const televersements = await toutDuCompte<{ id: string; cle: string; cree_le: string }>(d, compte, 'TELEVERSEMENT#');
   const libres = televersements.filter((t) => !retenus.has(t.cle));
-  await d.objets.supprimer(libres.map((t) => t.cle));
   await parPaquets(libres, 8, async (t) => {
-    await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cles.televersement(t.id) }));
+    if ((await retirerTeleversement(d, t.id, { effacer: true })) === 'utilise') {
+      // Its job is gone already (an erasure before this record was a tombstone): the same end.
+      await d.ddb.send(new TransactWriteCommand({ TransactItems: [elementTeleversementEfface(d.table, compte, t.id, t.cree_le, d.horloge())] }));
+      await retirerTeleversement(d, t.id);
+    }
   });
   bilan.televersements = libres.length;
 

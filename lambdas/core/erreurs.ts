@@ -25,8 +25,12 @@ export const CODES_API = {
   idempotency_key_reused: 422,
   /** An erasure asked while its job runs or its batch's ZIP is written: recorded, done when that ends. */
   still_running: 409,
+  /** A replay of an Idempotency-Key whose work was erased meanwhile: nothing is started again (core/idempotence.ts). */
+  work_erased: 409,
   rate_limited: 429,
   too_many_pending_jobs: 429,
+  /** More uploads announced and not yet used than an account may have (core/televersements.ts). */
+  too_many_pending_uploads: 429,
   internal_error: 500,
   /** The request could not be finished in time; says whether anything may have been recorded. */
   service_unavailable: 503,

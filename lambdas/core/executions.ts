@@ -16,11 +16,16 @@ export interface EntreeExecution {
   compte: string;
   lot: string | null;
   outil: IdOutil;
+  /**
+   * Which run of the job this execution is (1, or 2 for the sweeper's re-run): a step of an older run
+   * that is still going (a timed-out or aborted execution's Lambda runs on) must not write for the newer.
+   */
+  tentative?: number;
 }
 
 type TravailExecutable = Pick<EnregistrementTravail, 'id' | 'compte' | 'lot' | 'outil'> & { tentative?: number };
 
-export const entreeExecution = (t: TravailExecutable): EntreeExecution => ({ travail: t.id, compte: t.compte, lot: t.lot, outil: t.outil });
+export const entreeExecution = (t: TravailExecutable): EntreeExecution => ({ travail: t.id, compte: t.compte, lot: t.lot, outil: t.outil, tentative: t.tentative ?? 1 });
 
 export const nomExecution = (t: Pick<TravailExecutable, 'id' | 'tentative'>): string =>
   (t.tentative ?? 1) <= 1 ? t.id : `${t.id}-${t.tentative}`;
@@ -47,6 +52,8 @@ export interface ExecutionDecrite {
   statut: StatutExecution;
   /** For a FAILED execution: the error and cause its last state reported. */
   erreur?: { Error?: string; Cause?: string };
+  /** When an ended execution stopped (epoch ms): a task it had invoked may run on after that (balayage.ts). */
+  arretee_le?: number;
 }
 
 export const decrireExecution = async (d: Pick<Dependances, 'sfn' | 'machine'>, travail: Pick<TravailExecutable, 'id' | 'tentative'>): Promise<ExecutionDecrite> => {
@@ -55,6 +62,7 @@ export const decrireExecution = async (d: Pick<Dependances, 'sfn' | 'machine'>, 
     return {
       statut: (sortie.status ?? 'RUNNING') as StatutExecution,
       ...(sortie.status === 'FAILED' ? { erreur: { Error: sortie.error, Cause: sortie.cause } } : {}),
+      ...(sortie.stopDate ? { arretee_le: sortie.stopDate.getTime() } : {}),
     };
   } catch (erreur) {
     if (erreur instanceof ExecutionDoesNotExist) return { statut: 'ABSENTE' };

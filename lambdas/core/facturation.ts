@@ -60,8 +60,13 @@ export interface Debit {
   reponse: Lancement;
   /** Epoch ms by which the request must have answered. */
   echeance: number;
-  /** Uploads the jobs use: marked used in the same transaction, once. */
+  /**
+   * Uploads that listing jobs use: claimed in the same transaction, once (core/televersements.ts). A
+   * one-image job from an upload needs no claim: its id is the upload's.
+   */
   utilisations?: { televersement: string; travail: string }[];
+  /** How many uploads the jobs use in all (claimed, or taken as a job's id): the account's count of outstanding uploads drops by that. */
+  televersements?: number;
 }
 
 const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
@@ -73,10 +78,18 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
       Update: {
         TableName: d.table,
         Key: cles.compte(requete.compte),
-        UpdateExpression: 'SET credits = credits - :cout, en_attente = en_attente + :n',
+        // The uploads the jobs use stop counting as outstanding (core/televersements.ts) in the same write.
+        UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
+          debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
+        }`,
         // The balance and the pending limit are checked by the very write that debits.
         ConditionExpression: 'credits >= :cout AND en_attente <= :max_avant',
-        ExpressionAttributeValues: { ':cout': cout, ':n': travaux.length, ':max_avant': MAX_TRAVAUX_EN_ATTENTE - travaux.length },
+        ExpressionAttributeValues: {
+          ':cout': cout,
+          ':n': travaux.length,
+          ':max_avant': MAX_TRAVAUX_EN_ATTENTE - travaux.length,
+          ...(debit.televersements ? { ':t': debit.televersements } : {}),
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
@@ -109,7 +122,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
       },
     });
   }
-  for (const u of debit.utilisations ?? []) items.push(elementUtilisation(d.table, requete.compte, u.televersement, u.travail, maintenant));
+  for (const u of debit.utilisations ?? []) items.push(elementUtilisation(d.table, requete.compte, u.televersement, u.travail, expire_a));
   if (requete.cleIdempotence !== undefined) {
     items.push(elementIdempotence(d.table, { ...requete, cleIdempotence: requete.cleIdempotence }, debit.reponse, maintenant));
   }

@@ -70,7 +70,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     const entrees: Entree[] = groupe.map((image, rang) => {
       if ('url' in image.entree) return { type: 'url', url: image.entree.url };
       // An upload is already in S3, checked: the job reads it where it is.
-      if (estTeleversee(image.entree)) return { type: 's3', cle: image.entree.cle };
+      if (estTeleversee(image.entree)) return { type: 's3', cle: image.entree.cle, etag: image.entree.etag };
       if ('octets' in image.entree) return { type: 's3', cle: cleEntree(requete.compte, id, rang, image.entree.format) };
       throw new Error(`upload ${image.entree.televersement} was not checked`);
     });
@@ -126,7 +126,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     await d.objets.deposer(t.cle, t.octets, TYPES_MIME[t.format]);
   });
 
-  // Uploads shared into one job (annonce) are marked used by the debit, each under its own condition.
+  // Uploads of a listing job are claimed by the debit, each under its own condition (televersements.ts).
   const utilisations = travaux.flatMap((travail, i) =>
     groupes[i]!.flatMap((image) =>
       estTeleversee(image.entree) && image.entree.televersement !== travail.id ? [{ televersement: image.entree.televersement, travail: travail.id }] : [],
@@ -134,7 +134,8 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   );
   const reponse: Lancement = { lot: lotId, outil: demande.outil, cout_total, travaux: travaux.map((t) => versTravail(t, d.signer)), echecs };
   try {
-    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations });
+    const televersees = pretes.filter((p) => estTeleversee(p.entree)).length;
+    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations, televersements: televersees });
   } catch (erreur) {
     if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable')) await supprimerEntrees(d, televersements.map((t) => t.cle));
     if (erreur instanceof ErreurApi && erreur.code === 'idempotency_key_reused') {
@@ -164,7 +165,7 @@ const resoudreTeleversements = async (
     pretes: pretes.flatMap((p) => {
       if (!('televersement' in p.entree)) return [p];
       const t = parIndex.get(p.index);
-      return t ? [{ index: p.index, nom: t.nom, entree: { cle: t.cle, format: t.format, televersement: t.id } }] : [];
+      return t ? [{ index: p.index, nom: t.nom, entree: { cle: t.cle, format: t.format, televersement: t.id, etag: t.etag } }] : [];
     }),
     echecs: [...echecs, ...illisibles.map((i) => ({ index: i.index, code: 'invalid_image', message: i.message }))].sort((a, b) => a.index - b.index),
   };

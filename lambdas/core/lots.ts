@@ -7,15 +7,22 @@
  *
  * The same path writes the ZIP of an ended batch anew when one of its jobs was erased
  * (`zip_a_refaire`, core/effacement.ts): the sweeper finds such a batch in `ouverts` again.
+ *
+ * Erasures and ZIP writers take the same claim, so neither works on files the other is deleting or
+ * reading. When a writer takes over the expired claim of an erasure that was cut short, it leaves out
+ * the jobs whose erasure is recorded (their files may be half gone); the erasure, finished later by
+ * the sweeper, has the ZIP written again. A failed attempt releases its claim at once, so an erasure
+ * waiting on it goes ahead rather than wait for it to expire.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { lireEnregistrementLot, lireTravaux } from './consultation';
+import { lireEnregistrementLot, lireParCles, lireTravaux } from './consultation';
 import type { Dependances } from './dependances';
 import { statutFinalLot } from './modele';
 import { cles } from './table';
 import { ecrireZip } from './zip';
 import { cleZip } from './cles-s3';
 import { DUREE_RECLAMATION_MS, RECLAMATION_LIBRE } from './reclamation';
+import { ETIQUETTE_RETENTION, joursRestants } from './retention';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket'>;
 
@@ -40,17 +47,50 @@ const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boole
   }
 };
 
+/** Gives the claim back after a failed attempt: whoever comes next (an erasure, the sweeper) need not wait for it to expire. */
+const liberer = async (d: Deps, lot: string, finaliseur: string): Promise<void> => {
+  await d.ddb
+    .send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cles.lot(lot),
+        UpdateExpression: 'REMOVE finaliseur, reclame_jusqua',
+        ConditionExpression: 'finaliseur = :moi',
+        ExpressionAttributeValues: { ':moi': finaliseur },
+      }),
+    )
+    .catch((erreur: unknown) => {
+      if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    });
+};
+
+/** The jobs among these whose erasure is recorded and not yet done (core/effacement.ts). */
+const effacementsEnAttente = async (d: Deps, ids: readonly string[]): Promise<Set<string>> =>
+  new Set((await lireParCles<{ id: string }>(d, ids.map((id) => cles.effacement(id)), 'id')).map((e) => e.id));
+
 /** `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper). */
 export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   if (!(await reclamer(d, lotId, finaliseur))) return { finalise: false };
+  try {
+    return await ecrireEtFermer(d, lotId, finaliseur);
+  } catch (erreur) {
+    await liberer(d, lotId, finaliseur).catch(() => undefined);
+    throw erreur;
+  }
+};
+
+const ecrireEtFermer = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   const lot = await lireEnregistrementLot(d, lotId);
   if (!lot) return { finalise: false };
-  const travaux = (await lireTravaux(d, lot.travaux)).sort((a, b) => a.index - b.index);
+  const [travaux, effaces] = await Promise.all([lireTravaux(d, lot.travaux), effacementsEnAttente(d, lot.travaux)]);
   const fichiers = travaux
-    .filter((t) => t.statut === 'termine')
+    .sort((a, b) => a.index - b.index)
+    .filter((t) => t.statut === 'termine' && !effaces.has(t.id))
     .flatMap((t) => t.resultats.map((r) => ({ cle: r.cle, nom: r.fichier })));
-  const zip = fichiers.length > 0 ? cleZip(lot.compte, lot.id) : null;
-  if (zip) await ecrireZip({ s3: d.s3, bucket: d.bucket, cle: zip, fichiers });
+  // No ZIP that would outlive the batch's 90 days (written again after an erasure on its last day).
+  const jours = joursRestants(lot.cree_le, d.horloge());
+  const zip = fichiers.length > 0 && jours >= 1 ? cleZip(lot.compte, lot.id) : null;
+  if (zip) await ecrireZip({ s3: d.s3, bucket: d.bucket, cle: zip, fichiers, etiquettes: `${ETIQUETTE_RETENTION}=${jours}` });
   try {
     await d.ddb.send(
       new UpdateCommand({

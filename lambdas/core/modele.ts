@@ -11,8 +11,12 @@ export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
 export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';
 export type Source = 'web' | 'api' | 'mcp';
 
-/** Where a job's input image is: uploaded with the request (S3) or to fetch from an https URL. */
-export type Entree = { type: 's3'; cle: string } | { type: 'url'; url: string };
+/**
+ * Where a job's input image is: in S3 (sent with the request, or a direct upload) or to fetch from an
+ * https URL. A direct upload's object can be PUT again while its signed URL lives, so its entry pins
+ * the ETag of the object that POST /travaux checked: the tool step decodes that object or nothing.
+ */
+export type Entree = { type: 's3'; cle: string; etag?: string } | { type: 'url'; url: string };
 
 export interface Resultat {
   /** S3 key of the result file. */

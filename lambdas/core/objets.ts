@@ -26,9 +26,10 @@ export interface Objets {
   /**
    * The first `n` bytes of an object and its whole size; undefined when it is not there (404, or the
    * 403 AccessDenied AWS gives for a missing key to a role that may not list the bucket); an empty
-   * object (416 to a range) gives { octets: empty, taille: 0 }.
+   * object (416 to a range) gives { octets: empty, taille: 0 }. `etag`: the ETag of the object these
+   * bytes come from, so that what was checked can be read again, and only it (If-Match).
    */
-  lireDebut(cle: string, n: number): Promise<{ octets: Buffer; taille: number } | undefined>;
+  lireDebut(cle: string, n: number): Promise<{ octets: Buffer; taille: number; etag?: string } | undefined>;
   /** Deletes objects (one DELETE per key, a few at a time); a missing key is not an error. */
   supprimer(cles: readonly string[]): Promise<void>;
   /** A presigned PUT URL that accepts exactly this Content-Type and Content-Length (both signed). */
@@ -181,10 +182,11 @@ export const objetsSignes = (config: ConfigObjets): Objets => {
         if (code === undefined || code === 'AccessDenied') return undefined;
         throw erreur('GetObject', statut, corps);
       }
-      if (statut === 416) return { octets: Buffer.alloc(0), taille: 0 };
+      const etag = entete(entetes, 'etag');
+      if (statut === 416) return { octets: Buffer.alloc(0), taille: 0, ...(etag ? { etag } : {}) };
       // 206: "bytes 0-499/1234"; 200 when the server ignored the range: the whole object.
       const total = /\/(\d+)$/.exec(entete(entetes, 'content-range') ?? '')?.[1];
-      return { octets: corps.subarray(0, n), taille: total ? Number(total) : corps.length };
+      return { octets: corps.subarray(0, n), taille: total ? Number(total) : corps.length, ...(etag ? { etag } : {}) };
     },
 
     supprimer: async (cles) => {

@@ -56,14 +56,16 @@ export const SchemaErreur = v.object({
     televersement: extra(v.string(), 'Id of the upload the error is about (POST /televersements).'),
     raison: extra(
       v.picklist(['inconnu', 'non_recu', 'expire', 'deja_utilise']),
-      'Why an upload was refused: unknown or another account\'s, file not yet PUT, past its 24 hours, already used.',
+      'Why an upload was refused: unknown or another account\'s, file not yet PUT, past its 30 minutes, already used.',
     ),
     taille: extra(entier, 'Size announced for the file, in bytes (413 on POST /televersements).'),
     max_octets: extra(entier, 'Largest image accepted, in bytes (413 image_too_large).'),
     largeur: extra(entier, 'Width of the image in pixels (413 image_too_large over the megapixel limit).'),
     hauteur: extra(entier, 'Height of the image in pixels (413 image_too_large over the megapixel limit).'),
     max_pixels: extra(entier, 'Most pixels an image may have (413 image_too_large).'),
-    max: extra(entier, 'The limit that was passed: images per batch (413 too_many_images) or pending jobs (429 too_many_pending_jobs).'),
+    max: extra(entier, 'The limit that was passed: images per batch (413 too_many_images), pending jobs (429 too_many_pending_jobs) or uploads waiting to be used (429 too_many_pending_uploads).'),
+    televersements_ouverts: extra(entier, 'Uploads of the account announced and not yet used (429 too_many_pending_uploads).'),
+    efface_le: extra(v.nullable(dateHeure), 'When the work an Idempotency-Key started was erased (409 work_erased).'),
     credits: extra(entier, 'Balance of the account (402 insufficient_credits).'),
     requis: extra(entier, 'Credits the request costs (402 insufficient_credits).'),
     en_attente: extra(entier, 'Jobs of the account not yet ended (429 too_many_pending_jobs).'),
@@ -127,6 +129,10 @@ const SchemaTeleversement = v.strictObject({
   methode: v.literal('PUT'),
   entetes: v.pipe(v.strictObject({ 'Content-Type': v.string() }), v.description('Headers the PUT must carry, exactly.')),
   expire_le: v.pipe(dateHeure, v.description('The URL works until then (15 minutes).')),
+  utilisable_jusqua: v.pipe(
+    dateHeure,
+    v.description('A POST /travaux can name the upload until then (30 minutes after the announcement); an upload still unused is then deleted, object and record.'),
+  ),
 });
 
 export const SchemaTeleversements = v.strictObject({ televersements: v.array(SchemaTeleversement) });
@@ -365,6 +371,15 @@ const EXEMPLES_ERREUR = {
   401: { cle: exempleErreur(new ErreurApi('unauthorized', 'Invalid or revoked API key.')) },
   404: { introuvable: exempleErreur(new ErreurApi('not_found', `No job ${ID_TRAVAIL}.`)) },
   402: { credits: exempleErreur(new ErreurApi('insufficient_credits', 'This request costs 10 credits; the balance is 4.', { credits: 4, requis: 10 })) },
+  409: {
+    efface: exempleErreur(
+      new ErreurApi(
+        'work_erased',
+        'The work this Idempotency-Key started was erased on 2026-01-03T09:00:00.000Z: nothing was started or charged. To start it again, send the request with a new Idempotency-Key.',
+        { efface_le: '2026-01-03T09:00:00.000Z' },
+      ),
+    ),
+  },
   429: {
     cadence: exempleErreur(new ErreurApi('rate_limited', 'More than 120 requests per minute on this key: retry in 17 s.', { retry_after: 17 })),
   },
@@ -512,6 +527,7 @@ export const documentOpenApi = () => ({
           400: erreur('Malformed body.'),
           401: nonAutorise,
           402: erreur('Not enough credits (insufficient_credits).', EXEMPLES_ERREUR[402]),
+          409: erreur('A replay of an Idempotency-Key whose work was erased since (work_erased): nothing is started or charged.', EXEMPLES_ERREUR[409]),
           413: erreur(
             'Too large: 100 MB per request, 15 MB or 50 megapixels per image, 50 images per batch. On the deployed API, API Gateway itself refuses bodies over 10 MB (its own body), and bodies over about 6 MB cannot reach the function: use POST /televersements for large photos.',
           ),
@@ -532,7 +548,7 @@ export const documentOpenApi = () => ({
         operationId: 'creerTeleversements',
         summary: 'Upload full-size photos directly to storage (extension)',
         description:
-          'Announce 1 to 50 files (type and exact size); each answer entry is a URL valid 15 minutes that accepts one PUT of exactly that file, with the given Content-Type. Then name the upload in POST /travaux as {"televersement": "<id>"} (or a multipart part televersement=<id>) within 24 hours; an upload starts one job. Free; counted by the rate limit.',
+          'Announce 1 to 50 files (type and exact size); each answer entry is a URL valid 15 minutes that accepts one PUT of exactly that file, with the given Content-Type. Then name the upload in POST /travaux as {"televersement": "<id>"} (or a multipart part televersement=<id>) within 30 minutes of the announcement (utilisable_jusqua); an upload starts one job, and an unused one is then deleted. Free, but the balance must pay for a job, and an account has at most 100 uploads announced and not yet used; counted by the rate limit.',
         requestBody: {
           required: true,
           content: {
@@ -553,6 +569,7 @@ export const documentOpenApi = () => ({
                     methode: 'PUT',
                     entetes: { 'Content-Type': 'image/jpeg' },
                     expire_le: '2026-01-01T10:15:00.000Z',
+                    utilisable_jusqua: '2026-01-01T10:30:00.000Z',
                   },
                 ],
               },
@@ -560,10 +577,28 @@ export const documentOpenApi = () => ({
           }),
           400: erreur('Malformed body.'),
           401: nonAutorise,
+          402: erreur('The balance pays for no job (insufficient_credits): uploads are for jobs.', {
+            credits: exempleErreur(
+              new ErreurApi('insufficient_credits', 'Uploads are for jobs, and the balance is 0 credits: the cheapest job costs 2. Buy credits before uploading.', { credits: 0, requis: 2 }),
+            ),
+          }),
           413: erreur('A file is over 15 MB (image_too_large).'),
           415: erreur('Content-Type is not application/json.'),
           422: erreur('A bad entry (type, size) or not 1 to 50 files: error.details lists every problem.'),
-          429: limite,
+          429: {
+            description: 'Rate limited (120 requests per minute per key), or 100 uploads of the account already wait to be used (too_many_pending_uploads).',
+            headers: retryAfter,
+            content: corpsJson('Erreur', {
+              ...EXEMPLES_ERREUR[429],
+              televersements: exempleErreur(
+                new ErreurApi(
+                  'too_many_pending_uploads',
+                  'At most 100 uploads may wait to be used per account; 95 are waiting and this request announces 10. Start jobs with them, or let unused ones expire (30 minutes after they were announced).',
+                  { televersements_ouverts: 95, max: 100, retry_after: 60 },
+                ),
+              ),
+            }),
+          },
         },
       },
     },

@@ -4,6 +4,14 @@
  * be erased. Apart from lots.ts so that the erasure routes bundle no S3 client.
  */
 
+/**
+ * Who holds a batch's claim while erasing one of its jobs, or the whole batch (core/effacement.ts): a
+ * name per erasure, so that two erasures never believe they both hold it, while the sweeper finishing
+ * an erasure cut short (the same name) takes its claim over at once.
+ */
+export const effaceur = (id: string): string => `effacement:${id}`;
+export const estEffaceur = (finaliseur: string | undefined): boolean => finaliseur?.startsWith('effacement:') ?? false;
+
 /** Longer than a ZIP may take (the FinaliserLot function's 10-minute timeout), so a live claim is never taken. */
 export const DUREE_RECLAMATION_MS = 12 * 60_000;
 

@@ -7,6 +7,25 @@
 /** Results and batch ZIPs: 90 days (spec). Job and batch records live as long. */
 export const RETENTION_RESULTATS_JOURS = 90;
 
+const JOUR_MS = 24 * 3600_000;
+
+/**
+ * Results and ZIPs never outlive their job's (or batch's) 90 days, even when written later (a ZIP
+ * written again after an erasure on day 89 would otherwise live to day 179). Each is written with the
+ * tag ETIQUETTE_RETENTION = the whole days it may still live, and the bucket has one lifecycle rule
+ * per value (lib/stockage.ts). S3 counts a rule's days from the write and rounds up to the next
+ * midnight UTC, so the tag is the number of whole days from that midnight to the 90th day after
+ * `cree_le`. Below 1, there is no day left: the file is not written (core/lots.ts).
+ */
+export const ETIQUETTE_RETENTION = 'retention-jours';
+export const joursRestants = (cree_le: string, maintenant: Date): number => {
+  const fin = Date.parse(cree_le) + RETENTION_RESULTATS_JOURS * JOUR_MS;
+  const minuitSuivant = (Math.floor(maintenant.getTime() / JOUR_MS) + 1) * JOUR_MS;
+  return Math.floor((fin - minuitSuivant) / JOUR_MS);
+};
+/** The `Tagging` of a result or ZIP written now, for work created at `cree_le`. */
+export const etiquetteRetention = (cree_le: string, maintenant: Date): string => `${ETIQUETTE_RETENTION}=${joursRestants(cree_le, maintenant)}`;
+
 /**
  * Inputs are only needed while the job runs (minutes; retries are capped well under a day). A week
  * leaves time to look into a support request, then the customer's photo is gone.
@@ -17,13 +36,16 @@ export const RETENTION_ENTREES_JOURS = 7;
 export const NETTOYAGE_ENVOIS_INCOMPLETS_JOURS = 1;
 
 /**
- * Direct uploads (POST /televersements): the signed PUT URL lives 15 minutes, an upload can be used by a
- * job for 24 hours, and the objects are deleted after 2 days — used or not. A job started within the
- * 24 hours ends within about an hour (core/balayage.ts), long before its input goes.
+ * Direct uploads (POST /televersements): the signed PUT URL lives 15 minutes, and an upload can start
+ * a job for 30 minutes after it was announced (the URL's 15, then 15 to send POST /travaux). An
+ * unused upload is then deleted by the sweeper within a few minutes (core/televersements.ts), not
+ * kept as free storage. A used one is its job's input: the bucket's rule deletes it after a day, the
+ * lifecycle's shortest period (a job started within the 30 minutes ends within about an hour,
+ * core/balayage.ts).
  */
 export const VALIDITE_URL_TELEVERSEMENT_SECONDES = 15 * 60;
-export const UTILISATION_TELEVERSEMENT_HEURES = 24;
-export const RETENTION_TELEVERSEMENTS_JOURS = 2;
+export const UTILISATION_TELEVERSEMENT_MINUTES = 30;
+export const RETENTION_TELEVERSEMENTS_JOURS = 1;
 
 /** An `Idempotency-Key` and the answer it replays (core/idempotence.ts). */
 export const CONSERVATION_IDEMPOTENCE_HEURES = 24;

@@ -8,12 +8,16 @@
  * | API key     | CLE#<sha256 of the key>    | CLE       | gsi1: COMPTE#<id> / CLE#<created>              |
  * | rate window | CADENCE#<key hash>#<minute>| CADENCE   | (expires through TTL)                          |
  * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     |
+ * | (an upload's| TRAVAIL#<upload id>        | TRAVAIL   |   none: a listing job's claim on an upload     |
+ * |  single use)|                            |           |   (core/televersements.ts)                     |
  * |             |                            |           | gsi2: COMPTE#<id>#<outil> / <created>#<id>     |
  * |             |                            |           | gsi3 (sparse, while open): OUVERT#TRAVAIL /    |
  * |             |                            |           |   <created>#<id>                               |
  * | batch       | LOT#<id>                   | LOT       | gsi3 (sparse, while en_cours): OUVERT#LOT / …  |
  * | idempotency | IDEM#<account>#<key>       | IDEM      | (expires through TTL)                          |
  * | upload      | TELEVERSEMENT#<id>         | TELEVERSEMENT | gsi1: COMPTE#<id> / TELEVERSEMENT#<created>#<id> |
+ * |             |                            |           | gsi3 (until the sweeper is done with it):      |
+ * |             |                            |           |   OUVERT#TELEVERSEMENT / <usable until>#<id>   |
  * |             |                            |           |   (expires through TTL)                        |
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>|
  */
@@ -56,28 +60,41 @@ export const DEFINITION_TABLE: DefinitionTable = {
 /** Every index projects all attributes, so a query never needs a second read. */
 export const PROJECTION_INDEX = 'ALL' as const;
 
-/** Rate-window items start with this: the only items authenticated GET handlers may write (IAM LeadingKeys). */
-export const PREFIXE_CADENCE = 'CADENCE#';
+/**
+ * The partition key prefix of each item kind. Every write a function's role allows names the prefixes
+ * it writes (IAM `dynamodb:LeadingKeys`, lib/acces.ts), so a role that may update a job can update no
+ * account, and no role of the service may write a key (`cle`): only an operator's admin CLI does.
+ */
+export const PREFIXES_TABLE = {
+  compte: 'COMPTE#',
+  cle: 'CLE#',
+  /** Rate windows: the only items authenticated GET handlers may write. */
+  cadence: 'CADENCE#',
+  travail: 'TRAVAIL#',
+  lot: 'LOT#',
+  idempotence: 'IDEM#',
+  televersement: 'TELEVERSEMENT#',
+  /** Erasures recorded before they are done (core/effacement.ts): the sweeper finishes them. */
+  effacement: 'EFFACEMENT#',
+} as const;
+export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
+export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;
+export const PREFIXE_EFFACEMENT = PREFIXES_TABLE.effacement;
 
-/** Upload records: the only items POST /televersements may put (IAM LeadingKeys). */
-export const PREFIXE_TELEVERSEMENT = 'TELEVERSEMENT#';
-
-/** Erasures asked while their job or batch runs (core/effacement.ts): the sweeper does them once it has ended. */
-export const PREFIXE_EFFACEMENT = 'EFFACEMENT#';
-
+const P = PREFIXES_TABLE;
 export const cles = {
-  compte: (id: string) => ({ pk: `COMPTE#${id}`, sk: 'COMPTE' }),
-  cle: (empreinte: string) => ({ pk: `CLE#${empreinte}`, sk: 'CLE' }),
-  cadence: (empreinte: string, minute: number) => ({ pk: `${PREFIXE_CADENCE}${empreinte}#${minute}`, sk: 'CADENCE' }),
-  travail: (id: string) => ({ pk: `TRAVAIL#${id}`, sk: 'TRAVAIL' }),
-  lot: (id: string) => ({ pk: `LOT#${id}`, sk: 'LOT' }),
-  idempotence: (compte: string, cle: string) => ({ pk: `IDEM#${compte}#${cle}`, sk: 'IDEM' }),
-  televersement: (id: string) => ({ pk: `${PREFIXE_TELEVERSEMENT}${id}`, sk: 'TELEVERSEMENT' }),
-  effacement: (id: string) => ({ pk: `${PREFIXE_EFFACEMENT}${id}`, sk: 'EFFACEMENT' }),
+  compte: (id: string) => ({ pk: `${P.compte}${id}`, sk: 'COMPTE' }),
+  cle: (empreinte: string) => ({ pk: `${P.cle}${empreinte}`, sk: 'CLE' }),
+  cadence: (empreinte: string, minute: number) => ({ pk: `${P.cadence}${empreinte}#${minute}`, sk: 'CADENCE' }),
+  travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
+  lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
+  idempotence: (compte: string, cle: string) => ({ pk: `${P.idempotence}${compte}#${cle}`, sk: 'IDEM' }),
+  televersement: (id: string) => ({ pk: `${P.televersement}${id}`, sk: 'TELEVERSEMENT' }),
+  effacement: (id: string) => ({ pk: `${P.effacement}${id}`, sk: 'EFFACEMENT' }),
 };
 
 /** Partitions of the `ouverts` index: open jobs, open batches, and erasures waiting for their job or batch to end. */
-export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT', effacements: 'EFFACEMENT' } as const;
+export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT', effacements: 'EFFACEMENT', televersements: 'OUVERT#TELEVERSEMENT' } as const;
 
 /** The index attributes that keep a job or batch in `ouverts` while it is not finished. */
 export const indexOuvert = (quoi: keyof typeof OUVERTS, cree_le: string, id: string) => ({

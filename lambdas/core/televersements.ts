@@ -8,26 +8,59 @@
  *
  * The URL signs the key, the Content-Type and the Content-Length, and lives 15 minutes: it can put
  * that one file and nothing else. S3 enforces those (and the local stack's front of s3rver,
- * local/s3-verifiant.ts); what is used is checked again anyway from the object itself (its size, and its first bytes for the format and
- * the pixel dimensions). An upload is used by one job at most, decided by the debit's transaction
- * (facturation.ts), so two requests racing for it cannot both win: a one-image job takes the upload's
- * id as its own, and a job id is written once; an `annonce` job (up to 6 photos) marks each upload
- * used under the condition that it was not. (One item per upload in the transaction would not fit
- * DynamoDB's 100 actions for a batch of 50.)
+ * local/s3-verifiant.ts); what is used is checked again anyway from the object itself (its size, and
+ * its first bytes for the format and the pixel dimensions), and the job reads that very object (its
+ * ETag, pipeline/outil.ts), not one PUT again over it afterwards.
+ *
+ * Uploads are not free storage. Announcing them needs a balance that pays for a job, and an account
+ * has at most MAX_TELEVERSEMENTS_OUVERTS outstanding (announced, not yet used, not yet removed): the
+ * account's `televersements_ouverts` counts them, moved in the same transaction as what announces,
+ * uses or removes one, so it stays exact under races and retries. An upload not used within
+ * UTILISATION_TELEVERSEMENT_MINUTES is removed, object and record, by the sweeper (`retirer`).
+ *
+ * One upload, one job: the item TRAVAIL#<upload id> is the upload's single use. A one-image job takes
+ * the upload's id as its own; a listing job (up to 6 photos, one job) writes a claim at that key for
+ * each of its uploads. Either is a Put that fails when the item exists, in the debit's transaction
+ * (facturation.ts): two requests racing for one upload, whatever their tools, cannot both win. (An
+ * update of the upload's own record as well would not fit DynamoDB's 100 actions for a batch of 50.)
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import type { Dependances } from './dependances';
 import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
 import { lireCorpsJson } from './json';
+import { CATALOGUE } from './outils';
 import { parPaquets } from './paquets';
 import { cleTeleversement } from './cles-s3';
-import { RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_HEURES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
+import { RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
-import { cles, JOURS, ttlDans } from './table';
+import { cles, JOURS, OUVERTS, ttlDans } from './table';
+import { avecReessais } from './transactions';
+
+/** Outstanding uploads an account may have (announced, not yet used or removed). */
+export const MAX_TELEVERSEMENTS_OUVERTS = 100;
+/** What a client told "too many outstanding uploads" should wait: uploads are used or expire meanwhile. */
+const ATTENTE_TELEVERSEMENTS_SECONDES = 60;
+/** The balance an account needs to announce uploads: what its cheapest job costs. */
+export const CREDITS_MIN_TELEVERSEMENT = Math.min(...Object.values(CATALOGUE).map((o) => o.cout));
+/**
+ * The sweeper removes an upload this long after it stopped being usable: longer than a POST /travaux
+ * that checked it in time can take to commit its debit (API Gateway gives up at 29 s, and the debit is
+ * never sent past the request's deadline: facturation.ts), so no job can start from a removed upload.
+ */
+export const MARGE_RETRAIT_MS = 2 * 60_000;
+
+/**
+ * `attendu`: announced, its job not started (or started by a one-image job whose claim is the job
+ * itself: the sweeper then marks it `utilise`). `expire`: unused past its time, being removed.
+ * `efface`: its job was erased while its URL may still put a file; removed with whatever was put.
+ */
+export type StatutTeleversement = 'attendu' | 'utilise' | 'expire' | 'efface';
 
 export interface EnregistrementTeleversement {
   id: string;
@@ -38,12 +71,10 @@ export interface EnregistrementTeleversement {
   /** The Content-Type and size announced, and signed into the URL. */
   type_contenu: string;
   taille: number;
-  statut: 'attendu' | 'utilise';
+  statut: StatutTeleversement;
   cree_le: string;
-  /** After this, the upload cannot start a job any more (its object is deleted a day later). */
+  /** After this, the upload cannot start a job any more; the sweeper removes it MARGE_RETRAIT_MS later. */
   utilisable_jusqua: string;
-  /** The job that used it. */
-  travail?: string;
 }
 
 export interface Televersement {
@@ -52,13 +83,17 @@ export interface Televersement {
   methode: 'PUT';
   entetes: { 'Content-Type': string };
   expire_le: string;
+  /** Our answer's addition: the last moment a POST /travaux can name this upload. */
+  utilisable_jusqua: string;
 }
 
 /** Enough to read any JPEG's frame header behind its EXIF and thumbnail, PNG's or WebP's. */
 export const OCTETS_ENTETE = 512 * 1024;
 
-
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
+
+/** In the sweeper's `ouverts` index until it is done with the upload, ordered by when that is due. */
+const indexRetrait = (id: string, du: string) => ({ gsi3pk: OUVERTS.televersements, gsi3sk: `${du}#${id}` });
 
 const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -79,37 +114,75 @@ const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
   return fichiers;
 };
 
+/** Why the account refused an announcement: no balance for a job, or too many uploads outstanding. */
+const refusAnnonce = (compte: { credits?: number; televersements_ouverts?: number } | undefined, nombre: number): ErreurApi => {
+  if (!compte) return new ErreurApi('unauthorized', 'The account of this key no longer exists.');
+  const credits = Number(compte.credits ?? 0);
+  if (credits < CREDITS_MIN_TELEVERSEMENT) {
+    return new ErreurApi(
+      'insufficient_credits',
+      `Uploads are for jobs, and the balance is ${credits} credits: the cheapest job costs ${CREDITS_MIN_TELEVERSEMENT}. Buy credits before uploading.`,
+      { credits, requis: CREDITS_MIN_TELEVERSEMENT },
+    );
+  }
+  const ouverts = Number(compte.televersements_ouverts ?? 0);
+  return new ErreurApi(
+    'too_many_pending_uploads',
+    `At most ${MAX_TELEVERSEMENTS_OUVERTS} uploads may wait to be used per account; ${ouverts} are waiting and this request announces ${nombre}. ` +
+      `Start jobs with them, or let unused ones expire (${UTILISATION_TELEVERSEMENT_MINUTES} minutes after they were announced).`,
+    { televersements_ouverts: ouverts, max: MAX_TELEVERSEMENTS_OUVERTS, retry_after: ATTENTE_TELEVERSEMENTS_SECONDES },
+    { 'Retry-After': String(ATTENTE_TELEVERSEMENTS_SECONDES) },
+  );
+};
+
 /** `POST /televersements`: one record and one signed PUT URL per announced file, in order. */
 export const creerTeleversements = async (d: Deps, compte: string, contentType: string | undefined, corps: Buffer): Promise<{ televersements: Televersement[] }> => {
   const fichiers = await lireAnnonce(contentType, corps);
   const maintenant = d.horloge();
   const expire_le = new Date(maintenant.getTime() + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000).toISOString();
+  const utilisable_jusqua = new Date(maintenant.getTime() + UTILISATION_TELEVERSEMENT_MINUTES * 60_000).toISOString();
   const enregistrements: EnregistrementTeleversement[] = fichiers.map((f) => {
     const id = randomUUID();
-    return {
-      id,
-      compte,
-      cle: cleTeleversement(compte, id),
-      nom: f.nom ?? null,
-      type_contenu: f.type,
-      taille: f.taille,
-      statut: 'attendu',
-      cree_le: maintenant.toISOString(),
-      utilisable_jusqua: new Date(maintenant.getTime() + UTILISATION_TELEVERSEMENT_HEURES * 3600_000).toISOString(),
-    };
+    return { id, compte, cle: cleTeleversement(compte, id), nom: f.nom ?? null, type_contenu: f.type, taille: f.taille, statut: 'attendu', cree_le: maintenant.toISOString(), utilisable_jusqua };
   });
-  await d.ddb.send(
-    new TransactWriteCommand({
-      TransactItems: enregistrements.map((t) => ({
-        Put: {
-          TableName: d.table,
-          // gsi1: an account's erasure finds its uploads, used or not (core/effacement.ts).
-          Item: { ...cles.televersement(t.id), type: 'televersement', ...t, gsi1pk: `COMPTE#${compte}`, gsi1sk: `TELEVERSEMENT#${t.cree_le}#${t.id}`, expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS) },
-          ConditionExpression: 'attribute_not_exists(pk)',
+  try {
+    await avecReessais(d, {
+      TransactItems: [
+        {
+          // Counted by the write that creates them: a burst of announcements cannot pass the cap together.
+          Update: {
+            TableName: d.table,
+            Key: cles.compte(compte),
+            UpdateExpression: 'SET televersements_ouverts = if_not_exists(televersements_ouverts, :zero) + :n',
+            ConditionExpression: 'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
+            ExpressionAttributeValues: { ':zero': 0, ':n': fichiers.length, ':min': CREDITS_MIN_TELEVERSEMENT, ':max_avant': MAX_TELEVERSEMENTS_OUVERTS - fichiers.length },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         },
-      })),
-    }),
-  );
+        ...enregistrements.map((t) => ({
+          Put: {
+            TableName: d.table,
+            // gsi1: an account's erasure finds its uploads, used or not (core/effacement.ts).
+            Item: {
+              ...cles.televersement(t.id),
+              type: 'televersement',
+              ...t,
+              gsi1pk: `COMPTE#${compte}`,
+              gsi1sk: `TELEVERSEMENT#${t.cree_le}#${t.id}`,
+              ...indexRetrait(t.id, t.utilisable_jusqua),
+              expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        })),
+      ],
+    });
+  } catch (erreur) {
+    const raison = erreur instanceof TransactionCanceledException ? erreur.CancellationReasons?.[0] : undefined;
+    if (raison?.Code !== 'ConditionalCheckFailed') throw erreur;
+    // Cancellation reasons come back in DynamoDB's wire format: the document client does not convert them.
+    throw refusAnnonce(raison.Item ? (unmarshall(raison.Item) as { credits?: number; televersements_ouverts?: number }) : undefined, fichiers.length);
+  }
   const televersements = await Promise.all(
     enregistrements.map(async (t): Promise<Televersement> => ({
       id: t.id,
@@ -118,6 +191,7 @@ export const creerTeleversements = async (d: Deps, compte: string, contentType: 
       methode: 'PUT',
       entetes: { 'Content-Type': t.type_contenu },
       expire_le,
+      utilisable_jusqua,
     })),
   );
   return { televersements };
@@ -129,6 +203,8 @@ export interface TeleversementVerifie {
   cle: string;
   nom: string | null;
   format: FormatImage;
+  /** Of the object whose first bytes were checked here. */
+  etag: string;
 }
 
 const refuse = (index: number, id: string, raison: string, message: string) =>
@@ -138,7 +214,7 @@ const refuse = (index: number, id: string, raison: string, message: string) =>
  * Checks the uploads a request names: the caller's own (another account's is answered like an
  * unknown one), arrived, unused, still usable, at most 15 MB and 50 MP. A problem is a 422 naming
  * the image and the reason, before anything is charged. Bytes that are no image are that image's
- * failure (listed in `echecs`, like inline bytes). The debit then marks them used, atomically.
+ * failure (listed in `echecs`, like inline bytes). The debit then uses them, atomically.
  */
 export const verifierTeleversements = async (
   d: Deps,
@@ -151,21 +227,23 @@ export const verifierTeleversements = async (
     const double = demandes.find((t, i) => demandes.findIndex((u) => u.id === t.id) !== i)!;
     throw refuse(double.index, double.id, 'deja_utilise', `the upload ${double.id} is given twice; an upload starts one job.`);
   }
-  // The record, and the job that may already carry the upload's id (see above).
+  // The record, and the item that marks the upload's use (see above).
   const lire = async (cle: { pk: string; sk: string }) => (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle, ConsistentRead: true }))).Item;
-  const parId = new Map<string, { t?: EnregistrementTeleversement; travail: boolean }>();
+  const parId = new Map<string, { t?: EnregistrementTeleversement; utilise: boolean }>();
   await parPaquets(ids, 10, async (id) => {
-    const [t, travail] = await Promise.all([lire(cles.televersement(id)), lire(cles.travail(id))]);
-    parId.set(id, { t: t as EnregistrementTeleversement | undefined, travail: travail !== undefined });
+    const [t, usage] = await Promise.all([lire(cles.televersement(id)), lire(cles.travail(id))]);
+    parId.set(id, { t: t as EnregistrementTeleversement | undefined, utilise: usage !== undefined });
   });
   const maintenant = d.horloge().toISOString();
   const verifies: TeleversementVerifie[] = [];
   const illisibles: { index: number; message: string }[] = [];
   for (const { index, id, nom } of demandes) {
-    const { t, travail } = parId.get(id) ?? { travail: false };
-    if (!t || t.compte !== compte) throw refuse(index, id, 'inconnu', `no upload ${id} for this account.`);
-    if (t.statut === 'utilise' || travail) throw refuse(index, id, 'deja_utilise', `the upload ${id} was already used by a job; upload the file again.`);
-    if (t.utilisable_jusqua < maintenant) throw refuse(index, id, 'expire', `the upload ${id} has expired (usable ${UTILISATION_TELEVERSEMENT_HEURES} hours); upload the file again.`);
+    const { t, utilise } = parId.get(id) ?? { utilise: false };
+    if (!t || t.compte !== compte || t.statut === 'efface') throw refuse(index, id, 'inconnu', `no upload ${id} for this account.`);
+    if (t.statut === 'utilise' || utilise) throw refuse(index, id, 'deja_utilise', `the upload ${id} was already used by a job; upload the file again.`);
+    if (t.statut === 'expire' || t.utilisable_jusqua < maintenant) {
+      throw refuse(index, id, 'expire', `the upload ${id} has expired (an upload starts a job within ${UTILISATION_TELEVERSEMENT_MINUTES} minutes of its announcement); upload the file again.`);
+    }
     const debut = await d.objets.lireDebut(t.cle, OCTETS_ENTETE);
     if (!debut) throw refuse(index, id, 'non_recu', `the file of upload ${id} has not arrived: PUT it to the upload's url first.`);
     if (debut.taille > MAX_OCTETS_IMAGE) {
@@ -177,18 +255,150 @@ export const verifierTeleversements = async (
       continue;
     }
     verifierDimensions(debut.octets, index);
-    verifies.push({ index, id, cle: t.cle, nom: nom ?? t.nom, format });
+    // S3 always answers an ETag; without one, what the job will read could not be tied to what was checked.
+    if (!debut.etag) throw new Error(`no ETag for upload ${id}`);
+    verifies.push({ index, id, cle: t.cle, nom: nom ?? t.nom, format, etag: debut.etag });
   }
   return { verifies, illisibles };
 };
 
-/** The debit's transaction item that uses an upload of an `annonce` job, once: it fails if the upload was used meanwhile. */
-export const elementUtilisation = (table: string, compte: string, id: string, travail: string, maintenant: Date) => ({
-  Update: {
+/**
+ * The debit's transaction item that uses an upload of a listing job, once: the claim TRAVAIL#<upload
+ * id>, which fails if a job or another claim holds it. It lives as long as the job and goes with it.
+ */
+export const elementUtilisation = (table: string, compte: string, televersement: string, travail: string, expire_a: number) => ({
+  Put: {
     TableName: table,
-    Key: cles.televersement(id),
-    UpdateExpression: 'SET statut = :utilise, travail = :travail, utilise_le = :maintenant',
-    ConditionExpression: 'statut = :attendu AND compte = :compte',
-    ExpressionAttributeValues: { ':utilise': 'utilise', ':attendu': 'attendu', ':compte': compte, ':travail': travail, ':maintenant': maintenant.toISOString() },
+    Item: { ...cles.travail(televersement), type: 'utilisation', compte, televersement, travail, expire_a },
+    ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
+
+/**
+ * What an erasure leaves of an upload its job used: a record with no name, in the sweeper's index
+ * until the upload's URL can put no file any more, so that a file PUT with it after the erasure is
+ * removed too. Its URL expired at the latest VALIDITE_URL after the job's creation (the upload was
+ * announced before the job).
+ */
+export const elementTeleversementEfface = (table: string, compte: string, id: string, apres: string, maintenant: Date) => {
+  // `apres`: the job's creation, or the upload's own announcement: its URL was signed no later.
+  const urlMorte = new Date(Date.parse(apres) + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000);
+  const du = new Date(Math.max(urlMorte.getTime(), maintenant.getTime())).toISOString();
+  return {
+    Put: {
+      TableName: table,
+      Item: {
+        ...cles.televersement(id),
+        type: 'televersement',
+        id,
+        compte,
+        cle: cleTeleversement(compte, id),
+        statut: 'efface' satisfies StatutTeleversement,
+        // Due now when its URL is long dead; the sweeper waits MARGE_RETRAIT_MS past this.
+        utilisable_jusqua: du,
+        ...indexRetrait(id, du),
+        expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS),
+      },
+    },
+  };
+};
+
+export type IssueRetrait = 'retire' | 'utilise' | 'pas_encore' | 'absent';
+
+const siCondition = (e: unknown): void => {
+  if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+};
+
+/**
+ * The sweeper's part, and an account's erasure's: an upload no job used goes once it cannot be used any
+ * more, uncounted from the account in the same transaction that marks it `expire` (or, for an erasure,
+ * `efface`); then its object, then its record. An `efface` record, whose URL may still put a file,
+ * has its object deleted at once and again once its URL is dead, and only then goes. An upload a job
+ * used leaves the index as `utilise` (its job's erasure takes it). A removal cut short is finished by
+ * the next call: `expire` and `efface` records stay in the index until they are gone.
+ * `effacer`: the account is being erased, so an unused upload goes now, whatever its time.
+ */
+export const retirerTeleversement = async (d: Deps, id: string, options: { effacer?: boolean } = {}): Promise<IssueRetrait> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.televersement(id), ConsistentRead: true }));
+  let t = Item as EnregistrementTeleversement | undefined;
+  if (!t) return 'absent';
+  const maintenant = d.horloge();
+  const du = (jusqua: string) => Date.parse(jusqua) + MARGE_RETRAIT_MS <= maintenant.getTime();
+  if (t.statut === 'attendu') {
+    if (!options.effacer && !du(t.utilisable_jusqua)) return 'pas_encore';
+    // Erased: kept, nameless, until its URL is dead (it was signed at its announcement).
+    const fin = options.effacer
+      ? new Date(Math.max(Date.parse(t.cree_le) + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000, maintenant.getTime())).toISOString()
+      : t.utilisable_jusqua;
+    const statut: StatutTeleversement = options.effacer ? 'efface' : 'expire';
+    const marquer = {
+      TableName: d.table,
+      Key: cles.televersement(id),
+      UpdateExpression: 'SET statut = :statut, utilisable_jusqua = :fin, gsi3pk = :p, gsi3sk = :sk REMOVE nom',
+      ConditionExpression: 'statut = :attendu',
+      ExpressionAttributeValues: { ':statut': statut, ':attendu': 'attendu', ':fin': fin, ':p': OUVERTS.televersements, ':sk': indexRetrait(id, fin).gsi3sk },
+    };
+    try {
+      await avecReessais(d, {
+        TransactItems: [
+          { Update: marquer },
+          // Not used: no job, no claim holds it.
+          { ConditionCheck: { TableName: d.table, Key: cles.travail(id), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Update: {
+              TableName: d.table,
+              Key: cles.compte(t.compte),
+              UpdateExpression: 'SET televersements_ouverts = televersements_ouverts - :un',
+              ConditionExpression: 'attribute_exists(pk) AND televersements_ouverts >= :un',
+              ExpressionAttributeValues: { ':un': 1 },
+            },
+          },
+        ],
+      });
+    } catch (erreur) {
+      if (!(erreur instanceof TransactionCanceledException)) throw erreur;
+      const [record, usage, compte] = erreur.CancellationReasons ?? [];
+      if (usage?.Code === 'ConditionalCheckFailed') {
+        // Used by a job, which counted it off in its debit: it leaves the index, its job's erasure takes it.
+        await d.ddb
+          .send(
+            new UpdateCommand({
+              TableName: d.table,
+              Key: cles.televersement(id),
+              UpdateExpression: 'SET statut = :utilise REMOVE gsi3pk, gsi3sk',
+              ConditionExpression: 'statut = :attendu',
+              ExpressionAttributeValues: { ':utilise': 'utilise', ':attendu': 'attendu' },
+            }),
+          )
+          .catch(siCondition);
+        return 'utilise';
+      }
+      // Changed meanwhile (another sweep, an erasure): read again on the next pass.
+      if (record?.Code === 'ConditionalCheckFailed') return 'pas_encore';
+      // An account without the counter (made before it) or erased: the upload goes all the same.
+      if (compte?.Code !== 'ConditionalCheckFailed') throw erreur;
+      await d.ddb.send(new UpdateCommand(marquer)).catch(siCondition);
+    }
+    t = { ...t, statut, utilisable_jusqua: fin };
+  } else if (t.statut === 'utilise') {
+    return 'utilise';
+  }
+  // Files first, records last: a removal cut short here is finished by the next pass.
+  await d.objets.supprimer([t.cle]);
+  if (t.statut === 'efface' && !du(t.utilisable_jusqua)) return 'pas_encore';
+  await d.ddb
+    .send(
+      new DeleteCommand({
+        TableName: d.table,
+        Key: cles.televersement(id),
+        ConditionExpression: 'statut IN (:expire, :efface)',
+        ExpressionAttributeValues: { ':expire': 'expire', ':efface': 'efface' },
+      }),
+    )
+    .catch(siCondition);
+  return 'retire';
+};
+
+/** For tests and the admin CLI: an upload record as stored. */
+export const lireTeleversement = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string): Promise<EnregistrementTeleversement | undefined> =>
+  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.televersement(id), ConsistentRead: true }))).Item as EnregistrementTeleversement | undefined;

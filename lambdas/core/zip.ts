@@ -32,14 +32,16 @@ export const nomsUniques = (noms: readonly string[]): string[] => {
   });
 };
 
-export const ecrireZip = async (opts: { s3: S3Client; bucket: string; cle: string; fichiers: readonly FichierZip[] }): Promise<{ octets: number }> => {
+/** `etiquettes`: the object's tags, as a query string (`k=v&k2=v2`), set by the very request that creates it. */
+export const ecrireZip = async (opts: { s3: S3Client; bucket: string; cle: string; fichiers: readonly FichierZip[]; etiquettes?: string }): Promise<{ octets: number }> => {
   const archive = new ZipArchive({ zlib: { level: 6 } });
   // archiver's streams are not node:stream instances, which lib-storage checks for: bridge them.
   const sortie = new PassThrough();
   archive.pipe(sortie);
   const envoi = new Upload({
     client: opts.s3,
-    params: { Bucket: opts.bucket, Key: opts.cle, Body: sortie, ContentType: 'application/zip' },
+    // Tagging goes with the PutObject or CreateMultipartUpload itself: the object never exists untagged.
+    params: { Bucket: opts.bucket, Key: opts.cle, Body: sortie, ContentType: 'application/zip', ...(opts.etiquettes ? { Tagging: opts.etiquettes } : {}) },
     partSize: 8 * 1024 * 1024,
     queueSize: 2,
     leavePartsOnError: false,
@@ -58,7 +60,7 @@ export const ecrireZip = async (opts: { s3: S3Client; bucket: string; cle: strin
   try {
     for (const [i, fichier] of opts.fichiers.entries()) {
       const { Body } = await opts.s3.send(new GetObjectCommand({ Bucket: opts.bucket, Key: fichier.cle }));
-      if (!(Body instanceof Readable)) throw new Error(`no stream for ${fichier.cle}`);
+      if (!(Body instanceof Readable)) throw new Error(`no stream for result ${i + 1} of the ZIP`);
       // One entry at a time: archiver reads the next source only after this one ended.
       const lu = new Promise<void>((resoudre, rejeter) => {
         Body.once('end', resoudre);

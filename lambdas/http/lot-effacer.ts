@@ -5,7 +5,7 @@
  */
 import { documentDepuisEnv } from '../core/client-dynamodb';
 import { lotDuCompte } from '../core/consultation';
-import { demanderEffacement, effacerLotEnregistre } from '../core/effacement';
+import { effacerLotEnregistre } from '../core/effacement';
 import { dependancesAvec } from '../core/dependances-env';
 import { objetsDepuisEnv } from '../core/objets';
 import { idDuChemin } from './adaptateur';
@@ -16,7 +16,6 @@ export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const { lot } = await lotDuCompte(d, appelant.compte, idDuChemin(event, 'batch'));
     const issue = await effacerLotEnregistre(d, lot);
-    if (issue.statut === 'differe') await demanderEffacement(d, 'lot', lot.id, appelant.compte);
     return repondreEffacement(issue, 'batch', lot.id);
   });
 // DynamoDB and S3 deletes only: no link is signed here.

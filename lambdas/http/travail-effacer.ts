@@ -5,7 +5,7 @@
  */
 import { documentDepuisEnv } from '../core/client-dynamodb';
 import { travailDuCompte } from '../core/consultation';
-import { demanderEffacement, effacerTravailEnregistre } from '../core/effacement';
+import { effacerTravailEnregistre } from '../core/effacement';
 import { dependancesAvec } from '../core/dependances-env';
 import { objetsDepuisEnv } from '../core/objets';
 import { idDuChemin } from './adaptateur';
@@ -16,7 +16,6 @@ export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const travail = await travailDuCompte(d, appelant.compte, idDuChemin(event, 'job'));
     const issue = await effacerTravailEnregistre(d, travail);
-    if (issue.statut === 'differe') await demanderEffacement(d, 'travail', travail.id, appelant.compte);
     return repondreEffacement(issue, 'job', travail.id);
   });
 // DynamoDB and S3 deletes only: no link is signed here.

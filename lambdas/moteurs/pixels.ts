@@ -6,6 +6,21 @@
 import sharp, { type Sharp } from 'sharp';
 import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../core/dimensions';
 import { ErreurTravail } from '../core/erreurs';
+import { detecterFormat } from '../core/images';
+
+/**
+ * The only image decoders libvips may use in this process: JPEG, PNG and WebP from memory, plus SVG
+ * from memory for the overlays the engines draw themselves (the notice, the preview's furniture).
+ * GIF, TIFF, HEIF/AVIF, PDF, JPEG 2000, JPEG XL, FITS, raw camera and every file loader are
+ * blocked, so no decoder of theirs is reachable from a customer's bytes, whatever a record or a
+ * header says. Customer bytes reach sharp only through `decoder` below (and the listing engine,
+ * which calls it first), after their first bytes named JPEG, PNG or WebP; libvips then picks the
+ * loader by those same bytes, so an SVG behind a JPEG, PNG or WebP signature goes to that format's
+ * decoder and is refused (test/unit/decodeurs.test.ts).
+ */
+export const CHARGEURS_PERMIS = ['VipsForeignLoadJpegBuffer', 'VipsForeignLoadPngBuffer', 'VipsForeignLoadWebpBuffer', 'VipsForeignLoadSvgBuffer'] as const;
+sharp.block({ operation: ['VipsForeignLoad'] });
+sharp.unblock({ operation: [...CHARGEURS_PERMIS] });
 
 export interface Pixels {
   data: Buffer;
@@ -30,12 +45,13 @@ export const estHorsLimitePixels = (erreur: unknown): boolean =>
   erreur instanceof Error && /pixel limit/i.test(erreur.message);
 
 export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
+  // By its bytes, never by what a record or a name says: only these three reach a decoder.
+  const format = detecterFormat(octets);
+  if (!format) throw new ErreurTravail('image_illisible');
   // The header first, to say how large; the decoder's limit below refuses whatever this misses.
   const dimensions = lireDimensions(octets);
   if (dimensions && depasseLimite(dimensions)) throw new ErreurTravail('image_trop_grande', messageTropGrande(dimensions, 'The image'));
   try {
-    const { format: lu } = await sharp(octets, OPTIONS_ENTREE).metadata();
-    const format: Format = lu === 'png' || lu === 'webp' ? lu : 'jpeg';
     const { data, info } = await sharp(octets, OPTIONS_ENTREE)
       .rotate()
       .toColourspace('srgb')

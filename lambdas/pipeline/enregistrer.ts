@@ -7,6 +7,6 @@ import { etape } from './etape';
 export const creer = (deps: () => Promise<Dependances>) =>
   etape(deps, 'enregistrer', async (etat, d) => {
     if (!etat.sortie) throw new ErreurTravail('erreur_interne', 'no tool output to record');
-    return terminerTravail(d, etat.travail, etat.sortie);
+    return terminerTravail(d, etat.travail, etat.sortie, etat.tentative);
   });
 export const handler = creer(() => dependancesDepuisEnv());

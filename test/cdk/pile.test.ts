@@ -20,7 +20,7 @@ import {
   RETENTION_TELEVERSEMENTS_JOURS,
   SAUVEGARDES_TABLE_JOURS,
 } from '../../lambdas/core/retention';
-import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT } from '../../lambdas/core/table';
+import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
@@ -139,6 +139,12 @@ const references = (s: Synthese) => {
 const MISE_A_JOUR_CADENCE = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PREFIXE_CADENCE}*`] } };
 /** PutItem on upload records only: what POST /televersements may create. */
 const CREATION_TELEVERSEMENT = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PREFIXE_TELEVERSEMENT}*`] } };
+/** A write on these kinds of item only (lib/acces.ts lists them by kind name). */
+const ecriture = (table: unknown, action: string, genres: (keyof typeof PREFIXES_TABLE)[]) => ({
+  Action: [`dynamodb:${action}`],
+  Resource: [table],
+  Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...genres].sort().map((g) => `${PREFIXES_TABLE[g]}*`) } },
+});
 
 /** An alarm's properties, tags aside, by its construct id under Observabilite. */
 const alarme = (s: Synthese, nom: string): Record<string, unknown> => {
@@ -295,12 +301,22 @@ describe('the dev stage', () => {
         { Id: 'resultats-90-jours', Prefix: 'resultats/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
         { Id: 'zips-90-jours', Prefix: 'zips/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
         { Id: 'entrees', Prefix: 'entrees/', ExpirationInDays: RETENTION_ENTREES_JOURS, Status: 'Enabled' },
-        // Direct uploads go after two days, used or not.
+        // Direct uploads the sweeper missed go after a day (an unused one goes within minutes of its 30, core/televersements.ts).
         { Id: 'televersements', Prefix: 'televersements/', ExpirationInDays: RETENTION_TELEVERSEMENTS_JOURS, Status: 'Enabled' },
         { Id: 'envois-incomplets', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+        // Results and ZIPs tagged with the days their job or batch has left (core/retention.ts): a ZIP written
+        // again on day 89 goes with its batch, not 90 days later (issue 21, point 6).
+        ...Array.from({ length: RETENTION_RESULTATS_JOURS }, (_, i) => ({
+          Id: `retention-jours-${i + 1}`,
+          TagFilters: [{ Key: 'retention-jours', Value: String(i + 1) }],
+          ExpirationInDays: i + 1,
+          Status: 'Enabled',
+        })),
       ],
     });
-    expect([RETENTION_RESULTATS_JOURS, RETENTION_ENTREES_JOURS, RETENTION_TELEVERSEMENTS_JOURS]).toEqual([90, 7, 2]);
+    expect([RETENTION_RESULTATS_JOURS, RETENTION_ENTREES_JOURS, RETENTION_TELEVERSEMENTS_JOURS]).toEqual([90, 7, 1]);
+    // S3's limit is 1000 rules per bucket.
+    expect(bucket.Properties.LifecycleConfiguration.Rules.length).toBeLessThan(1000);
     const prefixesExpires = (bucket.Properties.LifecycleConfiguration.Rules as { Prefix?: string }[]).flatMap((r) => (r.Prefix ? [r.Prefix] : []));
     expect(prefixesExpires.sort()).toEqual(Object.values(PREFIXES).sort());
     s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
@@ -380,10 +396,10 @@ describe('the dev stage', () => {
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       // The listing text comes by its S3 key (pipeline/etape.ts): read under resultats/ only.
       'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject'],
-      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', ...ACTIONS_REKOGNITION, 's3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue'],
+      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', ...ACTIONS_REKOGNITION, 's3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 'secretsmanager:GetSecretValue'],
       'Flux/Balayeur': [
-        'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
-        's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 'states:DescribeExecution', 'states:StartExecution',
+        'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
+        's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 'states:DescribeExecution', 'states:StartExecution',
       ],
       // Erasure: records its jobs and batches may be deleted, never an account or a key (see below).
       'Api/TravailEffacer': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject'],
@@ -447,20 +463,17 @@ describe('the dev stage', () => {
     }
   });
 
-  it('lets erasure delete jobs, batches, uploads, stored answers and its own requests — never an account or a key', () => {
+  it('lets erasure delete jobs, batches and its own requests, and keep tombstones — never an account or a key', () => {
     const r = references(s);
-    const limitee = (action: string, prefixes: string[]) => ({
-      Action: [`dynamodb:${action}`],
-      Resource: [r.table],
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
-    });
     for (const chemin of ['Api/TravailEffacer', 'Api/LotEffacer']) {
       expect(declarationsMetier(s, chemin), chemin).toEqual(
         trier([
           { Action: chemin === 'Api/LotEffacer' ? ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] : ['dynamodb:GetItem'], Resource: [r.table] },
-          limitee('UpdateItem', ['CADENCE#', 'LOT#']),
-          limitee('PutItem', ['EFFACEMENT#']),
-          limitee('DeleteItem', ['TRAVAIL#', 'LOT#', 'TELEVERSEMENT#', 'IDEM#', 'EFFACEMENT#']),
+          // The rate window; the batch it claims and takes the job out of; the Idempotency-Key it keeps without its answer.
+          ecriture(r.table, 'UpdateItem', ['cadence', 'lot', 'idempotence']),
+          // Its request, recorded first; each upload's nameless tombstone.
+          ecriture(r.table, 'PutItem', ['effacement', 'televersement']),
+          ecriture(r.table, 'DeleteItem', ['travail', 'lot', 'effacement']),
           // Keys are known from the records: the bucket is never listed.
           { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
         ]),
@@ -475,7 +488,8 @@ describe('the dev stage', () => {
       trier([
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
         { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
-        { Action: ['s3:PutObject'], Resource: [r.objets('resultats')] },
+        // Tagged with the days its job has left (core/retention.ts).
+        { Action: ['s3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('resultats')] },
         // The C2PA key, to sign every result; not the link key.
         { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secretC2pa] },
       ]),
@@ -483,7 +497,9 @@ describe('the dev stage', () => {
     // The step that fetches URLs is unchanged: it writes inputs, reads nothing from S3.
     expect(declarationsMetier(s, 'Flux/Preparer')).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: [r.table] },
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // It marks its job en_cours, and nothing else (issue 21, point 8).
+        ecriture(r.table, 'UpdateItem', ['travail']),
         { Action: ['s3:PutObject'], Resource: [r.objets('entrees')] },
       ]),
     );
@@ -527,8 +543,10 @@ describe('the dev stage', () => {
     const r = references(s);
     expect(declarationsMetier(s, 'Api/TravauxCreer')).toEqual(
       trier([
-        // Unconditioned UpdateItem: the debit of the account (and the rate window, and marking an upload used).
-        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [r.table] },
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // The rate window and the debit of the account; jobs (and listings' claims on uploads), the batch, the Idempotency-Key.
+        ecriture(r.table, 'UpdateItem', ['cadence', 'compte']),
+        ecriture(r.table, 'PutItem', ['travail', 'lot', 'idempotence']),
         { Action: ['s3:DeleteObject', 's3:PutObject'], Resource: [r.objets('entrees')] },
         // An image given as an upload id: its first bytes are read (format, pixel size), never written.
         { Action: ['s3:GetObject'], Resource: [r.objets('televersements')] },
@@ -549,13 +567,13 @@ describe('the dev stage', () => {
     expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
     expect(env.RETOUCHE_BUCKET).toEqual({ Ref: idDe(s, 'Stockage/Fichiers') });
 
-    const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
+    const cadence = ecriture(r.table, 'UpdateItem', ['cadence', 'compte']);
     const creation = { Action: ['dynamodb:PutItem'], Resource: [r.table], Condition: CREATION_TELEVERSEMENT };
     expect(declarationsMetier(s, 'Api/TeleversementsCreer')).toEqual(
       trier([
         // Authentication reads the key.
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
-        // The rate window, as the GET handlers count it.
+        // The rate window, as the GET handlers count it, and the account's count of outstanding uploads.
         cadence,
         // Upload records (the Puts of its TransactWriteItems): no account, job or batch.
         creation,
@@ -572,7 +590,7 @@ describe('the dev stage', () => {
     // The conditions cover the keys the code writes, and none of the records it must not touch.
     expect(cles.televersement('7d0f3c2a-0000-4000-8000-000000000000').pk.startsWith(PREFIXE_TELEVERSEMENT)).toBe(true);
     expect(cles.cadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
-    for (const cle of [cles.compte('c'), cles.cle('e'), cles.travail('t'), cles.lot('l'), cles.idempotence('c', 'k')]) {
+    for (const cle of [cles.cle('e'), cles.travail('t'), cles.lot('l'), cles.idempotence('c', 'k')]) {
       expect(cle.pk.startsWith(PREFIXE_TELEVERSEMENT), cle.pk).toBe(false);
       expect(cle.pk.startsWith(PREFIXE_CADENCE), cle.pk).toBe(false);
     }
@@ -611,25 +629,45 @@ describe('the dev stage', () => {
     expect(declarationsMetier(s, 'Flux/Balayeur')).toEqual(
       trier([
         {
-          Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem'],
           Resource: [r.table],
         },
         { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.ouverts)] },
+        // Jobs, accounts (refunds, uploads uncounted), uploads, and what an erasure updates: never a key.
+        ecriture(r.table, 'UpdateItem', ['travail', 'compte', 'televersement', 'lot', 'idempotence']),
+        ecriture(r.table, 'PutItem', ['effacement', 'televersement']),
+        ecriture(r.table, 'DeleteItem', ['televersement', 'travail', 'lot', 'effacement']),
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
-        { Action: ['s3:AbortMultipartUpload', 's3:PutObject'], Resource: [r.objets('zips')] },
-        // Erasures recorded while their work ran (core/effacement.ts).
+        { Action: ['s3:AbortMultipartUpload', 's3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('zips')] },
+        // Erasures recorded while their work ran (core/effacement.ts), unused uploads.
         { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
-        {
-          Action: ['dynamodb:DeleteItem'],
-          Resource: [r.table],
-          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TRAVAIL#*', 'LOT#*', 'TELEVERSEMENT#*', 'IDEM#*', 'EFFACEMENT#*'] } },
-        },
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         // The executions of this state machine only.
         { Action: ['states:DescribeExecution'], Resource: [r.executions] },
       ]),
     );
     expect(INDEX.ouverts).toBe('gsi3');
+  });
+
+  it('bounds every DynamoDB write of every role to the kinds of item it writes, and lets no role write an API key (issue 21, point 8)', () => {
+    let ecritures = 0;
+    for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: Record<string, Record<string, string[]>> }[]) {
+        const actions = [d.Action].flat();
+        if (!actions.some((a) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(a))) continue;
+        ecritures++;
+        const prefixes = d.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+        expect(prefixes, `${id}: ${actions.join(', ')}`).toBeDefined();
+        expect(prefixes!.length).toBeGreaterThan(0);
+        expect(prefixes!.every((pref) => Object.values(PREFIXES_TABLE).some((connu) => pref === `${connu}*`)), `${id}: ${prefixes}`).toBe(true);
+        expect(prefixes, id).not.toContain(`${PREFIXES_TABLE.cle}*`);
+      }
+    }
+    expect(ecritures).toBeGreaterThan(10);
+    // The link key generator: what cle-liens.ts calls, no Describe or Update of the secret.
+    const [, generateur] = [...fonctionsParChemin(s)].find(([chemin]) => chemin.endsWith('/Liens/GenerateurCle/Resource'))!;
+    const secrets = declarationsDuRole(s, generateur[1].Properties.Role['Fn::GetAtt'][0]).filter((d) => [d.Action].flat().some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets.flatMap((d) => [d.Action].flat()).sort()).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
   });
 
   it('grants no action wildcard (no states:*, dynamodb:*, s3:*) to any role', () => {

@@ -294,13 +294,14 @@ describe('what an EU stage refuses to synthesize, and why', () => {
 });
 
 describe('a stage without residence', () => {
-  it('is unchanged: us-east-1 and us. profiles by default, grants on every Region of a profile, no Region deny', () => {
+  it('is unchanged: us-east-1 and us. profiles by default, grants on the US Regions a profile routes to, no Region deny', () => {
     const s = synthetiser({ stage: 'dev' });
     expect(s.region).not.toMatch(/^eu-/);
     const env = outil(s).Properties.Environment.Variables as Record<string, unknown>;
     expect(env).toMatchObject({ RETOUCHE_BEDROCK_REGION: 'us-east-1', RETOUCHE_BEDROCK_MODELE_TEXTE: 'us.anthropic.claude-haiku-4-5-20251001-v1:0' });
     expect(env.RETOUCHE_REKOGNITION_REGION).toBeUndefined();
-    expect(JSON.stringify(declarationsOutil(s))).toContain(':bedrock:*::foundation-model/stability.stable-image-inpaint-v1:0');
+    expect(JSON.stringify(declarationsOutil(s))).toContain(':bedrock:us-west-2::foundation-model/stability.stable-image-inpaint-v1:0');
+    expect(JSON.stringify(declarationsOutil(s))).not.toContain(':bedrock:*:');
     expect(declarationsOutil(s).filter((d) => d.Effect === 'Deny')).toEqual([]);
     // The scan the EU stages pass does find what is outside the EU.
     expect(horsUe(s.json)).toEqual(expect.arrayContaining(['us-east-1', 'us.anthropic.claude-haiku-4-5-20251001-v1:0']));

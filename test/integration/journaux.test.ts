@@ -8,7 +8,15 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journal } from '../../lambdas/core/journal';
 import type { Lancement } from '../../lambdas/core/modele';
-import { appeler, attendreTravail, enBase64 } from '../support/client';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
+import { cles } from '../../lambdas/core/table';
+import { creer as creerOutil } from '../../lambdas/pipeline/outil';
+import { etape } from '../../lambdas/pipeline/etape';
+import { AGE_MINIMUM_LOCAL_MS } from '../../local/pile';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -78,5 +86,54 @@ describe('logs hold no personal data', () => {
     expect(etats.length).toBeGreaterThanOrEqual(3);
     expect(etats.join('')).toContain('url_refusee');
     for (const interdit of ['Zyxwv-4417', 'famille-dupont', jeton, 'Gent']) expect(etats.join(''), interdit).not.toContain(interdit);
+  });
+
+  it('nor on the error paths: a ZIP that fails on a missing result, an S3 error in a step, a DynamoDB error that carries the record (issue 21, point 7)', async () => {
+    const { cle, compte } = await pile.creerCompte(40);
+    const url = pile.urlBase;
+    const debut = lignes.length;
+    const images = await Promise.all([1, 2, 3].map(async (n) => ({ base64: enBase64(await imageTest(n)), nom: `famille-martin-${n}.jpg` })));
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
+    const lot = await attendreLot(url, cle, lance.corps.lot!);
+    const [a, b] = lot.travaux.map((t) => t.id) as [string, string];
+    const enregistrementB = (await lireEnregistrementTravail(pile.deps, b))!;
+
+    // The ZIP written again after an erasure meets a result that is gone: S3 answers NoSuchKey with its key.
+    expect((await appeler(url, 'DELETE', `/travaux/${a}`, { cle })).statut).toBe(200);
+    await pile.deps.s3.send(new DeleteObjectCommand({ Bucket: pile.deps.bucket, Key: enregistrementB.resultats[0]!.cle }));
+    await new Promise((r) => setTimeout(r, AGE_MINIMUM_LOCAL_MS + 200));
+    await pile.balayer();
+
+    // A step that reads a missing object, named after the photo (S3 error), through the steps' own wrapper.
+    const outil = creerOutil(async () => pile.deps);
+    const etat = { travail: b, compte, lot: lot.id, outil: 'ciel' as const, preparation: { entrees: [`resultats/${compte}/${b}/famille-martin-absente.jpg`] } };
+    await expect(outil(etat, {} as Context)).rejects.toThrow();
+
+    // A DynamoDB error that carries the record its condition failed on (ReturnValuesOnConditionCheckFailure).
+    const essai = etape(async () => pile.deps, 'essai', async () =>
+      pile.deps.ddb.send(
+        new UpdateCommand({
+          TableName: pile.deps.table,
+          Key: cles.travail(b),
+          UpdateExpression: 'SET essai = :un',
+          ConditionExpression: 'statut = :jamais',
+          ExpressionAttributeValues: { ':un': 1, ':jamais': 'jamais' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    await expect(essai(etat, {} as Context)).rejects.toThrow();
+    await pile.attendreInactivite();
+
+    const tout = lignes.slice(debut).join('');
+    // Each path logged, with what went wrong: otherwise this test could not fail.
+    expect(tout).toContain('NoSuchKey');
+    expect(tout).toContain('sweeper: could not finish an item');
+    expect(tout).toContain('outil: unexpected error');
+    expect(tout).toContain('ConditionalCheckFailed');
+    expect(tout).toContain('"Key":"[redacted]"');
+    expect(tout).toContain('"Item":"[redacted]"');
+    expect(tout).not.toContain('famille-martin');
+    expect(tout).not.toContain(`${compte}/${b}`);
   });
 });

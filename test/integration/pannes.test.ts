@@ -261,6 +261,66 @@ describe('a model that is briefly unavailable', () => {
   });
 });
 
+describe('a tool step that runs on after its job was taken from it (issue 21, point 6)', () => {
+  // The model answers only when the test lets it: meanwhile the job is refunded, erased or run again.
+  const portes: (() => void)[] = [];
+  let entrees = 0;
+  const moteur: Moteur = {
+    ...creerMoteurLocal(),
+    retoucher: async (demande) => {
+      entrees++;
+      await new Promise<void>((r) => portes.push(r));
+      return creerMoteurLocal().retoucher(demande);
+    },
+  };
+  let pile: Pile;
+  beforeAll(async () => {
+    pile = await demarrerPileTest({ moteur });
+  });
+  afterAll(async () => {
+    for (const ouvrir of portes) ouvrir();
+    await pile?.arreter();
+  });
+
+  const resultats = async (compte: string, id: string) => {
+    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    return (await pile.deps.s3.send(new ListObjectsV2Command({ Bucket: pile.deps.bucket, Prefix: `resultats/${compte}/${id}/` }))).Contents ?? [];
+  };
+  const jusquAuModele = async (n: number) => {
+    for (let i = 0; entrees < n && i < 400; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(entrees).toBe(n);
+  };
+
+  it('refunded and erased while the model worked: it writes no result, and the refund stands', async () => {
+    const { cle, compte } = await pile.creerCompte(20);
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(4)) }] } });
+    const id = corps.travaux[0]!.id;
+    await jusquAuModele(1);
+    // What the sweeper does once the execution has timed out: refund; then the customer erases the job.
+    const { rembourserTravail } = await import('../../lambdas/core/cycle');
+    expect(await rembourserTravail(pile.deps, id, { code: 'moteur_indisponible', message: 'timed out' })).toMatchObject({ rembourse: true });
+    expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
+    portes.shift()!();
+    await pile.attendreInactivite();
+    expect(await resultats(compte, id)).toEqual([]);
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 20, en_attente: 0 });
+  });
+
+  it('run again by the sweeper while an older run still worked: the older one writes nothing and neither ends nor refunds the job', async () => {
+    const { cle, compte } = await pile.creerCompte(20);
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(5)) }] } });
+    const id = corps.travaux[0]!.id;
+    await jusquAuModele(2);
+    const { nouvelleTentative } = await import('../../lambdas/core/cycle');
+    expect(await nouvelleTentative(pile.deps, id)).toMatchObject({ tentative: 2 });
+    portes.shift()!();
+    await pile.attendreInactivite();
+    expect(await resultats(compte, id)).toEqual([]);
+    expect(await lireEnregistrementTravail(pile.deps, id)).toMatchObject({ statut: 'en_cours', tentative: 2, rembourse: false });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 18, en_attente: 1 });
+  });
+});
+
 describe('a seeded random campaign: faults at every step, the stack stopped and restarted midway', () => {
   // RETOUCHE_GRAINE replays a failing campaign; its figures are printed either way.
   const graine = Number(process.env.RETOUCHE_GRAINE ?? 20261123);

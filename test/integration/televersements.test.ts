@@ -87,7 +87,7 @@ describe('POST /televersements', () => {
 describe('the OpenAPI document', () => {
   it('describes the endpoint, the new image source and the platform limits', async () => {
     const { corps: document } = await appeler(pile.urlBase, 'GET', '/openapi.json');
-    expect(Object.keys(document.paths['/televersements'].post.responses)).toEqual(['201', '400', '401', '413', '415', '422', '429']);
+    expect(Object.keys(document.paths['/televersements'].post.responses)).toEqual(['201', '400', '401', '402', '413', '415', '422', '429']);
     expect(JSON.stringify(document.components.schemas.RequeteTravaux)).toContain('"televersement"');
     expect(document.paths['/travaux'].post.description).toMatch(/10 MB.*6 MB.*\/televersements/s);
     expect(document.paths['/travaux'].post.requestBody.content['multipart/form-data'].schema.properties.televersement).toBeDefined();
@@ -210,4 +210,187 @@ describe('a full-size photo', () => {
     expect(await sharp(resultat).metadata()).toMatchObject({ width, height });
     expect(await solde(cle)).toBe(8);
   }, 180_000);
+});
+
+describe('an upload is decoded only as it was checked (issue 21, point 1)', () => {
+  /** An SVG that keeps a decoder busy for minutes, padded to `taille` bytes with a comment. */
+  const svgDeTaille = (taille: number): Buffer => {
+    const debut = '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f"><feTurbulence baseFrequency="0.9" numOctaves="10"/></filter><rect width="100%" height="100%" filter="url(#f)"/><!--';
+    const fin = '--></svg>';
+    return Buffer.from(debut + 'x'.repeat(taille - debut.length - fin.length) + fin);
+  };
+
+  it('a file PUT again over a checked upload after the 202 (an SVG, or another JPEG) ends the job echec image_illisible, refunded, in seconds', async () => {
+    // The tool step of each job waits at its gate, so the swap always lands between the check and the decode.
+    const portes = new Map<string, { ouverte: Promise<void>; ouvrir: () => void }>();
+    const porte = (id: string) => {
+      if (!portes.has(id)) {
+        let ouvrir!: () => void;
+        const ouverte = new Promise<void>((r) => (ouvrir = r));
+        portes.set(id, { ouverte, ouvrir });
+      }
+      return portes.get(id)!;
+    };
+    const p = await demarrerPileTest({ panne: async (etat, entree) => void (etat === 'Outil' && entree.travail ? await porte(entree.travail).ouverte : undefined) });
+    try {
+      const { cle } = await p.creerCompte(10);
+      const photo = await imageTest(11);
+      const autre = Buffer.from(photo);
+      const milieu = Math.floor(autre.length / 2);
+      autre.writeUInt8(autre.readUInt8(milieu) ^ 0xff, milieu); // the same length, still a JPEG by its first bytes
+      for (const [remplacant, nom] of [[svgDeTaille(photo.length), 'an SVG'], [autre, 'another JPEG']] as const) {
+        const { corps } = await appeler<{ televersements: Televersement[] }>(p.urlBase, 'POST', '/televersements', { cle, json: { fichiers: [{ type: 'image/jpeg', taille: photo.length }] } });
+        const [t] = corps.televersements;
+        expect(await envoyer(t!, photo)).toBe(200);
+        const lance = await appeler<Lancement>(p.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: t!.id }] } });
+        expect(lance.statut, nom).toBe(202);
+        expect(remplacant.length).toBe(photo.length);
+        // The signed URL still lives: S3 takes the new bytes with the signed type and length.
+        expect(await envoyer(t!, remplacant), nom).toBe(200);
+        const debut = Date.now();
+        porte(t!.id).ouvrir();
+        const fini = await attendreTravail(p.urlBase, cle, t!.id);
+        expect(Date.now() - debut, nom).toBeLessThan(10_000);
+        expect(fini, nom).toMatchObject({ statut: 'echec', rembourse: true, erreur: { code: 'image_illisible' } });
+        expect(fini.erreur!.message).toMatch(/replaced after POST \/travaux checked it/);
+      }
+      expect((await appeler(p.urlBase, 'GET', '/solde', { cle })).corps.credits).toBe(10);
+    } finally {
+      for (const { ouvrir } of portes.values()) ouvrir();
+      await p.arreter();
+    }
+  });
+});
+
+describe('uploads are not free storage (issue 21, point 2)', () => {
+  let decalage = 0;
+  let p: Pile;
+  beforeAll(async () => {
+    p = await demarrerPileTest({ horloge: () => new Date(Date.now() + decalage), ageMinimumBalayageMs: 0 });
+  });
+  afterAll(async () => p?.arreter());
+
+  const annoncerSur = (cle: string, n: number, taille = 1000) =>
+    appeler<{ televersements: Televersement[]; error?: Record<string, unknown> & { message?: string } }>(p.urlBase, 'POST', '/televersements', { cle, json: { fichiers: Array.from({ length: n }, (_, i) => ({ nom: `f${i}.jpg`, type: 'image/jpeg', taille })) } });
+  const enregistrements = async (compte: string) => {
+    const { toutDuCompte } = await import('../../lambdas/core/consultation');
+    return toutDuCompte<{ statut: string }>(p.deps, compte, 'TELEVERSEMENT#');
+  };
+  const ouverts = async (compte: string) => {
+    const { lireCompte } = await import('../../lambdas/core/comptes');
+    return Number(((await lireCompte(p.deps, compte)) as { televersements_ouverts?: number } | undefined)?.televersements_ouverts ?? 0);
+  };
+
+  it('an account whose balance pays for no job cannot announce uploads: 402, nothing stored', async () => {
+    for (const credits of [0, 1]) {
+      const { cle, compte } = await p.creerCompte(credits);
+      const { statut, corps } = await annoncerSur(cle, 50);
+      expect(statut).toBe(402);
+      expect(corps.error).toMatchObject({ code: 'insufficient_credits', credits, requis: 2 });
+      expect(corps.error!.message).toMatch(/Buy credits before uploading/);
+      expect(await enregistrements(compte)).toEqual([]);
+      expect(await ouverts(compte)).toBe(0);
+    }
+  });
+
+  it('at most 100 uploads wait to be used per account: the next announcement is a 429 with Retry-After, nothing stored; a used upload frees its place', async () => {
+    const { cle, compte } = await p.creerCompte(10);
+    expect((await annoncerSur(cle, 50)).statut).toBe(201);
+    const { corps } = await annoncerSur(cle, 50, (await imageTest(1)).length);
+    const refus = await appeler(p.urlBase, 'POST', '/televersements', { cle, json: { fichiers: [{ type: 'image/jpeg', taille: 10 }] } });
+    expect(refus.statut).toBe(429);
+    expect(refus.entetes.get('retry-after')).toBe('60');
+    expect(refus.corps.error).toMatchObject({ code: 'too_many_pending_uploads', televersements_ouverts: 100, max: 100, retry_after: 60 });
+    expect(await enregistrements(compte)).toHaveLength(100);
+    // One used by a job: its place is free again, and the count is exact.
+    const t = corps.televersements[0]!;
+    expect(await envoyer(t, await imageTest(1))).toBe(200);
+    expect((await appeler(p.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: t.id }] } })).statut).toBe(202);
+    expect(await ouverts(compte)).toBe(99);
+    expect((await annoncerSur(cle, 1)).statut).toBe(201);
+    expect((await annoncerSur(cle, 1)).statut).toBe(429);
+    await p.attendreInactivite();
+  });
+
+  it('announcements racing on one account never pass the cap: the count equals the uploads stored', async () => {
+    const { cle, compte } = await p.creerCompte(10);
+    const reponses = await Promise.all(Array.from({ length: 8 }, () => annoncerSur(cle, 20)));
+    expect(reponses.map((r) => r.statut).sort()).toEqual([201, 201, 201, 201, 201, 429, 429, 429]);
+    expect(await enregistrements(compte)).toHaveLength(100);
+    expect(await ouverts(compte)).toBe(100);
+  });
+
+  it('an unused upload goes, object and record, once its 30 minutes are over; a used one stays its job’s input', async () => {
+    const { cle, compte } = await p.creerCompte(10);
+    const photo = await imageTest(2);
+    const { corps } = await annoncerSur(cle, 2, photo.length);
+    const [libre, pris] = corps.televersements as [Televersement, Televersement];
+    for (const t of [libre, pris]) expect(await envoyer(t, photo)).toBe(200);
+    expect(Date.parse(libre.utilisable_jusqua) - Date.parse(libre.expire_le)).toBe(15 * 60_000);
+    const lance = await appeler<Lancement>(p.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: pris.id }] } });
+    expect(lance.statut).toBe(202);
+    await attendreTravail(p.urlBase, cle, pris.id);
+    expect(await ouverts(compte)).toBe(1);
+    // Before its time, the sweeper leaves it.
+    expect((await p.balayer()).televersementsRetires).toBe(0);
+    // 33 minutes on: the unused upload can start nothing, and the next sweep removes it.
+    decalage = 33 * 60_000;
+    try {
+      const tard = await appeler(p.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: libre.id }] } });
+      expect(tard).toMatchObject({ statut: 422, corps: { error: { code: 'invalid_image', raison: 'expire' } } });
+      // (with those the tests above left unused)
+      expect((await p.balayer()).televersementsRetires).toBeGreaterThanOrEqual(1);
+    } finally {
+      decalage = 0;
+    }
+    expect((await enregistrements(compte)).map((t) => t.statut)).toEqual(['utilise']);
+    expect(await ouverts(compte)).toBe(0);
+    expect(await p.deps.objets.lireDebut(`televersements/${compte}/${libre.id}`, 4)).toBeUndefined();
+    expect(await p.deps.objets.lireDebut(`televersements/${compte}/${pris.id}`, 4)).toBeDefined();
+    expect((await appeler(p.urlBase, 'GET', `/travaux/${pris.id}`, { cle })).corps.statut).toBe('termine');
+  });
+});
+
+describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
+  it('a one-image job and a listing sent together with the same upload: one starts, charged once, four times out of four', async () => {
+    const { cle, compte } = await pile.creerCompte(40);
+    for (let essai = 0; essai < 4; essai++) {
+      const [id] = await televerser(cle, [await imageTest(20 + essai)]);
+      const avant = await solde(cle);
+      const [image, annonce] = await Promise.all([
+        appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } }),
+        appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: [{ televersement: id }] } }),
+      ]);
+      const statuts = [image.statut, annonce.statut];
+      expect(statuts.sort(), `try ${essai}`).toEqual([202, 422]);
+      const perdant = image.statut === 422 ? image : annonce;
+      expect(perdant.corps).toMatchObject({ error: { code: 'invalid_image', raison: 'deja_utilise' } });
+      const gagnant = image.statut === 202 ? image : annonce;
+      expect(await solde(cle)).toBe(avant - gagnant.corps.cout_total);
+      // Erasing the winner erases the only job that used the upload.
+      await attendreTravail(pile.urlBase, cle, gagnant.corps.travaux[0]!.id);
+      expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${gagnant.corps.travaux[0]!.id}`, { cle })).statut).toBe(200);
+    }
+    const { lireCompte } = await import('../../lambdas/core/comptes');
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ en_attente: 0, televersements_ouverts: 0 });
+  });
+
+  it('a listing’s claim on an upload is no job: GET /travaux/<upload id> answers 404, and the claim goes with the listing', async () => {
+    const { cle } = await pile.creerCompte(10);
+    const ids = await televerser(cle, [await imageTest(30), await imageTest(31)]);
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: ids.map((televersement) => ({ televersement })) } });
+    const annonce = corps.travaux[0]!.id;
+    await attendreTravail(pile.urlBase, cle, annonce);
+    for (const id of ids) expect((await appeler(pile.urlBase, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
+    expect((await appeler(pile.urlBase, 'GET', '/travaux', { cle })).corps.travaux.map((t: { id: string }) => t.id)).toEqual([annonce]);
+    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: ids[0] }] } })).corps.error).toMatchObject({ raison: 'deja_utilise' });
+    expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${annonce}`, { cle })).statut).toBe(200);
+    const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { cles } = await import('../../lambdas/core/table');
+    for (const id of ids) {
+      expect(await lireEnregistrementTravail(pile.deps, id)).toBeUndefined();
+      expect((await pile.deps.ddb.send(new GetCommand({ TableName: pile.deps.table, Key: cles.travail(id) }))).Item).toBeUndefined();
+    }
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BORNE_LOT_MS, BORNE_RELANCE_MS, BORNE_TRAVAIL_MS, decider, DUREE_MAX_EXECUTION_MS } from '../../lambdas/core/balayage';
+import { BORNE_LOT_MS, BORNE_RELANCE_MS, BORNE_TRAVAIL_MS, decider, DUREE_MAX_EXECUTION_MS, DUREE_MAX_TACHE_MS } from '../../lambdas/core/balayage';
 import { nomExecution, arnExecution } from '../../lambdas/core/executions';
 
 const MINUTE = 60_000;
@@ -43,6 +43,18 @@ describe('the sweeper decides from the record, the execution and the age', () =>
       erreur: { code: 'erreur_interne' },
     });
     expect(decider({ statut: 'en_cours' }, { statut: 'TIMED_OUT' }, jeune)).toMatchObject({ action: 'rembourser', erreur: { code: 'moteur_indisponible' } });
+  });
+
+  it('leaves a timed-out or aborted execution alone while the step it invoked may still run (issue 21, point 6)', () => {
+    const maintenant = Date.parse('2026-11-26T12:00:00Z');
+    for (const statut of ['TIMED_OUT', 'ABORTED'] as const) {
+      const recente = { statut, arretee_le: maintenant - DUREE_MAX_TACHE_MS + 1000 };
+      expect(decider({ statut: 'en_cours' }, recente, jeune, maintenant), statut).toEqual({ action: 'laisser' });
+      const ancienne = { statut, arretee_le: maintenant - DUREE_MAX_TACHE_MS - 1000 };
+      expect(decider({ statut: 'en_cours' }, ancienne, jeune, maintenant).action, statut).not.toBe('laisser');
+    }
+    // Longer than the tool function may run (lib/flux.ts: 5 minutes).
+    expect(DUREE_MAX_TACHE_MS).toBeGreaterThan(5 * 60_000);
   });
 
   it('names executions by job id, the re-run with -2', () => {

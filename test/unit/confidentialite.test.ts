@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MARGE_RETRAIT_MS } from '../../lambdas/core/televersements';
 import { describe, expect, it } from 'vitest';
 import {
   CONSERVATION_FENETRE_CADENCE_SECONDES,
@@ -16,7 +17,7 @@ import {
   RETENTION_RESULTATS_JOURS,
   RETENTION_TELEVERSEMENTS_JOURS,
   SAUVEGARDES_TABLE_JOURS,
-  UTILISATION_TELEVERSEMENT_HEURES,
+  UTILISATION_TELEVERSEMENT_MINUTES,
   VALIDITE_URL_TELEVERSEMENT_SECONDES,
 } from '../../lambdas/core/retention';
 import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/table';
@@ -39,8 +40,9 @@ describe('docs/privacy.md', () => {
   it('gives, for everything kept, the duration the code keeps it', () => {
     const attendu: Record<string, string> = {
       'Input photos': `${RETENTION_ENTREES_JOURS} days`,
-      'Uploads (used or not)': `${RETENTION_TELEVERSEMENTS_JOURS} days`,
-      'Upload URLs': `${VALIDITE_URL_TELEVERSEMENT_SECONDES / 60} minutes to send the file; the upload then starts a job within ${UTILISATION_TELEVERSEMENT_HEURES} hours`,
+      'Uploads never used': `${UTILISATION_TELEVERSEMENT_MINUTES} minutes after they were announced, then removed by the sweeper within ${MARGE_RETRAIT_MS / 60_000 + 1} minutes`,
+      'Uploads used by a job': `${RETENTION_TELEVERSEMENTS_JOURS} day`,
+      'Upload URLs': `${VALIDITE_URL_TELEVERSEMENT_SECONDES / 60} minutes to send the file; the upload then starts a job within ${UTILISATION_TELEVERSEMENT_MINUTES} minutes of its announcement`,
       'Results and batch ZIPs': `${RETENTION_RESULTATS_JOURS} days`,
       'Job and batch records': `${RETENTION_SECONDES / JOURS} days`,
       'Stored answers (`Idempotency-Key`)': `${DUREE_IDEMPOTENCE_SECONDES / 3600} hours`,

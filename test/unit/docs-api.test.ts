@@ -6,6 +6,7 @@
  * of these without the page (or the other way round) fails here.
  */
 import { readFileSync } from 'node:fs';
+import { MAX_TELEVERSEMENTS_OUVERTS } from '../../lambdas/core/televersements';
 import { describe, expect, it } from 'vitest';
 import { REQUETES_PAR_MINUTE } from '../../lambdas/core/cadence';
 import { MAX_CLES_PAR_COMPTE } from '../../lambdas/core/comptes';
@@ -19,7 +20,7 @@ import { VALIDITE_LIEN_SECONDES } from '../../lambdas/core/liens';
 import { CATALOGUE, estOutil, LONGUEUR_MAX_TEXTE, MAX_IMAGES_ANNONCE, MAX_IMAGES_LOT, OUTILS } from '../../lambdas/core/outils';
 import {
   RETENTION_RESULTATS_JOURS,
-  UTILISATION_TELEVERSEMENT_HEURES,
+  UTILISATION_TELEVERSEMENT_MINUTES,
   VALIDITE_URL_TELEVERSEMENT_SECONDES,
 } from '../../lambdas/core/retention';
 import { MAX_CARACTERES_URL, MAX_FICHIERS_TELEVERSEMENT } from '../../lambdas/core/schemas';
@@ -200,7 +201,8 @@ describe('docs/api.md: errors, routes and limits', () => {
       `${MAX_TRAVAUX_EN_ATTENTE} jobs \`en_attente\` or \`en_cours\` per account`,
       `\`limite\` 1 to ${LIMITE_MAX}, default ${LIMITE_DEFAUT}`,
       `1 to ${MAX_FICHIERS_TELEVERSEMENT} files per \`POST /televersements\``,
-      `URL valid ${VALIDITE_URL_TELEVERSEMENT_SECONDES / 60} minutes; upload usable ${UTILISATION_TELEVERSEMENT_HEURES} hours`,
+      `URL valid ${VALIDITE_URL_TELEVERSEMENT_SECONDES / 60} minutes; upload usable ${UTILISATION_TELEVERSEMENT_MINUTES} minutes from its announcement`,
+      `at most ${MAX_TELEVERSEMENTS_OUVERTS} uploads announced and not yet used per account`,
       `${MAX_CLES_PAR_COMPTE} active keys per account`,
       `${VALIDITE_LIEN_SECONDES / 3600} hours from the call that returned them`,
       `${RETENTION_RESULTATS_JOURS} days for results, ZIPs and jobs`,

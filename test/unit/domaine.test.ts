@@ -123,3 +123,35 @@ describe('unknown routes', () => {
     expect(JSON.parse(inconnu.body)).toEqual({ error: { code: 'not_found', message: 'No route GET /api/v1/factures.' } });
   });
 });
+
+describe('log redaction (core/journal.ts)', () => {
+  it('cuts our S3 keys after their prefix, file names with spaces included, and drops members that name files or hold records', async () => {
+    const { caviarder, caviarderTexte } = await import('../../lambdas/core/journal');
+    expect(caviarderTexte('GetObject resultats/acc/job/01-Maison du lac-ciel.jpg failed')).toBe('GetObject resultats/[redacted]');
+    expect(caviarderTexte('zips/acc/lot.zip and televersements/acc/id')).toBe('zips/[redacted]');
+    expect(caviarderTexte('job 1234 is missing')).toBe('job 1234 is missing');
+    for (const membre of ['Key', 'nom', 'fichier', 'Item', 'CancellationReasons', '$response']) expect(caviarder(membre, { a: 1 })).toBe('[redacted]');
+    const erreur = Object.assign(new Error('NoSuchKey: entrees/acc/job/0.jpg'), { Code: 'NoSuchKey' });
+    expect(caviarder('erreur', erreur)).toMatchObject({ name: 'Error', message: 'NoSuchKey: entrees/acc/job/0.jpg', Code: 'NoSuchKey' });
+  });
+});
+
+describe('a result never outlives its job’s 90 days (core/retention.ts)', () => {
+  it('tags each file with the whole days left from the next midnight UTC, as S3 counts them', async () => {
+    const { joursRestants } = await import('../../lambdas/core/retention');
+    const jour = 24 * 3600_000;
+    const expireLe = (ecrit: Date, jours: number) => (Math.floor(ecrit.getTime() / jour) + 1 + jours) * jour; // S3: write + days, rounded up to midnight
+    for (const cree of ['2026-01-01T00:00:00Z', '2026-01-01T23:59:00Z', '2026-03-15T08:30:00Z']) {
+      for (const apresMs of [60_000, 3600_000, 30 * jour, 89 * jour, 89.5 * jour]) {
+        const ecrit = new Date(Date.parse(cree) + apresMs);
+        const n = joursRestants(cree, ecrit);
+        if (n < 1) continue; // not written at all
+        expect(expireLe(ecrit, n), `${cree} + ${apresMs}`).toBeLessThanOrEqual(Date.parse(cree) + 90 * jour);
+        expect(expireLe(ecrit, n + 1), `${cree} + ${apresMs}`).toBeGreaterThan(Date.parse(cree) + 90 * jour);
+      }
+    }
+    // A ZIP written again on day 89 lives at most to day 90, not to day 179.
+    expect(joursRestants('2026-01-01T10:00:00Z', new Date('2026-03-31T09:00:00Z'))).toBe(0);
+    expect(joursRestants('2026-01-01T10:00:00Z', new Date('2026-01-01T10:05:00Z'))).toBe(89);
+  });
+});

@@ -754,9 +754,17 @@ describe('Bedrock engine: configuration', () => {
   it('lists the IAM resources to grant: each inference profile and its foundation model', () => {
     const ressources = ressourcesIamBedrock(modelesBedrock({}), '123456789012');
     expect(ressources).toContain('arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.stability.stable-image-inpaint-v1:0');
-    expect(ressources).toContain('arn:aws:bedrock:*::foundation-model/stability.stable-image-inpaint-v1:0');
+    // The foundation model in the Regions its `us.` profile may route to, not in every Region (issue 21, point 8).
+    for (const region of ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2']) {
+      expect(ressources).toContain(`arn:aws:bedrock:${region}::foundation-model/stability.stable-image-inpaint-v1:0`);
+    }
+    expect(ressources.filter((r) => r.includes(':bedrock:*:'))).toEqual([]);
     expect(ressources).toContain('arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-haiku-4-5-20251001-v1:0');
-    expect(ressources).toHaveLength(8);
+    expect(ressources).toHaveLength(4 * 5);
+    // A global profile routes anywhere: only there is the Region a wildcard.
+    expect(ressourcesIamBedrock(modelesBedrock({ RETOUCHE_BEDROCK_MODELE_TEXTE: 'global.anthropic.claude-haiku-4-5-20251001-v1:0' }), '1')).toContain(
+      'arn:aws:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0',
+    );
   });
 
   it('RETOUCHE_MOTEUR=bedrock selects this engine; local stays the default', async () => {

@@ -145,16 +145,30 @@ describe('the verifying front, against the real SDK', () => {
 describe('objetsSignes, against the verifying front', () => {
   it('deposer then lireDebut: the first bytes and the whole size', async () => {
     await objets.deposer('entrees/a.jpg', octets('0123456789'), 'image/jpeg');
-    expect(await objets.lireDebut('entrees/a.jpg', 4)).toEqual({ octets: octets('0123'), taille: 10 });
-    expect(await objets.lireDebut('entrees/a.jpg', 512 * 1024)).toEqual({ octets: octets('0123456789'), taille: 10 });
+    expect(await objets.lireDebut('entrees/a.jpg', 4)).toMatchObject({ octets: octets('0123'), taille: 10 });
+    expect(await objets.lireDebut('entrees/a.jpg', 512 * 1024)).toMatchObject({ octets: octets('0123456789'), taille: 10 });
     const lu = await sdk.send(new GetObjectCommand({ Bucket: SEAU, Key: 'entrees/a.jpg' }));
     expect(lu.ContentType).toBe('image/jpeg');
+    // The ETag of the object read: what the tool step reads again with If-Match (pipeline/outil.ts).
+    expect((await objets.lireDebut('entrees/a.jpg', 4))?.etag).toBe(lu.ETag);
+  });
+
+  it('a GET with If-Match gets the object while it is the one named, 412 PreconditionFailed once it was PUT again', async () => {
+    await objets.deposer('televersements/c/im', octets('premier'), 'image/jpeg');
+    const { etag } = (await objets.lireDebut('televersements/c/im', 4))!;
+    const lu = await sdk.send(new GetObjectCommand({ Bucket: SEAU, Key: 'televersements/c/im', IfMatch: etag }));
+    expect(await lu.Body!.transformToString()).toBe('premier');
+    await objets.deposer('televersements/c/im', octets('second!'), 'image/jpeg');
+    await expect(sdk.send(new GetObjectCommand({ Bucket: SEAU, Key: 'televersements/c/im', IfMatch: etag }))).rejects.toMatchObject({
+      name: 'PreconditionFailed',
+      $metadata: { httpStatusCode: 412 },
+    });
   });
 
   it('lireDebut: undefined for a missing key, nothing of size 0 for an empty object', async () => {
     expect(await objets.lireDebut('entrees/absent.jpg', 16)).toBeUndefined();
     await objets.deposer('entrees/vide.jpg', new Uint8Array(0), 'image/jpeg');
-    expect(await objets.lireDebut('entrees/vide.jpg', 16)).toEqual({ octets: Buffer.alloc(0), taille: 0 });
+    expect(await objets.lireDebut('entrees/vide.jpg', 16)).toMatchObject({ octets: Buffer.alloc(0), taille: 0 });
   });
 
   it('supprimer: gone after, and a missing key or none is not an error', async () => {
@@ -178,7 +192,7 @@ describe('objetsSignes, against the verifying front', () => {
 
     const bon = await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: octets('abcdef') });
     expect(bon.status).toBe(200);
-    expect(await objets.lireDebut('televersements/c/u1', 16)).toEqual({ octets: octets('abcdef'), taille: 6 });
+    expect(await objets.lireDebut('televersements/c/u1', 16)).toMatchObject({ octets: octets('abcdef'), taille: 6 });
   });
 
   it('urlLecture: 200 with the download name as Content-Disposition; refused once expired', async () => {
@@ -195,7 +209,7 @@ describe('objetsSignes, against the verifying front', () => {
 
   it('keys with segments, spaces, "+", accents and !\'()*, through every call', async () => {
     await objets.deposer(CLE_DIFFICILE, octets('difficile'), 'image/jpeg');
-    expect(await objets.lireDebut(CLE_DIFFICILE, 4)).toEqual({ octets: octets('diff'), taille: 9 });
+    expect(await objets.lireDebut(CLE_DIFFICILE, 4)).toMatchObject({ octets: octets('diff'), taille: 9 });
     // The same object for the SDK: the key is the one given, not a re-encoded one.
     const lu = await sdk.send(new GetObjectCommand({ Bucket: SEAU, Key: CLE_DIFFICILE }));
     expect(await lu.Body!.transformToString()).toBe('difficile');
@@ -231,7 +245,7 @@ describe('objetsSignes, against the verifying front', () => {
     await expect(objetsAvec({ region: 'eu-west-1' }).lireDebut('entrees/a.jpg', 4)).rejects.toMatchObject({ statut: 400, code: 'AuthorizationHeaderMalformed' });
     expect(prendreRefus().map((r) => r.code)).toEqual(['SignatureDoesNotMatch', 'RequestTimeTooSkewed', 'AuthorizationHeaderMalformed']);
     // The object is still there: the refused DELETE did not reach s3rver.
-    expect(await objets.lireDebut('entrees/a.jpg', 1)).toEqual({ octets: octets('0'), taille: 10 });
+    expect(await objets.lireDebut('entrees/a.jpg', 1)).toMatchObject({ octets: octets('0'), taille: 10 });
   });
 
   it("AWS's 403 AccessDenied for a missing key reads as not there (the local S3 answers 404)", async () => {
@@ -331,7 +345,7 @@ describe('objetsDepuisEnv', () => {
       RETOUCHE_S3_CHEMIN: '1',
     });
     await o.deposer('env/a.txt', octets('env'), 'text/plain');
-    expect(await o.lireDebut('env/a.txt', 8)).toEqual({ octets: octets('env'), taille: 3 });
+    expect(await o.lireDebut('env/a.txt', 8)).toMatchObject({ octets: octets('env'), taille: 3 });
   });
 
   it('AWS_ENDPOINT_URL alone; AWS without an endpoint, virtual-hosted or path-style; no region or bucket is an error', async () => {

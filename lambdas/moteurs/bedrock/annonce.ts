@@ -8,6 +8,7 @@
 import { ConverseCommand, type BedrockRuntimeClient, type ContentBlock, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
+import { detecterFormat } from '../../core/images';
 import { CATALOGUE } from '../../core/outils';
 import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
 import type { DemandeAnnonce, TexteRedige } from '../moteur';
@@ -37,6 +38,8 @@ export const systemeAnnonce = (langue: string): string =>
 
 /** One photo as Converse takes it: upright (EXIF), sRGB JPEG, long edge ≤ 1568 px, ≤ 3.75 MB. */
 export const photoPourConverse = async (octets: Buffer): Promise<Buffer> => {
+  // As every decode of customer bytes (moteurs/pixels.ts): JPEG, PNG or WebP by their first bytes only.
+  if (!detecterFormat(octets)) throw new ErreurTravail('image_illisible');
   try {
     const redimensionnee = await sharp(octets, OPTIONS_ENTREE)
       .rotate()

@@ -93,16 +93,36 @@ export const identifiantsBedrock = (modeles: ModelesBedrock): string[] =>
 const PREFIXES_PROFIL = /^(us|eu|apac|us-gov|jp|au|ca|global)\./;
 
 /**
+ * The commercial Regions of each geography of Bedrock's cross-Region (geographic) inference profiles.
+ * A geographic profile routes only to Regions of its own geography (AWS Bedrock User Guide, "Supported
+ * Regions and models for inference profiles", which lists each profile's destinations: the `us.`
+ * Stability profiles route to us-east-1, us-east-2 and us-west-2, Claude's `us.` ones to those and
+ * us-west-1). `global.` profiles route to any commercial Region: only `*` can grant them. An EU stage
+ * grants the exact destinations of each `eu.` profile instead (lib/residence.ts).
+ */
+export const REGIONS_GEOGRAPHIE: Readonly<Record<string, readonly string[]>> = {
+  us: ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
+  'us-gov': ['us-gov-east-1', 'us-gov-west-1'],
+  ca: ['ca-central-1', 'ca-west-1'],
+  eu: ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
+  apac: ['ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-7'],
+  jp: ['ap-northeast-1', 'ap-northeast-3'],
+  au: ['ap-southeast-2', 'ap-southeast-4'],
+  global: ['*'],
+};
+
+/**
  * IAM resources for `bedrock:InvokeModel` on these models. A cross-region inference profile
  * (`us.…`) needs the profile in the stage's region and the foundation model in every region the
- * profile routes to, hence `*` as the region of the foundation-model ARNs.
+ * profile routes to: the Regions of its geography, never every Region (`*`) but for a `global.` one.
  */
 export const ressourcesIamBedrock = (modeles: ModelesBedrock, compte: string, partition = 'aws'): string[] =>
-  identifiantsBedrock(modeles).flatMap((id) =>
-    PREFIXES_PROFIL.test(id)
-      ? [
-          `arn:${partition}:bedrock:${modeles.region}:${compte}:inference-profile/${id}`,
-          `arn:${partition}:bedrock:*::foundation-model/${id.replace(PREFIXES_PROFIL, '')}`,
-        ]
-      : [`arn:${partition}:bedrock:${modeles.region}::foundation-model/${id}`],
-  );
+  identifiantsBedrock(modeles).flatMap((id) => {
+    const geographie = PREFIXES_PROFIL.exec(id)?.[1];
+    if (!geographie) return [`arn:${partition}:bedrock:${modeles.region}::foundation-model/${id}`];
+    const modele = id.replace(PREFIXES_PROFIL, '');
+    return [
+      `arn:${partition}:bedrock:${modeles.region}:${compte}:inference-profile/${id}`,
+      ...REGIONS_GEOGRAPHIE[geographie]!.map((region) => `arn:${partition}:bedrock:${region}::foundation-model/${modele}`),
+    ];
+  });
