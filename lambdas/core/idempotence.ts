@@ -68,7 +68,7 @@ export const reponseDejaDonnee = async (d: Pick<Dependances, 'ddb' | 'table'>, r
  * The key of erased work: its answer goes, the key and the request's hash stay until they expire, so a
  * replay is told the work was erased. Never creates a record: an expired key stays expired.
  */
-export const marquerEfface = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, compte: string, cle: string): Promise<void> => {
+export const marquerEfface = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, cle: string, effaceLe: Date): Promise<void> => {
   try {
     await d.ddb.send(
       new UpdateCommand({
@@ -76,7 +76,7 @@ export const marquerEfface = async (d: Pick<Dependances, 'ddb' | 'table' | 'horl
         Key: cles.idempotence(compte, cle),
         UpdateExpression: 'SET efface_le = if_not_exists(efface_le, :maintenant) REMOVE reponse',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':maintenant': d.horloge().toISOString() },
+        ExpressionAttributeValues: { ':maintenant': effaceLe.toISOString() },
       }),
     );
   } catch (erreur) {

@@ -110,6 +110,7 @@ describe('erasure of ended work', () => {
     const rejeu = await appeler(url, 'POST', '/travaux', { cle, entetes: { 'Idempotency-Key': 'vente-12-rue-des-lilas' }, json: requete });
     expect(rejeu.statut).toBe(409);
     expect(rejeu.corps.error).toMatchObject({ code: 'work_erased', efface_le: idem!.efface_le });
+    expect(idem!.efface_le).toBe(corps.efface_le);
     await pile.attendreInactivite();
     expect(await solde(cle)).toBe(credits);
     expect((await appeler(url, 'GET', '/travaux', { cle })).corps.travaux).toEqual([]);
