@@ -155,7 +155,8 @@ describe('Bedrock engine: the request of each tool', () => {
       expect(corps.prompt, outil).toEqual(expect.any(String));
       expect(corps.prompt.length, outil).toBeGreaterThan(40);
       expect(corps.seed, outil).toBe(graineDe('job-1'));
-      expect(corps.output_format).toBe('png');
+      // JPEG: a 9.4 MP PNG's base64 passes InvokeModel's 25 MB answer limit (bench:reponse-bedrock).
+      expect(corps.output_format).toBe('jpeg');
       const { width, height } = await dimensions(corps.image);
       expect([width % 64, height % 64]).toEqual([0, 0]);
       // A small photo (or the part of it around the edited area) is padded up to multiples of 64, never shrunk.
@@ -508,8 +509,11 @@ describe('Bedrock engine: finish reasons and SDK errors', () => {
     [new ValidationException(meta), 'moteur_en_echec'],
     [new AccessDeniedException(meta), 'moteur_en_echec'],
     [new ResourceNotFoundException(meta), 'moteur_en_echec'],
-    [new ServiceQuotaExceededException(meta), 'moteur_en_echec'],
+    // "Your request exceeds the service quota for your account. You can view your quotas at … Resubmit your request later."
+    [new ServiceQuotaExceededException({ $metadata: {}, message: 'Your request exceeds the service quota for your account. Resubmit your request later.' }), 'moteur_indisponible'],
     [new ModelErrorException(meta), 'moteur_en_echec'],
+    // A content filter that answers as a ValidationException naming what it filtered.
+    [new ValidationException({ $metadata: {}, message: 'Your request was blocked: the prompt was filtered by the content moderation system (filtered prompts: 1).' }), 'contenu_refuse'],
   ] as const;
 
   it.each(CAS.map(([e, code]) => [e.name, code, e] as const))('%s → %s (image tools and annonce)', async (_nom, code, erreur) => {

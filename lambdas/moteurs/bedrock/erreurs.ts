@@ -12,6 +12,8 @@ const INDISPONIBLE = new Set([
   'InternalServerException',
   'ModelTimeoutException',
   'ModelNotReadyException',
+  // An account quota the Bedrock API reference tells the caller to "resubmit later": a wait, as for throttling.
+  'ServiceQuotaExceededException',
   // Rekognition's (the furniture detector, rekognition.ts).
   'ProvisionedThroughputExceededException',
   'InternalServerError',
@@ -19,14 +21,12 @@ const INDISPONIBLE = new Set([
 
 /**
  * The request itself is wrong, or the account is not allowed: retrying would spend the retry budget
- * and fail the same way. `ServiceQuotaExceededException` is an account limit, not a rate: it needs
- * a quota increase, not a wait. `ModelErrorException` is the model failing on this input.
+ * and fail the same way. `ModelErrorException` is the model failing on this input.
  */
 const EN_ECHEC = new Set([
   'ValidationException',
   'AccessDeniedException',
   'ResourceNotFoundException',
-  'ServiceQuotaExceededException',
   'ModelErrorException',
   'ConflictException',
   // Rekognition's: an image it cannot read or a request it refuses.
@@ -45,11 +45,19 @@ const avecCause = (code: CodeTravail, cause: unknown): ErreurTravail =>
   // The job's message stays the catalogue's (it is shown to the caller); the SDK's is for the logs.
   Object.assign(new ErreurTravail(code), { cause });
 
+/**
+ * A content filter may also answer as a ValidationException whose message names what it filtered
+ * (the prompt, the input or the output image) rather than as a 200 with a finish reason: the same
+ * verdict, a refusal of the content, not a malformed request.
+ */
+const FILTRE = /\bfilter(ed|s)?\b|content moderation|flagged|blocked by|safety system/i;
+
 /** Maps what the Bedrock runtime (or the Rekognition) client threw to the job error the state machine acts on. */
 export const erreurDeBedrock = (erreur: unknown): ErreurTravail => {
   if (erreur instanceof ErreurTravail) return erreur;
-  const e = (typeof erreur === 'object' && erreur !== null ? erreur : {}) as ErreurSdk;
+  const e = (typeof erreur === 'object' && erreur !== null ? erreur : {}) as ErreurSdk & { message?: unknown };
   const nom = typeof e.name === 'string' ? e.name : '';
+  if (nom === 'ValidationException' && typeof e.message === 'string' && FILTRE.test(e.message)) return avecCause('contenu_refuse', erreur);
   if (INDISPONIBLE.has(nom)) return avecCause('moteur_indisponible', erreur);
   if (EN_ECHEC.has(nom)) return avecCause('moteur_en_echec', erreur);
   const statut = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;

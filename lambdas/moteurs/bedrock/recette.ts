@@ -26,8 +26,15 @@ export interface Recette {
 
 export type Valeurs = Readonly<Record<string, string>>;
 
-/** Every answer comes back lossless: it is scaled and composited before the one final encoding. */
-export const FORMAT_REPONSE = 'png';
+/**
+ * Answers come back as JPEG. InvokeModel's answer is at most 25 000 000 bytes, the image inside it in
+ * base64: at the largest working frame (9.4 MP) a PNG of a photo is 24–28 MB of base64, at or over the
+ * limit, a JPEG 3–6 MB at quality 90–95 and 17 MB at most even at quality 100, whatever quality
+ * Stability encodes with (npm run bench:reponse-bedrock). The answer is decoded, scaled and composited
+ * into the photo, then encoded once in the customer's own format (resultat.ts): its JPEG generation is
+ * never the delivered file's.
+ */
+export const FORMAT_REPONSE = 'jpeg';
 
 /** What no listing photo should gain from a model, whatever the tool. */
 export const A_EVITER = 'people, text, watermark, logo, cartoon, illustration, painting, blurry, distorted perspective';
