@@ -44,6 +44,8 @@ export const SEUILS = {
   lotsEnRetard: 1,
   /** Erasures still waiting past their bound in one sweep (Maximum over 5 minutes). */
   effacementsEnRetard: 1,
+  /** Engine calls refused by AWS per 5 minutes: one is enough, every job fails the same way. */
+  accesRefuses: 1,
   /** Sweeper errors per 5 minutes: one is enough, it is the last line. */
   erreursBalayeur: 1,
   /** Sweeps published in `PERIODE_BALAYEUR_ABSENT`: fewer than this, the sweeper did not run. */
@@ -129,6 +131,9 @@ export class Observabilite extends Construct {
       figure(MESURES.lotsEnRetard, 'Maximum', cinq), SEUILS.lotsEnRetard);
     alarme('EffacementsEnRetard', 'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook in README)',
       figure(MESURES.effacementsEnRetard, 'Maximum', cinq), SEUILS.effacementsEnRetard);
+    alarme('AccesModeleRefuses',
+      'The engine was refused a model or detector call (AccessDeniedException): a model not enabled for the account, or a grant missing. Every job fails until it is fixed: run npm run --silent admin -- check-models (README, "Before the first job")',
+      figure(MESURES.accesRefuses, 'Sum', cinq), SEUILS.accesRefuses);
     alarme('BalayeurEnErreur', 'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
       p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursBalayeur);
     alarme('BalayeurAbsent', `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,

@@ -10,6 +10,7 @@ import { Donnees } from './donnees';
 import { Flux } from './flux';
 import { Liens } from './liens';
 import { modelesDuStage } from './modeles';
+import { SORTIE_MOTEUR } from '../lambdas/moteurs/bedrock/configuration';
 import { Observabilite } from './observabilite';
 import { Provenance } from './provenance';
 import { Stockage } from './stockage';
@@ -19,7 +20,15 @@ export interface ProprietesRetouche extends StackProps {
 }
 
 /** Output names the admin CLI reads (`npm run admin -- --outputs cdk-outputs.json …`). */
-export const SORTIES = { api: 'ApiUrl', table: 'TableName', bucket: 'BucketName', liens: 'LiensBase', alarmes: 'AlarmesTopic' } as const;
+export const SORTIES = {
+  api: 'ApiUrl',
+  table: 'TableName',
+  bucket: 'BucketName',
+  liens: 'LiensBase',
+  alarmes: 'AlarmesTopic',
+  /** The Bedrock Region and model ids of the engine (a Bedrock stage only): `admin -- check-models` reads them. */
+  modeles: SORTIE_MOTEUR,
+} as const;
 
 export class RetoucheStack extends Stack {
   readonly donnees: Donnees;
@@ -41,11 +50,12 @@ export class RetoucheStack extends Stack {
     this.liens = new Liens(this, 'Liens', config, this.stockage.bucket);
     // The C2PA signing key and chain; its outputs C2paCsr, C2paSignataire and C2paTest are its own.
     this.provenance = new Provenance(this, 'Provenance', config);
+    const modeles = modelesDuStage(this, config);
     this.flux = new Flux(this, 'Flux', {
       config,
       table: this.donnees.table,
       bucket: this.stockage.bucket,
-      modeles: modelesDuStage(this, config),
+      modeles,
       c2pa: { secret: this.provenance.secret, empreinte: this.provenance.empreinte },
     });
     this.api = new Api(this, 'Api', {
@@ -68,5 +78,18 @@ export class RetoucheStack extends Stack {
     new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });
     new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
+    const env = modeles.environnement;
+    if (config.moteur === 'bedrock' && env.RETOUCHE_BEDROCK_REGION) {
+      const reglages = {
+        modeleInpaint: env.RETOUCHE_BEDROCK_MODELE_INPAINT,
+        modeleStructure: env.RETOUCHE_BEDROCK_MODELE_STRUCTURE,
+        modeleRemplacement: env.RETOUCHE_BEDROCK_MODELE_REMPLACEMENT,
+        modeleTexte: env.RETOUCHE_BEDROCK_MODELE_TEXTE,
+      };
+      new CfnOutput(this, SORTIES.modeles, {
+        value: JSON.stringify({ region: env.RETOUCHE_BEDROCK_REGION, modeles: Object.fromEntries(Object.entries(reglages).filter(([, id]) => id)) }),
+        description: 'Bedrock Region and models of the engine: enable them before the first job (npm run --silent admin -- check-models)',
+      });
+    }
   }
 }

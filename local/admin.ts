@@ -5,6 +5,7 @@
  *   npm run --silent admin -- revoke-key --key KEY
  *   npm run --silent admin -- add-credits --account ID --credits N
  *   npm run --silent admin -- erase-account --account ID
+ *   npm run --silent admin -- check-models --outputs FILE [--lifecycle-only]   (a Bedrock stage, before its first job)
  * It acts on the local stack running with the same RETOUCHE_DATA_DIR, or with `--outputs FILE` on a
  * deployed stage (the file `cdk deploy --outputs-file` writes; AWS credentials from the environment).
  */
@@ -22,13 +23,17 @@ import { ajouterCredits, creerCle, creerCompte, ErreurCompte, lireCompte, revoqu
 import { clientDocument } from '../lambdas/core/dependances';
 import { clientDynamoLocal } from './dynamodb';
 import { FICHIER_PILE } from './pile';
+import { SORTIE_MOTEUR } from '../lambdas/moteurs/bedrock/configuration';
+import type { ModelesStage } from './modeles-stage';
 
 const USAGE = `usage: npm run --silent admin -- <command> [--outputs cdk-outputs.json]
   create-account --credits N
   create-key --account ID
   revoke-key --key KEY
   add-credits --account ID --credits N
-  erase-account --account ID      all of the account's jobs, batches, uploads and files (not the account)`;
+  erase-account --account ID      all of the account's jobs, batches, uploads and files (not the account)
+  check-models --outputs FILE     a Bedrock stage: calls each model once (enabling it for the account) and
+                                  reads its lifecycle; exit 1 if one is not ready [--lifecycle-only: no call]`;
 
 const sortir = (code: number, message: string): never => {
   process.stderr.write(`${message}\n`);
@@ -39,7 +44,13 @@ const { positionals, values } = (() => {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { credits: { type: 'string' }, account: { type: 'string' }, key: { type: 'string' }, outputs: { type: 'string' } },
+      options: {
+        credits: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        outputs: { type: 'string' },
+        'lifecycle-only': { type: 'boolean' },
+      },
     });
   } catch (erreur) {
     return sortir(2, `${(erreur as Error).message}\n${USAGE}`);
@@ -135,6 +146,18 @@ const executer = async (): Promise<unknown> => {
         files: bilan.fichiers,
         erased_when_they_end: bilan.differes,
       };
+    }
+    case 'check-models': {
+      if (!values.outputs) return sortir(2, `check-models needs --outputs (the file of 'cdk deploy --outputs-file')\n${USAGE}`);
+      const sorties = JSON.parse(readFileSync(values.outputs, 'utf8')) as Record<string, Record<string, string>>;
+      const moteur = Object.values(sorties).find((s) => s[SORTIE_MOTEUR])?.[SORTIE_MOTEUR];
+      if (!moteur) return sortir(1, `${values.outputs} has no ${SORTIE_MOTEUR} output: this stage runs the local engine, which calls no model.`);
+      // Loaded here only: it brings sharp and the Bedrock clients, which the other commands do not need.
+      const { verifierModeles } = await import('./modeles-stage');
+      const etats = await verifierModeles(JSON.parse(moteur) as ModelesStage, {}, { appeler: !values['lifecycle-only'] });
+      const prets = etats.every((e) => e.ready);
+      process.stdout.write(`${JSON.stringify({ ready: prets, models: etats })}\n`);
+      process.exit(prets ? 0 : 1);
     }
     default:
       return sortir(2, USAGE);

@@ -22,6 +22,12 @@ export const MESURES = {
   effacementsEnRetard: 'EffacementsEnRetard',
   /** Jobs the sweeper started, ran again, refunded, and batches it closed. */
   reprises: 'Reprises',
+  /**
+   * Calls the engine's role was refused (AccessDeniedException from Bedrock or Rekognition): a model
+   * not enabled for the account (its first use goes through AWS Marketplace), or a grant missing. Every
+   * job then fails: it alarms at the first one.
+   */
+  accesRefuses: 'AccesModeleRefuses',
 } as const;
 
 export const mesures = new Metrics({ namespace: ESPACE_MESURES, serviceName: SERVICE_MESURES });
@@ -39,4 +45,10 @@ export const publierBalayage = (bilan: { travauxEnRetard: number; lotsEnRetard: 
   mesure.addMetric(MESURES.lotsEnRetard, MetricUnit.Count, bilan.lotsEnRetard);
   mesure.addMetric(MESURES.effacementsEnRetard, MetricUnit.Count, bilan.effacementsEnRetard);
   mesure.addMetric(MESURES.reprises, MetricUnit.Count, bilan.reprises);
+};
+
+/** One call of the engine refused by AWS (moteurs/bedrock/erreurs.ts). */
+export const compterAccesRefuse = (): void => {
+  const mesure = mesures.singleMetric();
+  mesure.addMetric(MESURES.accesRefuses, MetricUnit.Count, 1);
 };

@@ -686,6 +686,19 @@ describe('the dev stage', () => {
     expect(ressources).toContain('foundation-model/stability.stable-image-inpaint-v1:0');
     expect(ressources).not.toMatch(/foundation-model\/\*|inference-profile\/\*/);
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('bedrock');
+    // The first use of a model goes through AWS Marketplace with the operator's rights, never the function's.
+    expect(JSON.stringify(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('aws-marketplace');
+    // The operator's check-models reads the Region and models from this output (issue 28, point 2).
+    const sortie = (s.template.toJSON().Outputs as Record<string, { Value: string }>).MoteurBedrock!;
+    expect(JSON.parse(sortie.Value)).toEqual({
+      region: outil.Properties.Environment.Variables.RETOUCHE_BEDROCK_REGION,
+      modeles: {
+        modeleInpaint: outil.Properties.Environment.Variables.RETOUCHE_BEDROCK_MODELE_INPAINT,
+        modeleStructure: outil.Properties.Environment.Variables.RETOUCHE_BEDROCK_MODELE_STRUCTURE,
+        modeleRemplacement: outil.Properties.Environment.Variables.RETOUCHE_BEDROCK_MODELE_REMPLACEMENT,
+        modeleTexte: outil.Properties.Environment.Variables.RETOUCHE_BEDROCK_MODELE_TEXTE,
+      },
+    });
   });
 
   it('grants the detectors (Rekognition DetectLabels, DetectFaces, DetectText) alone on "*", which is all those actions support', () => {
@@ -724,6 +737,20 @@ describe('the dev stage', () => {
       Threshold: 1,
     });
     expect(JSON.stringify(alarme(s, 'ExecutionsInterrompues').Metrics)).toMatch(/ExecutionsTimedOut.*ExecutionsAborted/);
+    // A model not enabled for the account (issue 28, point 2): the first refused call alarms.
+    expect(alarme(s, 'AccesModeleRefuses')).toEqual({
+      AlarmDescription: expect.stringContaining('admin -- check-models'),
+      AlarmActions: sujet,
+      Namespace: ESPACE_MESURES,
+      MetricName: MESURES.accesRefuses,
+      Dimensions: service,
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
     for (const [nom, mesure] of [['TravauxEnRetard', MESURES.travauxEnRetard], ['LotsEnRetard', MESURES.lotsEnRetard], ['EffacementsEnRetard', MESURES.effacementsEnRetard]] as const) {
       expect(alarme(s, nom)).toEqual({
         AlarmDescription: expect.stringMatching(/past (the guaranteed|their) bound/),

@@ -136,7 +136,7 @@ const lignes = (p: { data: Buffer; info: { width: number } }, debut: number, fin
 // ---------- requests ----------
 
 describe('Bedrock engine: the request of each tool', () => {
-  it('calls the configured model with a prompt, the job seed, PNG out, and an image the model accepts', async () => {
+  it('calls the configured model with a prompt, the job seed, JPEG out, and an image the model accepts', async () => {
     const attendus: Record<OutilImage, string> = {
       vider: 'us.stability.stable-image-inpaint-v1:0',
       staging: 'us.stability.stable-image-inpaint-v1:0',

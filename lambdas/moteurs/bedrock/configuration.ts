@@ -86,6 +86,9 @@ export const configurationBedrock = (env: Env = process.env): ConfigurationBedro
   regionDetection: texte(env, 'RETOUCHE_REKOGNITION_REGION', texte(env, 'RETOUCHE_BEDROCK_REGION', DEFAUTS.region)),
 });
 
+/** The stack output that names a Bedrock stage's Region and models (lib/retouche-stack.ts), for the operator's `admin -- check-models`. */
+export const SORTIE_MOTEUR = 'MoteurBedrock';
+
 /** Every distinct id the engine calls (images and text), for a grant or a dashboard. */
 export const identifiantsBedrock = (modeles: ModelesBedrock): string[] =>
   [...new Set([...Object.values(modeles.images), modeles.texte])].sort();

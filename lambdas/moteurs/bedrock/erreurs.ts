@@ -4,6 +4,7 @@
  * one question here is: can waiting fix it?
  */
 import { ErreurTravail, type CodeTravail } from '../../core/erreurs';
+import { compterAccesRefuse } from '../../core/mesures';
 
 /** Capacity or a passing fault on AWS's side: the same request will succeed later. */
 const INDISPONIBLE = new Set([
@@ -58,6 +59,8 @@ export const erreurDeBedrock = (erreur: unknown): ErreurTravail => {
   const e = (typeof erreur === 'object' && erreur !== null ? erreur : {}) as ErreurSdk & { message?: unknown };
   const nom = typeof e.name === 'string' ? e.name : '';
   if (nom === 'ValidationException' && typeof e.message === 'string' && FILTRE.test(e.message)) return avecCause('contenu_refuse', erreur);
+  // Every job fails the same way until an operator enables the model: counted, and the stage alarms.
+  if (nom === 'AccessDeniedException') compterAccesRefuse();
   if (INDISPONIBLE.has(nom)) return avecCause('moteur_indisponible', erreur);
   if (EN_ECHEC.has(nom)) return avecCause('moteur_en_echec', erreur);
   const statut = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;
