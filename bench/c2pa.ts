@@ -26,7 +26,10 @@ const chargement = performance.now() - t0;
 const photo24 = await photoGrande();
 const photo12 = await sharp(photo24).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
 const variantes: { nom: string; format: FormatImage; octets: Buffer }[] = [];
-for (const [taille, source] of [['12 MP', photo12], ['24 MP', photo24]] as const) {
+for (const [taille, source] of [
+  ['12 MP', photo12],
+  ['24 MP', photo24],
+] as const) {
   variantes.push({ nom: `${taille} JPEG`, format: 'jpeg', octets: source });
   variantes.push({ nom: `${taille} WebP`, format: 'webp', octets: await sharp(source).webp({ quality: 90 }).toBuffer() });
   variantes.push({ nom: `${taille} PNG`, format: 'png', octets: await sharp(source).png().toBuffer() });
@@ -44,7 +47,9 @@ await prechaufferC2pa(pki);
 const prechauffage = performance.now() - t1;
 
 console.log(`Node ${process.version}, @contentauth/c2pa-wasm 0.13.3 (c2pa-rs 0.91.3), sharp ${sharp.versions.sharp}`);
-console.log(`WASM load and compile: ${chargement.toFixed(0)} ms; first signature of the process (24 MP JPEG): ${premiere.toFixed(0)} ms; warm-up (10 tiny signatures, done at cold start on Lambda): ${prechauffage.toFixed(0)} ms`);
+console.log(
+  `WASM load and compile: ${chargement.toFixed(0)} ms; first signature of the process (24 MP JPEG): ${premiere.toFixed(0)} ms; warm-up (10 tiny signatures, done at cold start on Lambda): ${prechauffage.toFixed(0)} ms`,
+);
 console.log('');
 console.log('image        size MB  bytes added  sign ms: median of 5 (min-max)  c2pa-rs reader                  independent reader');
 for (const v of variantes) {
@@ -63,7 +68,9 @@ for (const v of variantes) {
   const independant = await verifierC2pa(signe, v.format, pki.autorite);
   const memes = (await sharp(signe).raw().toBuffer()).equals(await sharp(v.octets).raw().toBuffer());
   console.log(
-    `${v.nom.padEnd(12)} ${(v.octets.length / 2 ** 20).toFixed(1).padStart(7)}  ${String(signe.length - v.octets.length).padStart(11)}  ${`${durees[2]!.toFixed(0)} (${durees[0]!.toFixed(0)}-${durees[4]!.toFixed(0)})`.padStart(18)}`.padEnd(67) +
+    `${v.nom.padEnd(12)} ${(v.octets.length / 2 ** 20).toFixed(1).padStart(7)}  ${String(signe.length - v.octets.length).padStart(11)}  ${`${durees[2]!.toFixed(0)} (${durees[0]!.toFixed(0)}-${durees[4]!.toFixed(0)})`.padStart(18)}`.padEnd(
+      67,
+    ) +
       `${etat}; ${etatAncre} with our CA`.padEnd(32) +
       `${independant.valide ? 'valid' : `INVALID ${independant.erreurs.join('; ')}`}${memes ? ', same pixels' : ', PIXELS DIFFER'}`,
   );
@@ -71,5 +78,7 @@ for (const v of variantes) {
   ancre.free();
 }
 console.log('');
-console.log(`peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (the WASM memory grows with the largest file signed and is not given back)`);
+console.log(
+  `peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (the WASM memory grows with the largest file signed and is not given back)`,
+);
 console.log(`input SHA-256 of the 24 MP photo: ${createHash('sha256').update(photo24).digest('hex').slice(0, 16)}…`);

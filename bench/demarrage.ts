@@ -41,7 +41,14 @@ const executer = promisify(execFile);
 // The stack as the bundles test builds it: `-c liens=api` adds the no-CloudFront file function.
 const app = new App({ context: { stage: 'bench', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
 const stack = construireApplication(app);
-const fonctions = [...new Map(stack.node.findAll().filter((c): c is Fonction => c instanceof Fonction).map((f) => [f.module, f])).values()]
+const fonctions = [
+  ...new Map(
+    stack.node
+      .findAll()
+      .filter((c): c is Fonction => c instanceof Fonction)
+      .map((f) => [f.module, f]),
+  ).values(),
+]
   .filter((f) => f.module.includes(args.filtre))
   .sort((a, b) => a.module.localeCompare(b.module));
 
@@ -49,9 +56,7 @@ const fonctions = [...new Map(stack.node.findAll().filter((c): c is Fonction => 
 const environnement = (f: Fonction): Record<string, string> => {
   const cfn = f.node.defaultChild as CfnFunction;
   const variables = (Stack.of(f).resolve(cfn.environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
-  return Object.fromEntries(
-    Object.entries(variables).map(([nom, valeur]) => [nom, typeof valeur === 'string' ? valeur : `bench-${nom.toLowerCase()}`]),
-  );
+  return Object.fromEntries(Object.entries(variables).map(([nom, valeur]) => [nom, typeof valeur === 'string' ? valeur : `bench-${nom.toLowerCase()}`]));
 };
 
 /** What the Lambda runtime adds, and fake credentials (nothing is called at import). */
@@ -159,7 +164,9 @@ for (const f of aMesurer) {
     module: f.module,
     js: octetsDepart,
     aLaDemande: octetsALaDemande,
-    carte: Object.keys(meta.outputs).filter((f) => f.endsWith('.map')).reduce((t, f) => t + taille(path.resolve(f)), 0),
+    carte: Object.keys(meta.outputs)
+      .filter((f) => f.endsWith('.map'))
+      .reduce((t, f) => t + taille(path.resolve(f)), 0),
     deploye: await mesurer(sortie, env),
     autre: await mesurer(sortie, { ...env, NODE_OPTIONS: autres }),
     cartesChargees,
@@ -169,7 +176,16 @@ for (const f of aMesurer) {
 }
 process.stderr.write('\n');
 
-const entetes = ['function', 'JS at start (KB)', 'JS on demand (KB)', 'maps (KB)', 'source maps at start', 'import (ms)', 'CPU (ms)', 'import, maps the other way (ms)'];
+const entetes = [
+  'function',
+  'JS at start (KB)',
+  'JS on demand (KB)',
+  'maps (KB)',
+  'source maps at start',
+  'import (ms)',
+  'CPU (ms)',
+  'import, maps the other way (ms)',
+];
 const cellules = lignes.map((l) => [
   l.module,
   ko(l.js).toFixed(0),

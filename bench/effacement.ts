@@ -27,12 +27,18 @@ try {
   const images = await Promise.all(Array.from({ length: 50 }, async (_, i) => ({ base64: enBase64(await imageTest((i % 9) + 1)), nom: `piece-${i}.jpg` })));
   const lance = await appeler(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
   const lot = await attendreLot(url, cle, lance.corps.lot, 300_000);
-  const suppressions = (await Promise.all(lot.travaux.map(async (t) => fichiersDuTravail((await lireEnregistrementTravail(pile.deps, t.id))!).tous.length))).reduce((a, b) => a + b, 0) + 1;
+  const suppressions =
+    (await Promise.all(lot.travaux.map(async (t) => fichiersDuTravail((await lireEnregistrementTravail(pile.deps, t.id))!).tous.length))).reduce(
+      (a, b) => a + b,
+      0,
+    ) + 1;
 
   const debut = performance.now();
   const reponse = await appeler(url, 'DELETE', `/lots/${lot.id}`, { cle });
   const ms = performance.now() - debut;
-  console.log(`DELETE /lots/{id}, 50 jobs: ${reponse.statut} in ${ms.toFixed(0)} ms — ${reponse.corps.fichiers} files recorded, ${suppressions} S3 deletes sent, 51 records + stored answers`);
+  console.log(
+    `DELETE /lots/{id}, 50 jobs: ${reponse.statut} in ${ms.toFixed(0)} ms — ${reponse.corps.fichiers} files recorded, ${suppressions} S3 deletes sent, 51 records + stored answers`,
+  );
 
   const durees: number[] = [];
   for (let i = 0; i < 10; i++) {

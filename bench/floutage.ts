@@ -32,8 +32,18 @@ type Flou = (p: Pixels, b: Rectangle, genre: Genre) => Promise<Pixels>;
 /** The box, grey, 24 × 30 (or 60 × 13 for a plate), zero mean and unit norm: what the matcher compares. */
 const signature = async (p: Pixels, b: Rectangle, genre: Genre): Promise<Float64Array> => {
   const [l, h] = genre === 'visage' ? [24, 30] : [60, 13];
-  const region = { left: Math.floor(b.x0 * p.largeur), top: Math.floor(b.y0 * p.hauteur), width: Math.ceil((b.x1 - b.x0) * p.largeur), height: Math.ceil((b.y1 - b.y0) * p.hauteur) };
-  const gris = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).extract(region).resize(l, h, { fit: 'fill' }).greyscale().raw().toBuffer();
+  const region = {
+    left: Math.floor(b.x0 * p.largeur),
+    top: Math.floor(b.y0 * p.hauteur),
+    width: Math.ceil((b.x1 - b.x0) * p.largeur),
+    height: Math.ceil((b.y1 - b.y0) * p.hauteur),
+  };
+  const gris = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    .extract(region)
+    .resize(l, h, { fit: 'fill' })
+    .greyscale()
+    .raw()
+    .toBuffer();
   const v = Float64Array.from(gris);
   const moyenne = v.reduce((a, x) => a + x, 0) / v.length;
   let norme = 0;
@@ -49,7 +59,13 @@ const dessiner = (genre: Genre, identite: number, variante: 0 | 1, taille: numbe
   const b =
     genre === 'visage'
       ? dessinerVisage(p, { cx: taille * 1.5 + variante, cy: taille * 1.5, largeur: taille * (1 + 0.04 * variante), identite, lumiere: variante ? 0.92 : 1 })
-      : dessinerPlaque(p, { x: taille * 0.5 + variante, y: taille * 1.3, largeur: taille * 2 * (1 + 0.04 * variante), texte: textePlaque(identite), lumiere: variante ? 0.92 : 1 });
+      : dessinerPlaque(p, {
+          x: taille * 0.5 + variante,
+          y: taille * 1.3,
+          largeur: taille * 2 * (1 + 0.04 * variante),
+          texte: textePlaque(identite),
+          lumiere: variante ? 0.92 : 1,
+        });
   return { p, b };
 };
 
@@ -72,8 +88,17 @@ const identifies = async (genre: Genre, taille: number, flouSonde: Flou | null, 
 
 /** A light Gaussian blur of the box (sigma a twentieth of its width), as many tools do: the baseline. */
 const gaussienLeger: Flou = async (p, b) => {
-  const r = { left: Math.floor(b.x0 * p.largeur), top: Math.floor(b.y0 * p.hauteur), width: Math.ceil((b.x1 - b.x0) * p.largeur), height: Math.ceil((b.y1 - b.y0) * p.hauteur) };
-  const floue = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).extract(r).blur(Math.max(0.3, r.width / 20)).raw().toBuffer();
+  const r = {
+    left: Math.floor(b.x0 * p.largeur),
+    top: Math.floor(b.y0 * p.hauteur),
+    width: Math.ceil((b.x1 - b.x0) * p.largeur),
+    height: Math.ceil((b.y1 - b.y0) * p.hauteur),
+  };
+  const floue = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    .extract(r)
+    .blur(Math.max(0.3, r.width / 20))
+    .raw()
+    .toBuffer();
   const data = Buffer.from(p.data);
   for (let y = 0; y < r.height; y++) floue.copy(data, ((r.top + y) * p.largeur + r.left) * 3, y * r.width * 3, (y + 1) * r.width * 3);
   return { ...p, data };
@@ -81,9 +106,21 @@ const gaussienLeger: Flou = async (p, b) => {
 
 /** A 12-cell mosaic of the box (the usual "pixelation"). */
 const mosaique: Flou = async (p, b) => {
-  const r = { left: Math.floor(b.x0 * p.largeur), top: Math.floor(b.y0 * p.hauteur), width: Math.ceil((b.x1 - b.x0) * p.largeur), height: Math.ceil((b.y1 - b.y0) * p.hauteur) };
-  const petite = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).extract(r).resize(12, Math.max(1, Math.round((12 * r.height) / r.width)), { kernel: 'cubic' }).raw().toBuffer({ resolveWithObject: true });
-  const floue = await sharp(petite.data, { raw: { width: petite.info.width, height: petite.info.height, channels: 3 } }).resize(r.width, r.height, { kernel: 'nearest' }).raw().toBuffer();
+  const r = {
+    left: Math.floor(b.x0 * p.largeur),
+    top: Math.floor(b.y0 * p.hauteur),
+    width: Math.ceil((b.x1 - b.x0) * p.largeur),
+    height: Math.ceil((b.y1 - b.y0) * p.hauteur),
+  };
+  const petite = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    .extract(r)
+    .resize(12, Math.max(1, Math.round((12 * r.height) / r.width)), { kernel: 'cubic' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const floue = await sharp(petite.data, { raw: { width: petite.info.width, height: petite.info.height, channels: 3 } })
+    .resize(r.width, r.height, { kernel: 'nearest' })
+    .raw()
+    .toBuffer();
   const data = Buffer.from(p.data);
   for (let y = 0; y < r.height; y++) floue.copy(data, ((r.top + y) * p.largeur + r.left) * 3, y * r.width * 3, (y + 1) * r.width * 3);
   return { ...p, data };
@@ -95,7 +132,10 @@ const retouche: Flou = async (p, b, genre) => flouterEnPlace({ ...p, data: Buffe
 const pct = (x: number) => `${(100 * x).toFixed(0).padStart(3)} %`;
 console.log(`identification of ${N} identities by nearest neighbour (chance ${pct(1 / N)}); "parrot": the gallery blurred the same way`);
 console.log('what                      size    clear   light Gaussian (parrot)   12-cell mosaic (parrot)   Retouche (parrot)   Retouche (vs clear)');
-for (const [genre, tailles] of [['visage', [64, 128, 256]], ['plaque', [60, 120]]] as const) {
+for (const [genre, tailles] of [
+  ['visage', [64, 128, 256]],
+  ['plaque', [60, 120]],
+] as const) {
   for (const taille of tailles) {
     const clair = await identifies(genre, taille, null, null);
     const leger = await identifies(genre, taille, gaussienLeger, gaussienLeger);

@@ -65,8 +65,11 @@ const valeursParDefaut = async (outil: OutilImage): Promise<Record<string, strin
  */
 const modeleSimule = async (corps: Record<string, unknown>, outil: OutilImage): Promise<Buffer> => {
   const { default: sharp } = await import('sharp');
-  const { data, info } = await sharp(Buffer.from(String(corps.image), 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const masque = typeof corps.mask === 'string' ? (await sharp(Buffer.from(corps.mask, 'base64')).extractChannel(0).raw().toBuffer()) : null;
+  const { data, info } = await sharp(Buffer.from(String(corps.image), 'base64'))
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const masque = typeof corps.mask === 'string' ? await sharp(Buffer.from(corps.mask, 'base64')).extractChannel(0).raw().toBuffer() : null;
   const { width: l, height: h } = info;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < l; x++) {
@@ -84,7 +87,9 @@ const modeleSimule = async (corps: Record<string, unknown>, outil: OutilImage): 
       for (let c = 0; c < 3; c++) data[i + c] = Math.max(0, Math.min(255, Math.round(nouveau ? nouveau[c]! : data[i + c]! + derive)));
     }
   }
-  return sharp(data, { raw: { width: l, height: h, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width: l, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
 };
 
 const enfant = async (nomMoteur: NomMoteur | 'aucun', outils: OutilImage[], fichier: string): Promise<void> => {
@@ -130,7 +135,18 @@ const enfant = async (nomMoteur: NomMoteur | 'aucun', outils: OutilImage[], fich
   if (nomMoteur === 'aucun') {
     // The process alone (Node, tsx, sharp, the SDK, the engines' modules, the input): the floor under every figure.
     const rss = process.memoryUsage().rss / MO;
-    ecrire({ outil: 'aucun', ms: 0, cpuMs: 0, modeleMs: 0, rssAvantMo: rss, picMo: mo(process.resourceUsage().maxRSS), octets: 0, largeur: 0, hauteur: 0, concurrence: sharp.concurrency() });
+    ecrire({
+      outil: 'aucun',
+      ms: 0,
+      cpuMs: 0,
+      modeleMs: 0,
+      rssAvantMo: rss,
+      picMo: mo(process.resourceUsage().maxRSS),
+      octets: 0,
+      largeur: 0,
+      hauteur: 0,
+      concurrence: sharp.concurrency(),
+    });
     return;
   }
   for (const outil of outils) {
@@ -174,7 +190,13 @@ const lancer = (args: string[]): Promise<Mesure[]> =>
     fils.on('error', rejeter);
     fils.on('close', (code) => {
       if (code !== 0) return rejeter(new Error(`child ${args.join(' ')} exited with ${code}:\n${erreurs}`));
-      resoudre(sortie.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Mesure));
+      resoudre(
+        sortie
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Mesure),
+      );
     });
   });
 
@@ -296,7 +318,7 @@ const parent = async (): Promise<number> => {
     }
     console.log(
       '\n"engine-only ms": the Bedrock engine\'s time without the stand-in model\'s own work (decoding, editing and encoding its answer);' +
-        ' a real call adds the model\'s latency instead, during which the function holds its memory and uses no CPU.' +
+        " a real call adds the model's latency instead, during which the function holds its memory and uses no CPU." +
         '\n"cpu/wall": CPU time over wall time of the call; about 1 means one thread does the work.',
     );
 
@@ -329,7 +351,12 @@ const parent = async (): Promise<number> => {
       writeFileSync(fichier, grande);
       const [outil, , moteur] = pire.ou.split(' ') as [OutilImage, string, NomMoteur];
       // Twice in one process: the first job as a cold container sees it, the second as a warm one.
-      limite = { mp: (largeur * hauteur) / 1e6, octets: grande.length, jobs: await lancer([moteur, `${outil},${outil}`, fichier]), nom: `${outil} on ${moteur}` };
+      limite = {
+        mp: (largeur * hauteur) / 1e6,
+        octets: grande.length,
+        jobs: await lancer([moteur, `${outil},${outil}`, fichier]),
+        nom: `${outil} on ${moteur}`,
+      };
       const garde = limite.jobs.every((x) => x.largeur === largeur && x.hauteur === hauteur);
       dimensionsGardees &&= garde;
       console.log(
@@ -350,7 +377,9 @@ const parent = async (): Promise<number> => {
     console.log(
       `\nSizing the tool function's memory: more than the worst peak RSS × ${MARGE}, a multiple of ${PAS} MB, at least 1024 MB` +
         `\n  ${mp.toFixed(0)} MP uploads: worst peak ${pire24.toFixed(0)} MB (${ou24}; the process alone is ${base!.picMo.toFixed(0)} MB) → ${taille(pire24)} MB` +
-        (limite ? `\n  ${limite.mp.toFixed(0)} MP uploads (the API's limit): worst peak ${pireLimite.toFixed(0)} MB (${limite.nom}) → ${taille(pireLimite)} MB` : '') +
+        (limite
+          ? `\n  ${limite.mp.toFixed(0)} MP uploads (the API's limit): worst peak ${pireLimite.toFixed(0)} MB (${limite.nom}) → ${taille(pireLimite)} MB`
+          : '') +
         `\n  recommended memory: ${recommande} MB${limite ? `, because the API accepts up to ${limite.mp.toFixed(0)} MP; ${taille(pire24)} MB is enough only if that limit is lowered to ${mp.toFixed(0)} MP` : ''}` +
         `\n  why ×${MARGE}: peak RSS varies from run to run and from job to job in a warm container (figures above), a photo with more detail` +
         `\n    decodes the same but encodes larger, and the deployed process also holds the S3 body, the output for PutObject, the DynamoDB and S3` +
@@ -362,7 +391,9 @@ const parent = async (): Promise<number> => {
         `\n    (this machine's ${process.arch} cores; Lambda runs arm64), plus the model's latency on Bedrock: far within the 5-minute timeout.` +
         `\n    Below ${VCPU_MO} MB a CPU-bound step costs about the same GB-seconds at any memory, while the model's wait is billed per MB: the smallest safe size is the cheapest.`,
     );
-    console.log(`\nBench time: ${((performance.now() - debutBench) / 1000).toFixed(0)} s; load average ${loadavg()[0]!.toFixed(2)} at the end (other work on this machine slows the times, not the memory)`);
+    console.log(
+      `\nBench time: ${((performance.now() - debutBench) / 1000).toFixed(0)} s; load average ${loadavg()[0]!.toFixed(2)} at the end (other work on this machine slows the times, not the memory)`,
+    );
     const ok = dimensionsGardees && (!tailleParDefaut || conforme);
     if (!ok) console.log(dimensionsGardees ? 'FAIL: the input photo is outside its target' : 'FAIL: an engine did not keep the input dimensions');
     return ok ? 0 : 1;

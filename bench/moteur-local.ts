@@ -11,11 +11,18 @@ import { photoGrande } from '../test/support/photo';
 
 const repetitions = Number(process.argv[2] ?? 5);
 const [largeur, hauteur] = [4000, 3000];
-const salon = await sharp((await rendreScenes()).salon).resize(largeur, hauteur).jpeg({ quality: 90 }).toBuffer();
-const maison = await sharp(await photoGrande({ largeur, hauteur })).jpeg({ quality: 90 }).toBuffer();
+const salon = await sharp((await rendreScenes()).salon)
+  .resize(largeur, hauteur)
+  .jpeg({ quality: 90 })
+  .toBuffer();
+const maison = await sharp(await photoGrande({ largeur, hauteur }))
+  .jpeg({ quality: 90 })
+  .toBuffer();
 
 const moteur = creerMoteurLocal();
-console.log(`local engine, ${largeur}x${hauteur} JPEGs (room ${(salon.length / 1e6).toFixed(1)} MB, house ${(maison.length / 1e6).toFixed(1)} MB), median of ${repetitions} runs, Node ${process.version}`);
+console.log(
+  `local engine, ${largeur}x${hauteur} JPEGs (room ${(salon.length / 1e6).toFixed(1)} MB, house ${(maison.length / 1e6).toFixed(1)} MB), median of ${repetitions} runs, Node ${process.version}`,
+);
 for (const outil of ['vider', 'staging', 'renovation', 'saison', 'ciel'] as OutilImage[]) {
   const durees: number[] = [];
   for (let i = 0; i < repetitions; i++) {

@@ -55,18 +55,20 @@ const nettete = (p: Pixels, alpha: Uint8Array) => {
   const pres = new Uint8Array(l * h);
   for (let y = 0; y < h; y++)
     for (let x = 1; x < l; x++)
-      if ((alpha[y * l + x]! === 255) !== (alpha[y * l + x - 1]! === 255)) for (let d = -BANDE; d <= BANDE; d++) if (x + d >= 0 && x + d < l) pres[y * l + x + d] = 1;
+      if ((alpha[y * l + x]! === 255) !== (alpha[y * l + x - 1]! === 255))
+        for (let d = -BANDE; d <= BANDE; d++) if (x + d >= 0 && x + d < l) pres[y * l + x + d] = 1;
   for (let x = 0; x < l; x++)
     for (let y = 1; y < h; y++)
-      if ((alpha[y * l + x]! === 255) !== (alpha[(y - 1) * l + x]! === 255)) for (let d = -BANDE; d <= BANDE; d++) if (y + d >= 0 && y + d < h) pres[(y + d) * l + x] = 1;
+      if ((alpha[y * l + x]! === 255) !== (alpha[(y - 1) * l + x]! === 255))
+        for (let d = -BANDE; d <= BANDE; d++) if (y + d >= 0 && y + d < h) pres[(y + d) * l + x] = 1;
   let [dedans, nd, dehors, nh] = [0, 0, 0, 0];
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < l - 1; x++) {
       const i = y * l + x;
       if (!pres[i]) continue;
       const lap = Math.abs(4 * L[i]! - L[i - 1]! - L[i + 1]! - L[i - l]! - L[i + l]!);
-      if (alpha[i] === 255) (dedans += lap), nd++;
-      else if (alpha[i] === 0) (dehors += lap), nh++;
+      if (alpha[i] === 255) ((dedans += lap), nd++);
+      else if (alpha[i] === 0) ((dehors += lap), nh++);
     }
   }
   return { dedans: dedans / nd, dehors: dehors / nh };

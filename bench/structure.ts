@@ -37,4 +37,6 @@ for (let i = 0; i < 6; i++) {
 }
 temps.sort((a, b) => a - b);
 const m = await mesurerStructure(avant, apres, null);
-console.log(`\n12 MP (4000 × 3000), JPEG 80 and 1 px shift: score ${f(m.score)}; one call, median of 5: ${temps[2]!.toFixed(0)} ms (min ${temps[0]!.toFixed(0)}, max ${temps[4]!.toFixed(0)})`);
+console.log(
+  `\n12 MP (4000 × 3000), JPEG 80 and 1 px shift: score ${f(m.score)}; one call, median of 5: ${temps[2]!.toFixed(0)} ms (min ${temps[0]!.toFixed(0)}, max ${temps[4]!.toFixed(0)})`,
+);

@@ -29,7 +29,9 @@ const debut = performance.now();
 const { octets } = await ecrireZip({ s3: client, bucket: 'bench', cle: 'zips/bench.zip', fichiers });
 const duree = performance.now() - debut;
 clearInterval(sonde);
-console.log(`ZIP of ${nombre} × ${taille / 1048576} MB = ${(octets / 1048576).toFixed(0)} MB in ${(duree / 1000).toFixed(2)} s ` +
-  `(${((octets / 1048576) / (duree / 1000)).toFixed(0)} MB/s); resident memory grew by at most ${((pic - avant) / 1048576).toFixed(0)} MB`);
+console.log(
+  `ZIP of ${nombre} × ${taille / 1048576} MB = ${(octets / 1048576).toFixed(0)} MB in ${(duree / 1000).toFixed(2)} s ` +
+    `(${(octets / 1048576 / (duree / 1000)).toFixed(0)} MB/s); resident memory grew by at most ${((pic - avant) / 1048576).toFixed(0)} MB`,
+);
 await s3.arreter();
 rmSync(dossier, { recursive: true, force: true });

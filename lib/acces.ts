@@ -88,9 +88,7 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
   }
   if (actions.includes('Query')) {
     if (index.length === 0) throw new Error('Query is granted on named indexes only');
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: index.map((nom) => `${table.tableArn}/index/${nom}`) }),
-    );
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: index.map((nom) => `${table.tableArn}/index/${nom}`) }));
   }
   if (miseAJour) fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJour));
   if (creation) fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creation));
@@ -159,9 +157,7 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
   if (acces.genererCleC2pa) {
     if (!r.cleC2pa) throw new Error('no C2PA key secret to write');
     // What cle-c2pa.ts calls, no more (grantRead/grantWrite would add Describe, UpdateSecret, UpdateSecretVersionStage).
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'], resources: [r.cleC2pa.secretArn] }),
-    );
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'], resources: [r.cleC2pa.secretArn] }));
   }
 };
 

@@ -234,7 +234,12 @@ export class Api extends Construct {
           RETOUCHE_LIENS_CLE_PUBLIQUE: liens.clePublique,
         },
       });
-      accorder(fichier, ressources, { s3: [{ prefixe: 'resultats', actions: ['GetObject'] }, { prefixe: 'zips', actions: ['GetObject'] }] });
+      accorder(fichier, ressources, {
+        s3: [
+          { prefixe: 'resultats', actions: ['GetObject'] },
+          { prefixe: 'zips', actions: ['GetObject'] },
+        ],
+      });
       base.addResource('fichiers').addResource('{proxy+}').addMethod('GET', new LambdaIntegration(fichier));
       this.toutes.push(fichier);
     }
@@ -257,7 +262,7 @@ export class Api extends Construct {
       },
       { id: 'AwsSolutions::AwsSolutions-APIG2', reason: 'Requests are validated by the handlers with the valibot schemas, which also generate openapi.json.' },
       { id: 'AwsSolutions::AwsSolutions-APIG3', reason: 'No WAF: every route but two public documents checks an API key and an exact per-key rate limit.' },
-      { id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'Authentication is the spec\'s own API keys (Bearer), checked against hashed keys in the handlers.' },
+      { id: 'AwsSolutions::AwsSolutions-APIG4', reason: "Authentication is the spec's own API keys (Bearer), checked against hashed keys in the handlers." },
       { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'Customers are machines with API keys, not Cognito users.' },
     );
   }
@@ -265,4 +270,7 @@ export class Api extends Construct {
 
 /** Construct id of a route's function: `travaux-creer` → `TravauxCreer`. */
 export const nomConstruct = (fonction: string): string =>
-  fonction.split('-').map((m) => m.charAt(0).toUpperCase() + m.slice(1)).join('');
+  fonction
+    .split('-')
+    .map((m) => m.charAt(0).toUpperCase() + m.slice(1))
+    .join('');

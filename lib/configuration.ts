@@ -58,7 +58,9 @@ export const lireChaineC2pa = (fichier: string, racine = process.cwd()): string 
   if (!existsSync(chemin)) throw new Error(`context c2paChaine: no file ${chemin}`);
   const texte = readFileSync(chemin, 'utf8');
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(texte)) {
-    throw new Error(`context c2paChaine: ${chemin} holds a private key; give the certificates only (the signing key is generated in the account and never leaves it)`);
+    throw new Error(
+      `context c2paChaine: ${chemin} holds a private key; give the certificates only (the signing key is generated in the account and never leaves it)`,
+    );
   }
   const blocs = [...texte.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => m[0].replace(/\r\n?/g, '\n'));
   if (blocs.length === 0) throw new Error(`context c2paChaine: ${chemin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
@@ -96,7 +98,12 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
     throw new Error(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
   }
-  const offerts = outils === undefined ? undefined : String(outils).split(',').map((o) => o.trim());
+  const offerts =
+    outils === undefined
+      ? undefined
+      : String(outils)
+          .split(',')
+          .map((o) => o.trim());
   if (offerts && (offerts.length === 0 || offerts.some((o) => !estOutil(o)))) {
     throw new Error(`context outils must list tools separated by commas, among ${OUTILS.join(', ')} (got ${String(outils)})`);
   }

@@ -184,7 +184,8 @@ export class Flux extends Construct {
       etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ACTIONS_REKOGNITION, resources: ['*'] }));
       etapes.Outil.reconnaitre({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'Rekognition DetectLabels, DetectFaces and DetectText support no resource-level permission (the image travels in the request): only "*" can grant them, and they are the only actions granted on "*".',
+        reason:
+          'Rekognition DetectLabels, DetectFaces and DetectText support no resource-level permission (the image travels in the request): only "*" can grant them, and they are the only actions granted on "*".',
       });
       for (const arn of p.modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
         etapes.Outil.reconnaitre({
@@ -214,9 +215,7 @@ export class Flux extends Construct {
     this.machine = new StateMachine(this, 'Travail', {
       comment: 'Retouche: one execution per job (statemachines/travail.asl.json)',
       definitionBody: DefinitionBody.fromFile(FICHIER_DEFINITION),
-      definitionSubstitutions: Object.fromEntries(
-        Object.entries(etapes).map(([etape, fn]) => [`${etape}FunctionArn`, fn.functionArn]),
-      ),
+      definitionSubstitutions: Object.fromEntries(Object.entries(etapes).map(([etape, fn]) => [`${etape}FunctionArn`, fn.functionArn])),
       stateMachineType: StateMachineType.STANDARD,
       tracingEnabled: true,
       // Every transition, without the data: image URLs given by customers may carry their own tokens.
@@ -226,9 +225,7 @@ export class Flux extends Construct {
       // execution timed out skipped its Catch, and the sweeper runs it again or refunds it.
     });
     // The definition comes from a file, so CDK cannot infer whom it calls: exactly these functions.
-    this.machine.addToRolePolicy(
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(etapes).map((fn) => fn.functionArn) }),
-    );
+    this.machine.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(etapes).map((fn) => fn.functionArn) }));
     Validations.of(this.machine).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray segments and CloudWatch Logs delivery for Step Functions only accept Resource "*" (AWS documented).',

@@ -100,9 +100,15 @@ export class Liens extends Construct {
       this.idCleCloudFront = publique.publicKeyId;
       Validations.of(this.distribution).acknowledge(
         { id: 'AwsSolutions::AwsSolutions-CFR1', reason: 'Customers and their buyers are worldwide; every request carries a signature.' },
-        { id: 'AwsSolutions::AwsSolutions-CFR2', reason: 'Only signed GETs of private results reach the origin; a WAF adds cost and nothing a signature does not already refuse.' },
+        {
+          id: 'AwsSolutions::AwsSolutions-CFR2',
+          reason: 'Only signed GETs of private results reach the origin; a WAF adds cost and nothing a signature does not already refuse.',
+        },
         { id: 'AwsSolutions::AwsSolutions-CFR3', reason: 'Download logs would hold every buyer IP; the API side logs who asked for which link.' },
-        { id: 'AwsSolutions::AwsSolutions-CFR4', reason: 'The default *.cloudfront.net certificate; attach a custom domain with TLSv1.2_2021 for a branded stage.' },
+        {
+          id: 'AwsSolutions::AwsSolutions-CFR4',
+          reason: 'The default *.cloudfront.net certificate; attach a custom domain with TLSv1.2_2021 for a branded stage.',
+        },
       );
     }
   }

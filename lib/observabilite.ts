@@ -112,41 +112,79 @@ export class Observabilite extends Construct {
     };
 
     const cinq = Duration.minutes(5);
-    alarme('ExecutionsEchouees',
+    alarme(
+      'ExecutionsEchouees',
       'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook in README)',
-      p.machine.metricFailed({ period: cinq, statistic: 'Sum' }), SEUILS.executionsEchouees);
-    alarme('ExecutionsInterrompues', 'Job executions timed out or were aborted: the sweeper runs such jobs again or refunds them',
+      p.machine.metricFailed({ period: cinq, statistic: 'Sum' }),
+      SEUILS.executionsEchouees,
+    );
+    alarme(
+      'ExecutionsInterrompues',
+      'Job executions timed out or were aborted: the sweeper runs such jobs again or refunds them',
       new MathExpression({
         expression: 'a + b',
         usingMetrics: { a: p.machine.metricTimedOut({ period: cinq }), b: p.machine.metricAborted({ period: cinq }) },
         period: cinq,
-      }), SEUILS.executionsInterrompues);
+      }),
+      SEUILS.executionsInterrompues,
+    );
 
     // The sweeper's figures (lambdas/core/mesures.ts), emitted by Powertools with the `service` dimension only.
     const figure = (nom: string, statistic: string, period: Duration) =>
       new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: SERVICE_POWERTOOLS }, period, statistic });
-    alarme('TravauxEnRetard', 'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook in README)',
-      figure(MESURES.travauxEnRetard, 'Maximum', cinq), SEUILS.travauxEnRetard);
-    alarme('LotsEnRetard', 'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook in README)',
-      figure(MESURES.lotsEnRetard, 'Maximum', cinq), SEUILS.lotsEnRetard);
-    alarme('EffacementsEnRetard', 'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook in README)',
-      figure(MESURES.effacementsEnRetard, 'Maximum', cinq), SEUILS.effacementsEnRetard);
-    alarme('AccesModeleRefuses',
+    alarme(
+      'TravauxEnRetard',
+      'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook in README)',
+      figure(MESURES.travauxEnRetard, 'Maximum', cinq),
+      SEUILS.travauxEnRetard,
+    );
+    alarme(
+      'LotsEnRetard',
+      'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook in README)',
+      figure(MESURES.lotsEnRetard, 'Maximum', cinq),
+      SEUILS.lotsEnRetard,
+    );
+    alarme(
+      'EffacementsEnRetard',
+      'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook in README)',
+      figure(MESURES.effacementsEnRetard, 'Maximum', cinq),
+      SEUILS.effacementsEnRetard,
+    );
+    alarme(
+      'AccesModeleRefuses',
       'The engine was refused a model or detector call (AccessDeniedException): a model not enabled for the account, or a grant missing. Every job fails until it is fixed: run npm run --silent admin -- check-models (README, "Before the first job")',
-      figure(MESURES.accesRefuses, 'Sum', cinq), SEUILS.accesRefuses);
-    alarme('BalayeurEnErreur', 'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
-      p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursBalayeur);
-    alarme('BalayeurAbsent', `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,
-      figure(MESURES.travauxEnRetard, 'SampleCount', PERIODE_BALAYEUR_ABSENT), SEUILS.balayeurAbsent,
-      { comparaison: ComparisonOperator.LESS_THAN_THRESHOLD, donneesManquantes: TreatMissingData.BREACHING });
+      figure(MESURES.accesRefuses, 'Sum', cinq),
+      SEUILS.accesRefuses,
+    );
+    alarme(
+      'BalayeurEnErreur',
+      'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
+      p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }),
+      SEUILS.erreursBalayeur,
+    );
+    alarme(
+      'BalayeurAbsent',
+      `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,
+      figure(MESURES.travauxEnRetard, 'SampleCount', PERIODE_BALAYEUR_ABSENT),
+      SEUILS.balayeurAbsent,
+      { comparaison: ComparisonOperator.LESS_THAN_THRESHOLD, donneesManquantes: TreatMissingData.BREACHING },
+    );
 
     // One alarm per function (a math expression may sum at most 10 metrics), so the alarm names the culprit.
     for (const fn of p.fonctions) {
       const nom = fn.node.path.split('/').slice(1).join('');
-      alarme(`Erreurs${nom}`, `${fn.node.path}: the function threw (job errors are answered or refunded, not thrown)`,
-        fn.metricErrors({ period: cinq, statistic: 'Sum' }), SEUILS.erreursFonction);
-      alarme(`Limitations${nom}`, `${fn.node.path}: invocations were throttled (concurrency)`,
-        fn.metricThrottles({ period: cinq, statistic: 'Sum' }), SEUILS.limitations);
+      alarme(
+        `Erreurs${nom}`,
+        `${fn.node.path}: the function threw (job errors are answered or refunded, not thrown)`,
+        fn.metricErrors({ period: cinq, statistic: 'Sum' }),
+        SEUILS.erreursFonction,
+      );
+      alarme(
+        `Limitations${nom}`,
+        `${fn.node.path}: invocations were throttled (concurrency)`,
+        fn.metricThrottles({ period: cinq, statistic: 'Sum' }),
+        SEUILS.limitations,
+      );
     }
     alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), SEUILS.api5xx);
 
@@ -169,7 +207,13 @@ export class Observabilite extends Construct {
     new Dashboard(this, 'Tableau', {
       defaultInterval: Duration.hours(24),
       widgets: [
-        [new TextWidget({ markdown: `# Retouche ${p.config.stage}\nJobs, refunds, the sweeper, API and functions. Alarms go to the SNS topic of this stack.`, width: 24, height: 2 })],
+        [
+          new TextWidget({
+            markdown: `# Retouche ${p.config.stage}\nJobs, refunds, the sweeper, API and functions. Alarms go to the SNS topic of this stack.`,
+            width: 24,
+            height: 2,
+          }),
+        ],
         [
           new GraphWidget({
             title: 'Jobs (executions)',
@@ -192,7 +236,11 @@ export class Observabilite extends Construct {
         ],
         [
           new GraphWidget({ title: 'API requests and errors', left: [p.api.metricCount(), p.api.metricClientError(), p.api.metricServerError()], width: 12 }),
-          new GraphWidget({ title: 'API latency (p50, p99)', left: [p.api.metricLatency({ statistic: 'p50' }), p.api.metricLatency({ statistic: 'p99' })], width: 12 }),
+          new GraphWidget({
+            title: 'API latency (p50, p99)',
+            left: [p.api.metricLatency({ statistic: 'p50' }), p.api.metricLatency({ statistic: 'p99' })],
+            width: 12,
+          }),
         ],
         [
           new GraphWidget({ title: 'Lambda errors', left: [...p.fonctions, p.balayeur].map((fn) => fn.metricErrors()), width: 12 }),

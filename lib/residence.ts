@@ -83,8 +83,7 @@ export interface ModeleResidence {
 
 /** The six EU Regions, in the order AWS lists them: every EU-sourced `eu.` profile below routes to all of them. */
 const SIX_UE = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'] as const;
-const depuisChaque = (regions: readonly string[]): Record<string, readonly string[]> =>
-  Object.fromEntries(regions.map((r) => [r, regions]));
+const depuisChaque = (regions: readonly string[]): Record<string, readonly string[]> => Object.fromEntries(regions.map((r) => [r, regions]));
 
 const US_STABILITY = 'only its `us.` profile (us-east-1, us-east-2, us-west-2)';
 
@@ -152,7 +151,9 @@ const decomposer = (id: string): { prefixe?: string; modele: string } => {
   return m && PREFIXES_GEO.has(m[1]!) ? { prefixe: m[1]!, modele: m[2]! } : { modele: id };
 };
 
-const aide = `EU Regions: ${Object.entries(REGIONS_UE).map(([r, lieu]) => `${r} (${lieu})`).join(', ')}`;
+const aide = `EU Regions: ${Object.entries(REGIONS_UE)
+  .map(([r, lieu]) => `${r} (${lieu})`)
+  .join(', ')}`;
 
 /**
  * The stage's Region: `-c region`, else the one the CDK CLI passes (CDK_DEFAULT_REGION: AWS_REGION or the AWS
@@ -188,9 +189,7 @@ export const modelesRequis = (modeles: ModelesBedrock, outils: readonly IdOutil[
     modeleRemplacement: modeles.images.saison,
     modeleTexte: modeles.texte,
   };
-  return Object.fromEntries(
-    MODELES_RESIDENCE.filter((m) => m.outils.some((o) => outils.includes(o))).map((m) => [m.contexte, parCle[m.contexte]]),
-  );
+  return Object.fromEntries(MODELES_RESIDENCE.filter((m) => m.outils.some((o) => outils.includes(o))).map((m) => [m.contexte, parCle[m.contexte]]));
 };
 
 /** Whether the stage offers a tool that calls Rekognition. */
@@ -309,11 +308,7 @@ export const tableauResidence = (): string => {
     ...MODELES_RESIDENCE.map((m) => {
       const profil = m.ue?.profil;
       const enRegion = m.ue?.enRegion;
-      const dansUe = profil
-        ? `${code(profil.id)} (the default)`
-        : enRegion
-          ? `${code(m.modele)}, in-Region`
-          : '**nothing**: refused on Bedrock';
+      const dansUe = profil ? `${code(profil.id)} (the default)` : enRegion ? `${code(m.modele)}, in-Region` : '**nothing**: refused on Bedrock';
       const ou = profil
         ? `from ${liste(Object.keys(profil.destinations))}: routed to ${liste([...new Set(Object.values(profil.destinations).flat())].sort())}`
         : enRegion

@@ -73,7 +73,7 @@ export class RetoucheStack extends Stack {
       balayeur: this.flux.balayeur,
     });
 
-    new CfnOutput(this, SORTIES.api, { value: this.api.url, description: 'Base URL of the API (the spec\'s {base_url})' });
+    new CfnOutput(this, SORTIES.api, { value: this.api.url, description: "Base URL of the API (the spec's {base_url})" });
     new CfnOutput(this, SORTIES.table, { value: this.donnees.table.tableName, description: 'DynamoDB table (admin CLI)' });
     new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });

@@ -65,7 +65,8 @@ export class Stockage extends Construct {
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions::AwsSolutions-S1',
-      reason: 'Only the service roles and CloudFront (OAC) reach the bucket; who obtained which link is logged by the API. Enable CloudTrail data events for a per-object audit.',
+      reason:
+        'Only the service roles and CloudFront (OAC) reach the bucket; who obtained which link is logged by the API. Enable CloudTrail data events for a per-object audit.',
     });
   }
 }

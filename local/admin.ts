@@ -63,7 +63,7 @@ const stockage = (): { objets: DepsEffacement['objets']; s3: S3Client; bucket: s
     const sorties = JSON.parse(readFileSync(values.outputs, 'utf8')) as Record<string, Record<string, string>>;
     const pile = Object.values(sorties).find((s) => s.BucketName);
     if (!pile?.BucketName) return sortir(1, `${values.outputs} has no BucketName output: is it the file of 'cdk deploy --outputs-file'?`);
-    const region = process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\./.exec(pile.ApiUrl ?? '')?.[1] ?? sortir(1, 'Set AWS_REGION to the stage\'s region.');
+    const region = process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\./.exec(pile.ApiUrl ?? '')?.[1] ?? sortir(1, "Set AWS_REGION to the stage's region.");
     return {
       objets: objetsSignes({ bucket: pile.BucketName, region, cheminStyle: false, identifiants: defaultProvider() }),
       s3: clientS3(false, { region }),
@@ -74,22 +74,27 @@ const stockage = (): { objets: DepsEffacement['objets']; s3: S3Client; bucket: s
   return { objets: objetsLocaux(pile.s3!, pile.bucket!), s3: clientS3Local(pile.s3!), bucket: pile.bucket! };
 };
 
-const lister = (s3: S3Client, bucket: string) => async (prefixe: string): Promise<string[]> => {
-  const cles: string[] = [];
-  let suite: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefixe, ContinuationToken: suite }));
-    cles.push(...(page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : [])));
-    suite = page.NextContinuationToken;
-  } while (suite);
-  return cles;
-};
+const lister =
+  (s3: S3Client, bucket: string) =>
+  async (prefixe: string): Promise<string[]> => {
+    const cles: string[] = [];
+    let suite: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefixe, ContinuationToken: suite }));
+      cles.push(...(page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : [])));
+      suite = page.NextContinuationToken;
+    } while (suite);
+    return cles;
+  };
 
 const lirePileLocale = (): { dynamodb?: string; table?: string; s3?: string; bucket?: string } => {
   const fichier = join(resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche'), FICHIER_PILE);
   const pile = existsSync(fichier) ? (JSON.parse(readFileSync(fichier, 'utf8')) as { dynamodb?: string; table?: string; s3?: string; bucket?: string }) : {};
   if (!pile.dynamodb || !pile.table) {
-    sortir(1, `No local stack is running for RETOUCHE_DATA_DIR=${process.env.RETOUCHE_DATA_DIR ?? '.retouche'}: start it with 'npm start' (or pass --outputs for a deployed stage).`);
+    sortir(
+      1,
+      `No local stack is running for RETOUCHE_DATA_DIR=${process.env.RETOUCHE_DATA_DIR ?? '.retouche'}: start it with 'npm start' (or pass --outputs for a deployed stage).`,
+    );
   }
   return pile;
 };

@@ -23,7 +23,11 @@ if (!format) {
   process.exit(1);
 }
 const cleLocale = join(resolve(process.env.RETOUCHE_DATA_DIR ?? '.retouche'), 'c2pa', 'cle.json');
-const ancre = values.ancre ? readFileSync(values.ancre, 'utf8') : existsSync(cleLocale) ? (JSON.parse(readFileSync(cleLocale, 'utf8')) as { autorite: string }).autorite : undefined;
+const ancre = values.ancre
+  ? readFileSync(values.ancre, 'utf8')
+  : existsSync(cleLocale)
+    ? (JSON.parse(readFileSync(cleLocale, 'utf8')) as { autorite: string }).autorite
+    : undefined;
 
 initialiserC2pa();
 let lecteur: WasmReader;
@@ -36,7 +40,10 @@ try {
 const store = JSON.parse(lecteur.json()) as {
   validation_state?: string;
   active_manifest?: string;
-  manifests?: Record<string, { signature_info?: { issuer?: string; common_name?: string }; assertions?: { label: string; data: { actions?: unknown[] } }[]; ingredients?: unknown[] }>;
+  manifests?: Record<
+    string,
+    { signature_info?: { issuer?: string; common_name?: string }; assertions?: { label: string; data: { actions?: unknown[] } }[]; ingredients?: unknown[] }
+  >;
   validation_results?: { activeManifest?: { failure?: { code: string }[] } };
 };
 const actif = store.manifests?.[store.active_manifest ?? ''];

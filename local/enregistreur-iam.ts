@@ -98,7 +98,12 @@ const appelsDynamo = (operation: string, e: Entree): Omit<AppelAws, 'fonction'>[
       return (e.TransactItems as Entree[]).map((item) => {
         const [genre, corps] = Object.entries(item)[0] as [string, Entree];
         const action = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' }[genre] ?? genre;
-        return { action: `dynamodb:${action}`, operation: `${operation}.${genre}`, ressource: table(corps.TableName), clesPrincipales: pk(corps.Key ?? corps.Item) };
+        return {
+          action: `dynamodb:${action}`,
+          operation: `${operation}.${genre}`,
+          ressource: table(corps.TableName),
+          clesPrincipales: pk(corps.Key ?? corps.Item),
+        };
       });
     case 'TransactGetItems':
       return (e.TransactItems as Entree[]).map(({ Get }) => ({

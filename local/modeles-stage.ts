@@ -43,11 +43,20 @@ const GEOGRAPHIE = /^(us|eu|apac|us-gov|jp|au|ca|global)\./;
 /** The smallest body each Stability service takes: a grey 64 × 64 image (Stability's least side), its own fields. */
 const corpsEssai = async (setting: keyof ModelesStage['modeles']): Promise<Record<string, unknown>> => {
   const cote = LIMITES_STABILITY.coteMin;
-  const image = (await sharp({ create: { width: cote, height: cote, channels: 3, background: '#808080' } }).png().toBuffer()).toString('base64');
+  const image = (
+    await sharp({ create: { width: cote, height: cote, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer()
+  ).toString('base64');
   const commun = { image, seed: 1, output_format: FORMAT_REPONSE };
   switch (setting) {
     case 'modeleInpaint': {
-      const masque = (await sharp({ create: { width: cote, height: cote, channels: 3, background: '#ffffff' } }).toColourspace('b-w').png().toBuffer()).toString('base64');
+      const masque = (
+        await sharp({ create: { width: cote, height: cote, channels: 3, background: '#ffffff' } })
+          .toColourspace('b-w')
+          .png()
+          .toBuffer()
+      ).toString('base64');
       return { ...commun, prompt: 'an empty room', mask: masque };
     }
     case 'modeleStructure':
@@ -65,10 +74,11 @@ const conseil = (nom: string, setting: string, message: string): string => {
     return (
       `not enabled for this account (${message}). The first call subscribes the account through AWS Marketplace: ` +
       'run this command with credentials allowed aws-marketplace:Subscribe, aws-marketplace:Unsubscribe and aws-marketplace:ViewSubscriptions' +
-      (setting === 'modeleTexte' ? ', after submitting Anthropic\'s first-time-use form once in the Bedrock console (Model access).' : '.')
+      (setting === 'modeleTexte' ? ", after submitting Anthropic's first-time-use form once in the Bedrock console (Model access)." : '.')
     );
   }
-  if (nom === 'ResourceNotFoundException' || nom === 'ValidationException') return `not callable as configured (${nom}: ${message}): check the model id and the Bedrock Region.`;
+  if (nom === 'ResourceNotFoundException' || nom === 'ValidationException')
+    return `not callable as configured (${nom}: ${message}): check the model id and the Bedrock Region.`;
   if (nom === 'ThrottlingException' || nom === 'ServiceQuotaExceededException') return `throttled (${nom}): run this command again in a minute.`;
   return `${nom}: ${message}`;
 };
@@ -95,11 +105,20 @@ export const verifierModeles = async (
       try {
         if (setting === 'modeleTexte') {
           await runtime.send(
-            new ConverseCommand({ modelId: model, messages: [{ role: 'user', content: [{ text: 'Reply with the word OK.' }] }], inferenceConfig: { maxTokens: 5 } }),
+            new ConverseCommand({
+              modelId: model,
+              messages: [{ role: 'user', content: [{ text: 'Reply with the word OK.' }] }],
+              inferenceConfig: { maxTokens: 5 },
+            }),
           );
         } else {
           await runtime.send(
-            new InvokeModelCommand({ modelId: model, contentType: 'application/json', accept: 'application/json', body: JSON.stringify(await corpsEssai(setting)) }),
+            new InvokeModelCommand({
+              modelId: model,
+              contentType: 'application/json',
+              accept: 'application/json',
+              body: JSON.stringify(await corpsEssai(setting)),
+            }),
           );
         }
         etat.invoked = true;

@@ -88,7 +88,14 @@ const lireCorps = async (requete: IncomingMessage): Promise<Buffer> => {
   return Buffer.concat(morceaux);
 };
 
-const versEvenement = (requete: IncomingMessage, url: URL, corps: Buffer, route: Route | undefined, parametres: Record<string, string>, etape: string): APIGatewayProxyEvent => {
+const versEvenement = (
+  requete: IncomingMessage,
+  url: URL,
+  corps: Buffer,
+  route: Route | undefined,
+  parametres: Record<string, string>,
+  etape: string,
+): APIGatewayProxyEvent => {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < requete.rawHeaders.length; i += 2) {
@@ -123,7 +130,10 @@ const versEvenement = (requete: IncomingMessage, url: URL, corps: Buffer, route:
       authorizer: null,
       protocol: `HTTP/${requete.httpVersion}`,
       httpMethod: requete.method ?? 'GET',
-      identity: { sourceIp: requete.socket.remoteAddress ?? '127.0.0.1', userAgent: requete.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: {
+        sourceIp: requete.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: requete.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
       path: `/${etape}${url.pathname}`,
       stage: etape,
       requestId: randomUUID(),

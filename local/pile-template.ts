@@ -156,7 +156,8 @@ export const demarrerSecrets = async (arns: string[]) => {
     const cible = String(req.headers['x-amz-target']);
     const entree = JSON.parse(corps || '{}') as { SecretId: string; SecretString?: string; VersionStage?: string };
     const secret = secrets.get(entree.SecretId);
-    if (!secret) return repondre(400, { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret.` }, 'ResourceNotFoundException');
+    if (!secret)
+      return repondre(400, { __type: 'ResourceNotFoundException', message: `Secrets Manager can't find the specified secret.` }, 'ResourceNotFoundException');
     if (cible === 'secretsmanager.GetSecretValue') {
       const valeur = entree.VersionStage === 'AWSPREVIOUS' ? secret.precedent : secret.courant;
       if (valeur === undefined) return repondre(400, { __type: 'ResourceNotFoundException', message: 'no such version' }, 'ResourceNotFoundException');
@@ -180,7 +181,10 @@ export const demarrerSecrets = async (arns: string[]) => {
  */
 const copieAvecSharpHote = (asset: string, destination: string): string => {
   cpSync(asset, destination, { recursive: true });
-  const versionSharp = (JSON.parse(readFileSync(path.join(destination, 'node_modules', 'sharp', 'package.json'), 'utf8')) as { version: string; optionalDependencies: Record<string, string> });
+  const versionSharp = JSON.parse(readFileSync(path.join(destination, 'node_modules', 'sharp', 'package.json'), 'utf8')) as {
+    version: string;
+    optionalDependencies: Record<string, string>;
+  };
   const hote = `${process.platform}-${process.arch}`;
   for (const paquet of [`@img/sharp-${hote}`, `@img/sharp-libvips-${hote}`]) {
     const source = path.join(RACINE, 'node_modules', paquet);
@@ -261,8 +265,11 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     const unique = randomUUID().slice(0, 8);
 
     // Stand-ins for the template's stateful resources.
-    const [tables, seaux, machines, apis] = ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::StepFunctions::StateMachine', 'AWS::ApiGateway::RestApi'].map((type) => parType(t, type));
-    if (tables!.length !== 1 || seaux!.length !== 1 || machines!.length !== 1 || apis!.length !== 1) throw new Error('expected one table, one bucket, one state machine, one REST API');
+    const [tables, seaux, machines, apis] = ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::StepFunctions::StateMachine', 'AWS::ApiGateway::RestApi'].map(
+      (type) => parType(t, type),
+    );
+    if (tables!.length !== 1 || seaux!.length !== 1 || machines!.length !== 1 || apis!.length !== 1)
+      throw new Error('expected one table, one bucket, one state machine, one REST API');
     const [idTable, table] = tables![0]!;
     const [idSeau] = seaux![0]!;
     const [idMachine, machine] = machines![0]!;
@@ -278,7 +285,13 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
         KeySchema: pt.KeySchema,
         BillingMode: 'PAY_PER_REQUEST',
         ...(pt.GlobalSecondaryIndexes
-          ? { GlobalSecondaryIndexes: (pt.GlobalSecondaryIndexes as any[]).map((i) => ({ IndexName: i.IndexName, KeySchema: i.KeySchema, Projection: i.Projection })) }
+          ? {
+              GlobalSecondaryIndexes: (pt.GlobalSecondaryIndexes as any[]).map((i) => ({
+                IndexName: i.IndexName,
+                KeySchema: i.KeySchema,
+                Projection: i.Projection,
+              })),
+            }
           : {}),
       }),
     );
@@ -295,7 +308,12 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     const handlersHttp: Record<string, (e: APIGatewayProxyEvent, c: Context) => Promise<APIGatewayProxyResult>> = {};
     let fichiers: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
     const etape = (parType(t, 'AWS::ApiGateway::Stage')[0]?.[1].Properties?.StageName as string | undefined) ?? 'v1';
-    const passerelle = await demarrerPasserelle({ port: 0, handlers: handlersHttp, etape, autres: (req, res) => (fichiers ? fichiers(req, res) : Promise.resolve(false)) });
+    const passerelle = await demarrerPasserelle({
+      port: 0,
+      handlers: handlersHttp,
+      etape,
+      autres: (req, res) => (fichiers ? fichiers(req, res) : Promise.resolve(false)),
+    });
     arrets.push(passerelle.arreter);
     const origine = `http://127.0.0.1:${passerelle.port}`;
     const idRestApi = `api${unique}`;
@@ -303,7 +321,13 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     const donneesPersonnalisees = new Map<string, Record<string, string>>();
     const resolveur: Resolveur = {
       ref: (id) => {
-        const pseudo: Record<string, string> = { 'AWS::Region': REGION, 'AWS::AccountId': COMPTE, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': 'local' };
+        const pseudo: Record<string, string> = {
+          'AWS::Region': REGION,
+          'AWS::AccountId': COMPTE,
+          'AWS::Partition': 'aws',
+          'AWS::URLSuffix': 'amazonaws.com',
+          'AWS::StackName': 'local',
+        };
         if (id in pseudo) return pseudo[id]!;
         if (id === idTable) return nomTable;
         if (id === idSeau) return nomSeau;
@@ -352,7 +376,9 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       if (!p.Code?.S3Key) throw new Error(`function ${id}: no S3 asset code`);
       const asset = cheminAsset(o.synthese, String(resoudre(p.Code.S3Key, resolveur)));
       const racine = existsSync(path.join(asset, 'node_modules', 'sharp')) ? copieAvecSharpHote(asset, path.join(temporaire, 'code', id)) : asset;
-      const variables = Object.fromEntries(Object.entries((p.Environment?.Variables ?? {}) as Record<string, unknown>).map(([k, v]) => [k, versLocal(String(resoudre(v, resolveur)))]));
+      const variables = Object.fromEntries(
+        Object.entries((p.Environment?.Variables ?? {}) as Record<string, unknown>).map(([k, v]) => [k, versLocal(String(resoudre(v, resolveur)))]),
+      );
       for (const k of Object.keys(local)) if (k in variables) throw new Error(`function ${id}: the template sets ${k}, which the local stand-ins set too`);
       // What the Lambda runtime sets in every container (X-Ray's daemon aside: tracing is off locally).
       const runtime: Record<string, string> = {
@@ -364,11 +390,26 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
         TZ: ':UTC',
       };
       for (const k of Object.keys(runtime)) if (k in variables) throw new Error(`function ${id}: the template sets ${k}, a reserved variable of the runtime`);
-      return { id, asset, racine, handler: String(p.Handler), env: { ...variables, ...runtime, ...local, ...o.environnementLocal }, memoireMo: p.MemorySize, delaiSecondes: p.Timeout };
+      return {
+        id,
+        asset,
+        racine,
+        handler: String(p.Handler),
+        env: { ...variables, ...runtime, ...local, ...o.environnementLocal },
+        memoireMo: p.MemorySize,
+        delaiSecondes: p.Timeout,
+      };
     };
     const charger = async (id: string) => {
       const f = (fonctions[id] = preparer(id));
-      workers[id] = await demarrerFonctionWorker({ nom: id, racine: f.racine, handler: f.handler, env: f.env, memoireMo: f.memoireMo, delaiSecondes: f.delaiSecondes });
+      workers[id] = await demarrerFonctionWorker({
+        nom: id,
+        racine: f.racine,
+        handler: f.handler,
+        env: f.env,
+        memoireMo: f.memoireMo,
+        delaiSecondes: f.delaiSecondes,
+      });
       arrets.push(workers[id]!.arreter);
       return workers[id]!;
     };
@@ -378,7 +419,8 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     let texte = pm.DefinitionS3Location
       ? readFileSync(cheminAsset(o.synthese, String(resoudre(pm.DefinitionS3Location.Key, resolveur))), 'utf8')
       : String(resoudre(pm.DefinitionString, resolveur));
-    for (const [nom, valeur] of Object.entries((resoudre(pm.DefinitionSubstitutions ?? {}, resolveur) ?? {}) as Record<string, string>)) texte = texte.split(`\${${nom}}`).join(valeur);
+    for (const [nom, valeur] of Object.entries((resoudre(pm.DefinitionSubstitutions ?? {}, resolveur) ?? {}) as Record<string, string>))
+      texte = texte.split(`\${${nom}}`).join(valeur);
     const definition = JSON.parse(texte) as { States: Record<string, { Type: string; Resource?: string }> };
     // Each Task's function ARN → that function's worker (stepfunctions.ts maps `${<Nom>FunctionArn}` to handler <Nom>).
     const taches: Record<string, string> = {};
@@ -393,13 +435,20 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     writeFileSync(fichierDefinition, JSON.stringify(definition));
     const handlersTaches: Record<string, (e: unknown, c: Context) => Promise<unknown>> = {};
     for (const id of Object.keys(taches)) handlersTaches[id] = (e, c) => workers[id]!.invoquer(e, c);
-    const stepFunctions = await demarrerStepFunctions({ definition: fichierDefinition, nomMachine: idMachine, handlers: handlersTaches, pauseReessaiMs: o.pauseReessaiMs });
+    const stepFunctions = await demarrerStepFunctions({
+      definition: fichierDefinition,
+      nomMachine: idMachine,
+      handlers: handlersTaches,
+      pauseReessaiMs: o.pauseReessaiMs,
+    });
     arrets.push(stepFunctions.arreter);
     if (stepFunctions.arnMachine !== arnMachine) throw new Error('state machine ARN');
     local.AWS_ENDPOINT_URL_SFN = stepFunctions.endpoint;
 
     // Custom resources: their deploy-time functions run (Create), and their Data is what GetAtt gives.
-    for (const [id, ressource] of Object.entries(t.Resources).filter(([, r]) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource')) {
+    for (const [id, ressource] of Object.entries(t.Resources).filter(
+      ([, r]) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource',
+    )) {
       const proprietes = resoudre(ressource.Properties, resolveur) as Record<string, string>;
       const service = proprietes.ServiceToken!.split(':').pop()!;
       if (arnFonction(service) !== proprietes.ServiceToken) throw new Error(`custom resource ${id}: its service token is no function of the template`);
@@ -420,7 +469,9 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     }
 
     // Every other function of the template, each in its own worker (a broken bundle or handler stops here).
-    const restantes = parType(t, 'AWS::Lambda::Function').map(([id]) => id).filter((id) => !workers[id]);
+    const restantes = parType(t, 'AWS::Lambda::Function')
+      .map(([id]) => id)
+      .filter((id) => !workers[id]);
     await Promise.all(restantes.map((id) => charger(id)));
 
     // Routes, from the template's API methods.
@@ -456,7 +507,14 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
           stageVariables: null,
           body: null,
           isBase64Encoded: false,
-          requestContext: { stage: etape, requestId: randomUUID(), httpMethod: 'GET', path: `/${etape}${url.pathname}`, resourcePath: `${prefixe}{proxy+}`, identity: { sourceIp: '127.0.0.1' } },
+          requestContext: {
+            stage: etape,
+            requestId: randomUUID(),
+            httpMethod: 'GET',
+            path: `/${etape}${url.pathname}`,
+            resourcePath: `${prefixe}{proxy+}`,
+            identity: { sourceIp: '127.0.0.1' },
+          },
         };
         const r = (await workers[idFichier]!.invoquer(evenement, { getRemainingTimeInMillis: () => 29_000 })) as APIGatewayProxyResult;
         const corps = Buffer.from(r.body ?? '', r.isBase64Encoded ? 'base64' : 'utf8');

@@ -144,12 +144,17 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       if (!enregistreur) return deps;
       let d = parFonction.get(fonction);
       if (!d) {
-        d = dependancesEnregistrees(deps, fonction, {
-          dynamo: () => clientDynamoLocal(dynamo.endpoint),
-          s3: () => clientS3Local(s3.endpoint),
-          objets: () => objetsLocaux(s3.endpoint, bucket),
-          sfn: () => new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
-        }, enregistreur);
+        d = dependancesEnregistrees(
+          deps,
+          fonction,
+          {
+            dynamo: () => clientDynamoLocal(dynamo.endpoint),
+            s3: () => clientS3Local(s3.endpoint),
+            objets: () => objetsLocaux(s3.endpoint, bucket),
+            sfn: () => new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
+          },
+          enregistreur,
+        );
         parFonction.set(fonction, d);
       }
       return d;
@@ -179,7 +184,8 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const handlers: Record<string, HandlerHttp> = {};
     // The construct's name in lib/api.ts (only loaded when recording: it brings aws-cdk-lib).
     const nomConstruct = config.enregistreur ? (await import('../lib/api')).nomConstruct : (f: string) => f;
-    for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])]) handlers[fonction] = await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`));
+    for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])])
+      handlers[fonction] = await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`));
 
     let fichiers: ReturnType<typeof servirFichiers> | undefined;
     const passerelle = await demarrerPasserelle({
@@ -214,8 +220,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const unBalayage = () => (balayageEnCours ??= balayer(depsDe('Flux/Balayeur'), { ageMinimumMs }).finally(() => (balayageEnCours = undefined)));
     const intervalle = config.intervalleBalayageMs ?? INTERVALLE_BALAYAGE_LOCAL_MS;
     if (intervalle > 0) {
-      const balayerEnFond = () =>
-        void unBalayage().catch((erreur: unknown) => journal.error('local sweeper failed; it runs again shortly', { erreur }));
+      const balayerEnFond = () => void unBalayage().catch((erreur: unknown) => journal.error('local sweeper failed; it runs again shortly', { erreur }));
       balayerEnFond();
       const minuterie = setInterval(balayerEnFond, intervalle);
       minuterie.unref();
@@ -230,7 +235,16 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       JSON.stringify({ urlBase, dynamodb: dynamo.endpoint, table, s3: s3.endpoint, bucket, pid: process.pid }, null, 2),
     );
     arrets.push(async () => writeFileSync(join(config.dossier, FICHIER_PILE), JSON.stringify({ arretee: true })));
-    return { urlBase, port: passerelle.port, deps, stepFunctions, autoriteC2pa: pki.autorite, balayer: unBalayage, attendreInactivite: stepFunctions.attendreInactivite, arreter };
+    return {
+      urlBase,
+      port: passerelle.port,
+      deps,
+      stepFunctions,
+      autoriteC2pa: pki.autorite,
+      balayer: unBalayage,
+      attendreInactivite: stepFunctions.attendreInactivite,
+      arreter,
+    };
   } catch (erreur) {
     await arreter();
     throw erreur;

@@ -81,7 +81,11 @@ const hmac = (cle: string | Buffer, texte: string): Buffer => createHmac('sha256
 const echapperXml = (texte: string): string => texte.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** S3 signs each path segment decoded then encoded once (RFC 3986), whatever the client sent. */
-const cheminCanonique = (brut: string): string => brut.split('/').map((segment) => encoder(decoder(segment))).join('/');
+const cheminCanonique = (brut: string): string =>
+  brut
+    .split('/')
+    .map((segment) => encoder(decoder(segment)))
+    .join('/');
 
 const pairesQuery = (brute: string): [string, string][] =>
   brute
@@ -197,7 +201,10 @@ const verifier = (req: http.IncomingMessage, cles: { accessKeyId: string; secret
   const aSigner = [ALGORITHME, s.date, portee, sha256(requeteCanonique)].join('\n');
   const cleSignature = hmac(hmac(hmac(hmac(`AWS4${cles.secretAccessKey}`, jour), region), 's3'), 'aws4_request');
   if (hmac(cleSignature, aSigner).toString('hex') !== s.signature) {
-    throw new Refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.', { requeteCanonique, aSigner });
+    throw new Refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.', {
+      requeteCanonique,
+      aSigner,
+    });
   }
   return s.hashCorps;
 };
@@ -231,7 +238,14 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
     new Promise((resoudre, rejeter) => {
       const corps = xmlEtiquettes(entete);
       const requete = http.request(
-        { host: '127.0.0.1', port: options.portAmont, method: 'PUT', path: `${chemin}?tagging`, headers: { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(corps) }, agent },
+        {
+          host: '127.0.0.1',
+          port: options.portAmont,
+          method: 'PUT',
+          path: `${chemin}?tagging`,
+          headers: { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(corps) },
+          agent,
+        },
         (reponse) => {
           reponse.resume();
           reponse.on('end', () => resoudre(reponse.statusCode ?? 502));
@@ -302,7 +316,10 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
       // is what callers must handle.
       if (reponse.statusCode === 206 && /\/0$/.test(reponse.headers['content-range'] ?? '')) {
         reponse.destroy();
-        const xml = xmlErreur('InvalidRange', 'The requested range is not satisfiable', { RangeRequested: String(req.headers.range ?? ''), ActualObjectSize: '0' });
+        const xml = xmlErreur('InvalidRange', 'The requested range is not satisfiable', {
+          RangeRequested: String(req.headers.range ?? ''),
+          ActualObjectSize: '0',
+        });
         return void res.writeHead(416, { 'content-type': 'application/xml', 'content-range': 'bytes */0', 'content-length': Buffer.byteLength(xml) }).end(xml);
       }
       // If-Match: the object must still be the one the client read before (its ETag), or nothing of it
@@ -350,7 +367,8 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
     let hashCorps: string;
     try {
       hashCorps = verifier(req, options.identifiants, region, horloge());
-      if (req.method === 'PUT' && req.headers['content-length'] === undefined) throw new Refuse(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
+      if (req.method === 'PUT' && req.headers['content-length'] === undefined)
+        throw new Refuse(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
     } catch (erreur) {
       // Anything else is a bug of this front: an S3-like 500, not the local stack's process down.
       const r = erreur instanceof Refuse ? erreur : new Refuse(500, 'InternalError', `local S3 front: ${(erreur as Error).message}`);
@@ -373,7 +391,11 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
     req.on('end', () => {
       const calcule = hash?.digest('hex');
       if (calcule !== undefined && calcule !== hashCorps) {
-        return refuser(req, res, new Refuse(400, 'XAmzContentSHA256Mismatch', `The provided x-amz-content-sha256 header does not match what was computed (${calcule}).`));
+        return refuser(
+          req,
+          res,
+          new Refuse(400, 'XAmzContentSHA256Mismatch', `The provided x-amz-content-sha256 header does not match what was computed (${calcule}).`),
+        );
       }
       const abandon = req.method === 'DELETE' ? envoiAbandonne(req.url ?? '/') : undefined;
       if (!abandon) return transmettre(req, res, morceaux);

@@ -74,8 +74,7 @@ export const demarrerS3 = async (options: {
   }
 };
 
-export const clientS3Local = (endpoint: string) =>
-  clientS3(true, { endpoint, region: REGION_S3_LOCALE, credentials: identifiantsS3Local });
+export const clientS3Local = (endpoint: string) => clientS3(true, { endpoint, region: REGION_S3_LOCALE, credentials: identifiantsS3Local });
 
 /** The API functions' S3 (core/objets.ts) on the local S3: the same signed requests as on AWS. */
 export const objetsLocaux = (endpoint: string, bucket: string): Objets =>

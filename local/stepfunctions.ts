@@ -160,7 +160,8 @@ export const demarrerStepFunctions = async (options: OptionsStepFunctions): Prom
   const { definition, taches } = preparerDefinition(readFileSync(options.definition, 'utf8'), options.handlers, options.panne, perdre);
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
   const arnMachine = `arn:aws:states:${REGION}:${COMPTE}:stateMachine:${options.nomMachine}`;
-  const pauses = options.pauseReessaiMs === undefined ? undefined : Object.fromEntries(Object.keys(definition.States).map((etat) => [etat, options.pauseReessaiMs!]));
+  const pauses =
+    options.pauseReessaiMs === undefined ? undefined : Object.fromEntries(Object.keys(definition.States).map((etat) => [etat, options.pauseReessaiMs!]));
 
   const demarrer = (corps: { stateMachineArn?: string; name?: string; input?: string }) => {
     if (corps.stateMachineArn !== arnMachine) throw new ErreurService('StateMachineDoesNotExist', `State Machine Does Not Exist: '${corps.stateMachineArn}'`);

@@ -70,11 +70,7 @@ export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + DUREE_RECLAMATION_MS + 2 * PER
 const MAX_PAR_PASSAGE = 500;
 const EN_PARALLELE = 4;
 
-export type Decision =
-  | { action: 'laisser' }
-  | { action: 'demarrer' }
-  | { action: 'relancer' }
-  | { action: 'rembourser'; erreur: ErreurJob };
+export type Decision = { action: 'laisser' } | { action: 'demarrer' } | { action: 'relancer' } | { action: 'rembourser'; erreur: ErreurJob };
 
 const erreur = (code: keyof typeof CODES_TRAVAIL, message: string = CODES_TRAVAIL[code]): Decision => ({
   action: 'rembourser',
@@ -256,7 +252,8 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
   await enParallele(ouverts(d, 'effacements', avant), async (id) => {
     const issue = await traiterDemandeEffacement(d, id);
     if (issue.statut === 'efface') bilan.effacements++;
-    else if (issue.statut === 'differe' && issue.demande_le && maintenant.getTime() - Date.parse(issue.demande_le) > BORNE_EFFACEMENT_MS) bilan.effacementsEnRetard++;
+    else if (issue.statut === 'differe' && issue.demande_le && maintenant.getTime() - Date.parse(issue.demande_le) > BORNE_EFFACEMENT_MS)
+      bilan.effacementsEnRetard++;
   });
   // Uploads are due by their own time (indexed by it), whatever the minimum age.
   await enParallele(ouverts(d, 'televersements', new Date(maintenant.getTime() - MARGE_RETRAIT_MS)), async (id) => {

@@ -22,18 +22,17 @@ export const idTeleversement = (compte: string, cle: string): string | undefined
 
 /** A file name for downloads and the batch ZIP: position, the image's own name, the tool. */
 export const nomFichier = (index: number, nom: string | null, outil: string, extension: string): string => {
-  const base = (nom ?? '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[^\p{L}\p{N}._ -]+/gu, '_').slice(0, 80);
+  const base = (nom ?? '')
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/[^\p{L}\p{N}._ -]+/gu, '_')
+    .slice(0, 80);
   return `${String(index + 1).padStart(2, '0')}-${base ? `${base}-` : ''}${outil}.${extension}`;
 };
 
-export const cleResultat = (compte: string, travail: string, fichier: string): string =>
-  `${PREFIXES.resultats}${compte}/${travail}/${fichier}`;
+export const cleResultat = (compte: string, travail: string, fichier: string): string => `${PREFIXES.resultats}${compte}/${travail}/${fichier}`;
 
 /** A job's result files from its record and their formats: where each is stored, and its name for downloads and ZIPs. */
-export const resultatsDuTravail = (
-  t: Pick<EnregistrementTravail, 'compte' | 'id' | 'index' | 'nom' | 'outil'>,
-  formats: readonly FormatImage[],
-): Resultat[] =>
+export const resultatsDuTravail = (t: Pick<EnregistrementTravail, 'compte' | 'id' | 'index' | 'nom' | 'outil'>, formats: readonly FormatImage[]): Resultat[] =>
   formats.map((format) => {
     const fichier = nomFichier(t.index, t.nom, t.outil, EXTENSIONS[format]);
     return { cle: cleResultat(t.compte, t.id, fichier), fichier };

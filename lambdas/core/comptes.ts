@@ -111,9 +111,7 @@ export const creerCle = async (d: DepsComptes, compte: string) => {
   } catch (erreur) {
     if (erreur instanceof TransactionCanceledException && erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
       throw new ErreurCompte(
-        erreur.CancellationReasons[0].Item
-          ? `account ${compte} already has ${MAX_CLES_PAR_COMPTE} active keys: revoke one first`
-          : `no account ${compte}`,
+        erreur.CancellationReasons[0].Item ? `account ${compte} already has ${MAX_CLES_PAR_COMPTE} active keys: revoke one first` : `no account ${compte}`,
       );
     }
     throw erreur;

@@ -39,7 +39,9 @@ export const lireParCles = async <T>(d: DepsLecture, aLire: readonly { pk: strin
     for (let essai = 0; cles_.length > 0; essai++) {
       if (essai > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** essai)));
       const reponse = await d.ddb.send(
-        new BatchGetCommand({ RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } } }),
+        new BatchGetCommand({
+          RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } },
+        }),
       );
       trouves.push(...((reponse.Responses?.[d.table] ?? []) as T[]));
       cles_ = (reponse.UnprocessedKeys?.[d.table]?.Keys ?? []) as typeof cles_;
@@ -50,13 +52,12 @@ export const lireParCles = async <T>(d: DepsLecture, aLire: readonly { pk: strin
 
 /** Reads jobs by id (a batch has at most 50). */
 export const lireTravaux = (d: DepsLecture, ids: readonly string[]): Promise<EnregistrementTravail[]> =>
-  lireParCles<EnregistrementTravail>(d, ids.map((id) => cles.travail(id)));
+  lireParCles<EnregistrementTravail>(
+    d,
+    ids.map((id) => cles.travail(id)),
+  );
 
-export const lotDuCompte = async (
-  d: DepsLecture,
-  compte: string,
-  id: string,
-): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
+export const lotDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
   const lot = await lireEnregistrementLot(d, id);
   if (!lot || lot.compte !== compte) throw new ErreurApi('not_found', `No batch ${id}.`);
   return { lot, travaux: await lireTravaux(d, lot.travaux) };
@@ -120,8 +121,6 @@ export const listerTravaux = async (d: DepsLecture, compte: string, filtre: Filt
         KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
         ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
       };
-  const { Items } = await d.ddb.send(
-    new QueryCommand({ TableName: d.table, ...requete, ScanIndexForward: false, Limit: filtre.limite }),
-  );
+  const { Items } = await d.ddb.send(new QueryCommand({ TableName: d.table, ...requete, ScanIndexForward: false, Limit: filtre.limite }));
   return (Items ?? []) as EnregistrementTravail[];
 };

@@ -85,8 +85,7 @@ const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTrava
 };
 
 const conflitDeCondition = (erreur: unknown): boolean =>
-  erreur instanceof TransactionCanceledException &&
-  erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+  erreur instanceof TransactionCanceledException && erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
 
 /** `en_cours` → `termine` with its results. */
 /**
@@ -126,7 +125,10 @@ export const terminerTravail = async (
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') return estFin(d, travail);
   if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
-  const resultats: Resultat[] = resultatsDuTravail(travail, sortie.resultats.map((r) => r.format));
+  const resultats: Resultat[] = resultatsDuTravail(
+    travail,
+    sortie.resultats.map((r) => r.format),
+  );
   const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
   try {
     await avecReessais(d, {

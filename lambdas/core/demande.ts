@@ -43,10 +43,7 @@ export const typeDeContenu = (contentType: string | undefined): 'json' | 'multip
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'multipart/form-data') return 'multipart';
-  throw new ErreurApi(
-    'unsupported_media_type',
-    `Content-Type must be application/json or multipart/form-data${type ? `, not ${type}` : ''}.`,
-  );
+  throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json or multipart/form-data${type ? `, not ${type}` : ''}.`);
 };
 
 /**
@@ -136,7 +133,12 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   // Problems then name the fields the client used: a file's own field name, image_url, televersement.
   const champsImages = [...formulaire.fichiers.map((f) => f.partie), ...urls.map(() => 'image_url'), ...televersements.map(() => 'televersement')];
   const validee = await valider(outil, { outil, valeurs, images }, champsImages);
-  return depuisValidee(outil, validee.valeurs, validee.images, formulaire.fichiers.map((f) => f.contenu));
+  return depuisValidee(
+    outil,
+    validee.valeurs,
+    validee.images,
+    formulaire.fichiers.map((f) => f.contenu),
+  );
 };
 
 /**

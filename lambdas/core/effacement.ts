@@ -100,8 +100,7 @@ const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: D
   ];
 };
 
-const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } =>
-  (erreur as Error).name === 'TransactionCanceledException';
+const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } => (erreur as Error).name === 'TransactionCanceledException';
 
 /**
  * The batch's claim, for the erasure `moi`: taken from no one, from the same erasure cut short earlier,
@@ -186,7 +185,12 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     if (lot && position >= 0) {
       if (dernier) {
         items.push({
-          Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'travaux[0] = :id AND size(travaux) = :taille AND finaliseur = :moi', ExpressionAttributeValues: garde },
+          Delete: {
+            TableName: d.table,
+            Key: cles.lot(lot.id),
+            ConditionExpression: 'travaux[0] = :id AND size(travaux) = :taille AND finaliseur = :moi',
+            ExpressionAttributeValues: garde,
+          },
         });
       } else {
         const ferme = lot.statut !== 'en_cours';
@@ -274,7 +278,14 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
     await d.ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Delete: { TableName: d.table, Key: cles.lot(lot.id), ConditionExpression: 'finaliseur = :moi', ExpressionAttributeValues: { ':moi': effaceur(lot.id) } } },
+          {
+            Delete: {
+              TableName: d.table,
+              Key: cles.lot(lot.id),
+              ConditionExpression: 'finaliseur = :moi',
+              ExpressionAttributeValues: { ':moi': effaceur(lot.id) },
+            },
+          },
           { Delete: { TableName: d.table, Key: cles.effacement(lot.id) } },
         ],
       }),
@@ -303,7 +314,16 @@ export const demanderEffacement = async (d: DepsEffacement, quoi: 'travail' | 'l
     await d.ddb.send(
       new PutCommand({
         TableName: d.table,
-        Item: { ...cles.effacement(id), type: 'effacement', quoi, id, compte, demande_le: maintenant, gsi3pk: OUVERTS.effacements, gsi3sk: `${maintenant}#${id}` },
+        Item: {
+          ...cles.effacement(id),
+          type: 'effacement',
+          quoi,
+          id,
+          compte,
+          demande_le: maintenant,
+          gsi3pk: OUVERTS.effacements,
+          gsi3sk: `${maintenant}#${id}`,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -348,11 +368,7 @@ export interface EffacementCompte {
  * any file left under the account's prefixes. Work still running is recorded for the sweeper and its
  * files are left to it.
  */
-export const effacerCompte = async (
-  d: DepsEffacement,
-  compte: string,
-  lister?: (prefixe: string) => Promise<string[]>,
-): Promise<EffacementCompte> => {
+export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: (prefixe: string) => Promise<string[]>): Promise<EffacementCompte> => {
   const bilan: EffacementCompte = { compte, efface_le: d.horloge().toISOString(), travaux: 0, lots: 0, televersements: 0, fichiers: 0, differes: [] };
   const travaux = await toutDuCompte<EnregistrementTravail>(d, compte, 'TRAVAIL#');
   // What work still running needs: its files, named or under its job's or batch's id.
@@ -376,7 +392,11 @@ export const effacerCompte = async (
   for (const lotId of new Set(travaux.flatMap((t) => (t.lot ? [t.lot] : [])))) {
     const lot = await lireEnregistrementLot(d, lotId);
     if (!lot) continue;
-    compter(await effacerLotEnregistre(d, lot), lotId, travaux.filter((t) => t.lot === lotId));
+    compter(
+      await effacerLotEnregistre(d, lot),
+      lotId,
+      travaux.filter((t) => t.lot === lotId),
+    );
   }
   for (const t of travaux.filter((t) => !t.lot)) compter(await effacerTravailEnregistre(d, t), t.id, [t]);
 

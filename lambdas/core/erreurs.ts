@@ -105,5 +105,4 @@ export class ErreurTravail extends Error {
   }
 }
 
-export const estCodeTravail = (valeur: unknown): valeur is CodeTravail =>
-  typeof valeur === 'string' && Object.hasOwn(CODES_TRAVAIL, valeur);
+export const estCodeTravail = (valeur: unknown): valeur is CodeTravail => typeof valeur === 'string' && Object.hasOwn(CODES_TRAVAIL, valeur);

@@ -25,16 +25,25 @@ export interface EntreeExecution {
 
 type TravailExecutable = Pick<EnregistrementTravail, 'id' | 'compte' | 'lot' | 'outil'> & { tentative?: number };
 
-export const entreeExecution = (t: TravailExecutable): EntreeExecution => ({ travail: t.id, compte: t.compte, lot: t.lot, outil: t.outil, tentative: t.tentative ?? 1 });
+export const entreeExecution = (t: TravailExecutable): EntreeExecution => ({
+  travail: t.id,
+  compte: t.compte,
+  lot: t.lot,
+  outil: t.outil,
+  tentative: t.tentative ?? 1,
+});
 
-export const nomExecution = (t: Pick<TravailExecutable, 'id' | 'tentative'>): string =>
-  (t.tentative ?? 1) <= 1 ? t.id : `${t.id}-${t.tentative}`;
+export const nomExecution = (t: Pick<TravailExecutable, 'id' | 'tentative'>): string => ((t.tentative ?? 1) <= 1 ? t.id : `${t.id}-${t.tentative}`);
 
 /** arn:…:stateMachine:<machine> → arn:…:execution:<machine>:<name> */
 export const arnExecution = (machine: string, nom: string): string => `${machine.replace(':stateMachine:', ':execution:')}:${nom}`;
 
 /** Starts the job's current execution; already started is fine. */
-export const demarrerExecution = async (d: Pick<Dependances, 'sfn' | 'machine'>, travail: TravailExecutable, options: { abortSignal?: AbortSignal } = {}): Promise<void> => {
+export const demarrerExecution = async (
+  d: Pick<Dependances, 'sfn' | 'machine'>,
+  travail: TravailExecutable,
+  options: { abortSignal?: AbortSignal } = {},
+): Promise<void> => {
   try {
     await d.sfn.send(
       new StartExecutionCommand({ stateMachineArn: d.machine, name: nomExecution(travail), input: JSON.stringify(entreeExecution(travail)) }),
@@ -56,7 +65,10 @@ export interface ExecutionDecrite {
   arretee_le?: number;
 }
 
-export const decrireExecution = async (d: Pick<Dependances, 'sfn' | 'machine'>, travail: Pick<TravailExecutable, 'id' | 'tentative'>): Promise<ExecutionDecrite> => {
+export const decrireExecution = async (
+  d: Pick<Dependances, 'sfn' | 'machine'>,
+  travail: Pick<TravailExecutable, 'id' | 'tentative'>,
+): Promise<ExecutionDecrite> => {
   try {
     const sortie = await d.sfn.send(new DescribeExecutionCommand({ executionArn: arnExecution(d.machine, nomExecution(travail)) }));
     return {

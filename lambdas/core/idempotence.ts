@@ -41,7 +41,11 @@ export const verifierCleIdempotence = (cle: string | undefined): void => {
 };
 
 const empreinteRequete = (requete: RequeteIdempotente): string =>
-  createHash('sha256').update(requete.contentType ?? '').update('\n').update(requete.corps).digest('hex');
+  createHash('sha256')
+    .update(requete.contentType ?? '')
+    .update('\n')
+    .update(requete.corps)
+    .digest('hex');
 
 /** The answer already given to this key, or undefined; the same key with another body is a 422. */
 export const reponseDejaDonnee = async (d: Pick<Dependances, 'ddb' | 'table'>, requete: RequeteIdempotente): Promise<Lancement | undefined> => {

@@ -12,10 +12,31 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { PREFIXES } from './retention';
 
 /** Members never written: S3 keys and copy sources, file names, records and raw answers. */
-const MEMBRES_CAVIARDES = new Set(['Key', 'key', 'cle', 'cles', 'CopySource', 'nom', 'noms', 'fichier', 'nom_fichier', 'nomFichier', 'Item', 'Items', 'Attributes', '$response', 'CancellationReasons']);
+const MEMBRES_CAVIARDES = new Set([
+  'Key',
+  'key',
+  'cle',
+  'cles',
+  'CopySource',
+  'nom',
+  'noms',
+  'fichier',
+  'nom_fichier',
+  'nomFichier',
+  'Item',
+  'Items',
+  'Attributes',
+  '$response',
+  'CancellationReasons',
+]);
 
 /** An S3 key of ours in any text: its prefix stays, the rest of the text after it goes (a file name may hold spaces). */
-const CLE_S3 = new RegExp(`\\b(${Object.values(PREFIXES).map((p) => p.replace('/', '')).join('|')})/[^\\n"'<>]*`, 'g');
+const CLE_S3 = new RegExp(
+  `\\b(${Object.values(PREFIXES)
+    .map((p) => p.replace('/', ''))
+    .join('|')})/[^\\n"'<>]*`,
+  'g',
+);
 
 export const caviarderTexte = (texte: string): string => texte.replace(CLE_S3, '$1/[redacted]');
 

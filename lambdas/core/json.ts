@@ -81,7 +81,8 @@ const verifierForme = (texte: string): void => {
 const ESPACES = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /** The character the parser stopped at, as a person reads it: `"'"`, or `U+0001` when unprintable. */
-const caractere = (c: string): string => (/^[\x21-\x7e]$/u.test(c) || c.codePointAt(0)! > 0x9f ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+const caractere = (c: string): string =>
+  /^[\x21-\x7e]$/u.test(c) || c.codePointAt(0)! > 0x9f ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * Why the text is not JSON, and where (line and column, from the parser's position), with the usual

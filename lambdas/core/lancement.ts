@@ -117,9 +117,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   const televersements = travaux.flatMap((travail, i) =>
     groupes[i]!.flatMap((image, rang) => {
       const entree = travail.entrees[rang];
-      return 'octets' in image.entree && entree?.type === 's3'
-        ? [{ cle: entree.cle, octets: image.entree.octets, format: image.entree.format }]
-        : [];
+      return 'octets' in image.entree && entree?.type === 's3' ? [{ cle: entree.cle, octets: image.entree.octets, format: image.entree.format }] : [];
     }),
   );
   await parPaquets(televersements, 8, async (t) => {
@@ -137,7 +135,11 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     const televersees = pretes.filter((p) => estTeleversee(p.entree)).length;
     await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations, televersements: televersees });
   } catch (erreur) {
-    if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable')) await supprimerEntrees(d, televersements.map((t) => t.cle));
+    if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable'))
+      await supprimerEntrees(
+        d,
+        televersements.map((t) => t.cle),
+      );
     if (erreur instanceof ErreurApi && erreur.code === 'idempotency_key_reused') {
       // A concurrent request with the same key won the race: answer what it answered.
       const gagnante = await reponseDejaDonnee(d, requete);
@@ -157,7 +159,9 @@ const resoudreTeleversements = async (
   pretes: ImagePrete[],
   echecs: EchecImage[],
 ): Promise<{ pretes: ImagePrete[]; echecs: EchecImage[] }> => {
-  const nommes = pretes.flatMap((p) => ('televersement' in p.entree && !estTeleversee(p.entree) ? [{ index: p.index, id: p.entree.televersement, nom: p.nom }] : []));
+  const nommes = pretes.flatMap((p) =>
+    'televersement' in p.entree && !estTeleversee(p.entree) ? [{ index: p.index, id: p.entree.televersement, nom: p.nom }] : [],
+  );
   if (nommes.length === 0) return { pretes, echecs };
   const { verifies, illisibles } = await verifierTeleversements(d, compte, nommes);
   const parIndex = new Map(verifies.map((t) => [t.index, t]));

@@ -40,8 +40,7 @@ export const creerSignataire =
     return { url, expire_le: expire.toISOString() } satisfies Lien;
   };
 
-const depuisBase64CloudFront = (texte: string): Buffer =>
-  Buffer.from(texte.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64');
+const depuisBase64CloudFront = (texte: string): Buffer => Buffer.from(texte.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64');
 
 export type VerificationLien = { valide: true; cle: string } | { valide: false; raison: string };
 
@@ -67,12 +66,7 @@ export const verifierLien = (
   }
 };
 
-const verifier = (
-  urlComplete: string,
-  clesPubliques: Readonly<Record<string, string>>,
-  base: string,
-  maintenant: Date,
-): VerificationLien => {
+const verifier = (urlComplete: string, clesPubliques: Readonly<Record<string, string>>, base: string, maintenant: Date): VerificationLien => {
   const url = new URL(urlComplete);
   // A parameter given twice is ambiguous (which one was signed?): refused, never guessed.
   if (PARAMETRES_SIGNATURE.some((p) => url.searchParams.getAll(p).length > 1)) return { valide: false, raison: 'repeated signature parameters' };

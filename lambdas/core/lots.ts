@@ -37,7 +37,14 @@ const reclamer = async (d: Deps, lot: string, finaliseur: string): Promise<boole
         // A retry by the same claimant goes through, and so does anyone once a claim has expired. An
         // ended batch is claimed again only to write its ZIP anew after an erasure.
         ConditionExpression: `restants = :zero AND (statut = :en_cours OR zip_a_refaire = :oui) AND ${RECLAMATION_LIBRE}`,
-        ExpressionAttributeValues: { ':moi': finaliseur, ':zero': 0, ':en_cours': 'en_cours', ':oui': true, ':jusqua': maintenant + DUREE_RECLAMATION_MS, ':maintenant': maintenant },
+        ExpressionAttributeValues: {
+          ':moi': finaliseur,
+          ':zero': 0,
+          ':en_cours': 'en_cours',
+          ':oui': true,
+          ':jusqua': maintenant + DUREE_RECLAMATION_MS,
+          ':maintenant': maintenant,
+        },
       }),
     );
     return true;
@@ -66,7 +73,15 @@ const liberer = async (d: Deps, lot: string, finaliseur: string): Promise<void> 
 
 /** The jobs among these whose erasure is recorded and not yet done (core/effacement.ts). */
 const effacementsEnAttente = async (d: Deps, ids: readonly string[]): Promise<Set<string>> =>
-  new Set((await lireParCles<{ id: string }>(d, ids.map((id) => cles.effacement(id)), 'id')).map((e) => e.id));
+  new Set(
+    (
+      await lireParCles<{ id: string }>(
+        d,
+        ids.map((id) => cles.effacement(id)),
+        'id',
+      )
+    ).map((e) => e.id),
+  );
 
 /** `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper). */
 export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {

@@ -39,7 +39,10 @@ export const refuser = (code: CodeApi, problemes: readonly Probleme[], autres: R
 
 export const resumer = (problemes: readonly Probleme[]): string => {
   if (problemes.length === 1) return problemes[0]!.message;
-  const premiers = problemes.slice(0, 3).map((p) => p.message).join('; ');
+  const premiers = problemes
+    .slice(0, 3)
+    .map((p) => p.message)
+    .join('; ');
   const reste = problemes.length - 3;
   return `${problemes.length} problems: ${premiers}${reste > 0 ? `; and ${reste} more, listed in details` : ''}`;
 };
@@ -207,9 +210,6 @@ const genre = (issue: Issue): Genre => {
   return issue.path?.at(-1)?.origin === 'key' ? 'manquant' : 'pas_objet';
 };
 
-/** The key an unknown-member issue is about. */
-const cleInconnue = (issue: Issue): string => String(issue.path?.at(-1)?.key ?? '');
-
 /** The predicate of an opaque rule, written by schemas.ts; never a default of the library. */
 const predicat = (issue: Issue): string => (/^Invalid \w+:/.test(issue.message) ? 'is not valid' : issue.message);
 
@@ -285,7 +285,11 @@ const exempleValeurs = (outil: IdOutil, reglages: Record<string, string>): strin
 
 /** The settings an `annonce`-like tool cannot go without, with placeholders from the catalogue. */
 const requis = (outil: IdOutil): Record<string, string> =>
-  Object.fromEntries(champsDe(outil).filter((c) => c.requis).map((c) => [c.nom, valeurExemple(c)]));
+  Object.fromEntries(
+    champsDe(outil)
+      .filter((c) => c.requis)
+      .map((c) => [c.nom, valeurExemple(c)]),
+  );
 
 const exempleMinimal = (outil: IdOutil): Record<string, string> => {
   const obligatoires = requis(outil);
@@ -394,8 +398,12 @@ const racine = (issue: Issue, cle: string, ctx: Ctx): Probleme => {
   }
   const membres = `the body has ${et(MEMBRES_CORPS)}`;
   const proche = suggerer(cle, [...MEMBRES_CORPS, ...nomsChamps(outil)]);
-  if (proche && (MEMBRES_CORPS as readonly string[]).includes(proche)) return p(`${nom} is not a member of the body: did you mean ${proche}? ${capitale(membres)}`);
-  if (proche) return p(`${nom} is not a member of the body: did you mean ${proche}? It is a setting of ${outil}: put it inside valeurs, e.g. ${deplace(champ(outil, proche)!, valeur, outil)}`);
+  if (proche && (MEMBRES_CORPS as readonly string[]).includes(proche))
+    return p(`${nom} is not a member of the body: did you mean ${proche}? ${capitale(membres)}`);
+  if (proche)
+    return p(
+      `${nom} is not a member of the body: did you mean ${proche}? It is a setting of ${outil}: put it inside valeurs, e.g. ${deplace(champ(outil, proche)!, valeur, outil)}`,
+    );
   const ailleurs = autresOutils(outil, cle);
   if (ailleurs.length > 0) return p(`${nom} is not a member of the body: it is a setting of ${et(ailleurs)}, not of ${outil}; ${listeReglages(outil, 'json')}`);
   const reglages = nomsChamps(outil).length > 0 ? `; ${outil}'s settings go inside valeurs: ${et(nomsChamps(outil))}` : '';
@@ -422,8 +430,12 @@ const reglage = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme =
   const p = (message: string): Probleme => ({ chemin: nom, message });
   const sorte = genre(issue);
   if (chemin.length === 1) {
-    const obligatoires = champsDe(outil).filter((c) => c.requis).map((c) => c.nom);
-    const facultatifs = champsDe(outil).filter((c) => !c.requis).map((c) => c.nom);
+    const obligatoires = champsDe(outil)
+      .filter((c) => c.requis)
+      .map((c) => c.nom);
+    const facultatifs = champsDe(outil)
+      .filter((c) => !c.requis)
+      .map((c) => c.nom);
     const contenu = `${obligatoires.length ? `${et(obligatoires)} required` : ''}${obligatoires.length && facultatifs.length ? '; ' : ''}${facultatifs.length ? `${et(facultatifs)} optional` : ''}`;
     const exemple = exempleValeurs(outil, exempleMinimal(outil));
     if (sorte === 'manquant') return p(`valeurs is required for ${outil}: an object of its settings (${contenu}), e.g. ${exemple}`);
@@ -449,12 +461,14 @@ const reglageInconnu = (cle: string, nom: string, ctx: Ctx): string => {
     return `${nom} is not a setting: ${cle} goes at the top level of the body, beside valeurs`;
   }
   if (forme === 'formulaire') {
-    if (cle === 'valeurs') return `valeurs is not a form field: in a form each setting is its own field${nomsChamps(outil).length ? `, e.g. ${nomsChamps(outil)[0]}=${valeurExemple(champsDe(outil)[0]!)}` : `, and ${outil} has none`}`;
+    if (cle === 'valeurs')
+      return `valeurs is not a form field: in a form each setting is its own field${nomsChamps(outil).length ? `, e.g. ${nomsChamps(outil)[0]}=${valeurExemple(champsDe(outil)[0]!)}` : `, and ${outil} has none`}`;
     if (cle === 'images') return 'images is not a form field: send images as files (under any field name), image_url fields or televersement fields';
     // valeurs[style]=modern, valeurs.style=modern: the JSON shape written as a form field.
     const interieur = /^valeurs(?:\[([^\]]*)\]|\.(.*))$/.exec(cle);
     const reglage = interieur && (interieur[1] ?? interieur[2]);
-    if (reglage && champ(outil, reglage)) return `${nom} is not a form field: in a form each setting is its own field, e.g. ${reglage}=${valeurExemple(champ(outil, reglage)!)}`;
+    if (reglage && champ(outil, reglage))
+      return `${nom} is not a form field: in a form each setting is its own field, e.g. ${reglage}=${valeurExemple(champ(outil, reglage)!)}`;
   }
   const ailleurs = autresOutils(outil, cle);
   if (ailleurs.length > 0) return `${nom} is not a setting of ${outil} but of ${et(ailleurs)}; ${liste}`;
@@ -475,10 +489,12 @@ const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme[] 
     const sorte = genre(issue);
     const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
     if (forme === 'formulaire') {
-      if (issue.type === 'min_length') return p(`${outil} needs at least ${min} image: send a file (under any field name), an image_url field or a televersement field`);
+      if (issue.type === 'min_length')
+        return p(`${outil} needs at least ${min} image: send a file (under any field name), an image_url field or a televersement field`);
       return p(`${outil} takes at most ${max} images; this form has ${nombre} (files, image_url and televersement fields together)`);
     }
-    if (sorte === 'manquant') return p(`images is required for ${outil}: a list of ${min} to ${max} images, each ${FORMES_IMAGE}, e.g. {"outil":"${outil}",${EXEMPLE_IMAGES}}`);
+    if (sorte === 'manquant')
+      return p(`images is required for ${outil}: a list of ${min} to ${max} images, each ${FORMES_IMAGE}, e.g. {"outil":"${outil}",${EXEMPLE_IMAGES}}`);
     if (issue.type === 'array') {
       const une = estObjet(issue.input) ? ': put the image inside [ ], e.g.' : typeof issue.input === 'string' ? ': write' : ', e.g.';
       return p(`images must be an array of images, not ${nature(issue.input)}${une} ${EXEMPLE_IMAGES}`);
@@ -552,7 +568,8 @@ const imageSansForme = (issue: Issue, index: number, ctx: Ctx): Probleme[] => {
 };
 
 /** The 422 `invalid_tool` for an `outil` that names no tool. */
-export const refusOutil = (valeur: unknown, forme: Forme, cles: readonly string[] = []): ErreurApi => refuser('invalid_tool', [problemeOutil(valeur, forme, cles)]);
+export const refusOutil = (valeur: unknown, forme: Forme, cles: readonly string[] = []): ErreurApi =>
+  refuser('invalid_tool', [problemeOutil(valeur, forme, cles)]);
 
 /** `outil` missing, not a string, or no tool: with the closest tool, and the key the client may have meant. */
 export const problemeOutil = (valeur: unknown, forme: Forme, cles: readonly string[] = []): Probleme => {
@@ -567,13 +584,18 @@ export const problemeOutil = (valeur: unknown, forme: Forme, cles: readonly stri
   if (typeof valeur !== 'string') return p(`outil must be a string, one of ${liste}, not ${nature(valeur)}`);
   if (valeur === '') return p(`outil is empty: it must be one of ${liste}`);
   const proche = suggerer(valeur, OUTILS);
-  return p(`outil ${citer(valeur, 100)} is not a tool${proche ? `: did you mean ${JSON.stringify(proche)}?` : '.'} The tools are ${liste} (GET /outils describes them)`);
+  return p(
+    `outil ${citer(valeur, 100)} is not a tool${proche ? `: did you mean ${JSON.stringify(proche)}?` : '.'} The tools are ${liste} (GET /outils describes them)`,
+  );
 };
 
 /** A form field given several times where one is read: `outil` (invalid_tool) or a setting (invalid_settings). */
 export const refusRepete = (nom: string, fois: number): ErreurApi =>
   refuser(nom === 'outil' ? 'invalid_tool' : 'invalid_settings', [
-    { chemin: nom, message: `${nom} is given ${fois} times; give it once${nom === 'outil' ? '' : ' (only image_url and televersement fields, and files, repeat)'}` },
+    {
+      chemin: nom,
+      message: `${nom} is given ${fois} times; give it once${nom === 'outil' ? '' : ' (only image_url and televersement fields, and files, repeat)'}`,
+    },
   ]);
 
 // ——— POST /televersements ———
@@ -600,10 +622,13 @@ const fichierProbleme = (issue: Issue, types: readonly string[]): Probleme => {
     const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
     if (sorte === 'manquant') return p(`fichiers is required: the list of files you are about to upload, e.g. ${EXEMPLE_FICHIERS}`);
     if (issue.type === 'array') {
-      return p(`fichiers must be an array of files, not ${nature(issue.input)}${estObjet(issue.input) ? ': put the file inside [ ]' : ''}, e.g. ${EXEMPLE_FICHIERS}`);
+      return p(
+        `fichiers must be an array of files, not ${nature(issue.input)}${estObjet(issue.input) ? ': put the file inside [ ]' : ''}, e.g. ${EXEMPLE_FICHIERS}`,
+      );
     }
     if (issue.type === 'min_length') return p(`fichiers is empty: announce at least ${issue.requirement} file, e.g. ${EXEMPLE_FICHIERS}`);
-    if (issue.type === 'max_length') return p(`fichiers holds ${nombre} files; at most ${issue.requirement} per request: announce the others in another request`);
+    if (issue.type === 'max_length')
+      return p(`fichiers holds ${nombre} files; at most ${issue.requirement} per request: announce the others in another request`);
     return p(feuille(issue, 'fichiers'));
   }
   // valibot checks an array's members as if it were an object: it is said to be no object, once.

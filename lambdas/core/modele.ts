@@ -172,14 +172,9 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
-export const statutFinalLot = (termines: number, echecs: number): StatutLot =>
-  echecs === 0 ? 'termine' : termines === 0 ? 'echec' : 'partiel';
+export const statutFinalLot = (termines: number, echecs: number): StatutLot => (echecs === 0 ? 'termine' : termines === 0 ? 'echec' : 'partiel');
 
-export const versLot = (
-  e: EnregistrementLot,
-  travaux: EnregistrementTravail[],
-  signer: SignerLien,
-): Lot => {
+export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], signer: SignerLien): Lot => {
   const parId = new Map(travaux.map((t) => [t.id, t]));
   return {
     id: e.id,

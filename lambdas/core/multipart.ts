@@ -58,9 +58,7 @@ export const lireMultipart = (corps: Buffer, contentType: string): Promise<Formu
       // listener that would be an uncaught exception that kills the Lambda.
       flux.on('error', () => echouer(new ErreurApi('invalid_body', 'The multipart body is malformed.')));
       flux.on('limit', () => {
-        echouer(
-          new ErreurApi('image_too_large', `The file ${nomFichier ?? partie} is larger than 15 MB.`, { partie, nom_fichier: nomFichier ?? null }),
-        );
+        echouer(new ErreurApi('image_too_large', `The file ${nomFichier ?? partie} is larger than 15 MB.`, { partie, nom_fichier: nomFichier ?? null }));
         flux.resume();
       });
       flux.on('end', () => {
@@ -74,9 +72,7 @@ export const lireMultipart = (corps: Buffer, contentType: string): Promise<Formu
       }
       formulaire.champs.push({ nom, valeur });
     });
-    analyseur.on('filesLimit', () =>
-      echouer(new ErreurApi('too_many_images', `At most ${MAX_IMAGES_LOT} images per batch.`, { max: MAX_IMAGES_LOT })),
-    );
+    analyseur.on('filesLimit', () => echouer(new ErreurApi('too_many_images', `At most ${MAX_IMAGES_LOT} images per batch.`, { max: MAX_IMAGES_LOT })));
     analyseur.on('fieldsLimit', () => echouer(new ErreurApi('invalid_body', 'Too many form fields.')));
     analyseur.on('partsLimit', () => echouer(new ErreurApi('invalid_body', 'Too many form parts.')));
     analyseur.on('error', () => echouer(new ErreurApi('invalid_body', 'The multipart body is malformed.')));

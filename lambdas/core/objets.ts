@@ -87,8 +87,7 @@ const lireCorps = async (corps: unknown): Promise<Buffer> => {
   return Buffer.concat(morceaux);
 };
 
-const entete = (entetes: Record<string, string>, nom: string): string | undefined =>
-  Object.entries(entetes).find(([n]) => n.toLowerCase() === nom)?.[1];
+const entete = (entetes: Record<string, string>, nom: string): string | undefined => Object.entries(entetes).find(([n]) => n.toLowerCase() === nom)?.[1];
 
 /**
  * As the SDK's clients do: S3 asks to be retried with 500 InternalError and 503 SlowDown, and a

@@ -47,23 +47,23 @@ export const SchemaErreur = v.object({
   error: v.looseObject({
     code: v.picklist(Object.keys(CODES_API) as (keyof typeof CODES_API)[]),
     message: v.string(),
-    details: extra(
-      v.array(SchemaDetailErreur),
-      'Validation errors (400, 422): every problem of the request, each with its place (chemin) and its message.',
-    ),
+    details: extra(v.array(SchemaDetailErreur), 'Validation errors (400, 422): every problem of the request, each with its place (chemin) and its message.'),
     echecs: extra(v.array(SchemaEchecImage), '422 invalid_image when no image of the request could be read: why each one was refused.'),
     index: extra(entier, 'Position (0-based) of the image the error is about.'),
     televersement: extra(v.string(), 'Id of the upload the error is about (POST /televersements).'),
     raison: extra(
       v.picklist(['inconnu', 'non_recu', 'expire', 'deja_utilise']),
-      'Why an upload was refused: unknown or another account\'s, file not yet PUT, past its 30 minutes, already used.',
+      "Why an upload was refused: unknown or another account's, file not yet PUT, past its 30 minutes, already used.",
     ),
     taille: extra(entier, 'Size announced for the file, in bytes (413 on POST /televersements).'),
     max_octets: extra(entier, 'Largest image accepted, in bytes (413 image_too_large).'),
     largeur: extra(entier, 'Width of the image in pixels (413 image_too_large over the megapixel limit).'),
     hauteur: extra(entier, 'Height of the image in pixels (413 image_too_large over the megapixel limit).'),
     max_pixels: extra(entier, 'Most pixels an image may have (413 image_too_large).'),
-    max: extra(entier, 'The limit that was passed: images per batch (413 too_many_images), pending jobs (429 too_many_pending_jobs) or uploads waiting to be used (429 too_many_pending_uploads).'),
+    max: extra(
+      entier,
+      'The limit that was passed: images per batch (413 too_many_images), pending jobs (429 too_many_pending_jobs) or uploads waiting to be used (429 too_many_pending_uploads).',
+    ),
     televersements_ouverts: extra(entier, 'Uploads of the account announced and not yet used (429 too_many_pending_uploads).'),
     efface_le: extra(v.nullable(dateHeure), 'When the work an Idempotency-Key started was erased (409 work_erased).'),
     credits: extra(entier, 'Balance of the account (402 insufficient_credits).'),
@@ -104,7 +104,13 @@ export const SchemaTravail = v.strictObject({
     ),
   ),
   structure: v.pipe(
-    v.nullable(v.strictObject({ score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)), seuil: v.pipe(v.number(), v.minValue(0), v.maxValue(1)), essais: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2)) })),
+    v.nullable(
+      v.strictObject({
+        score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+        seuil: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+        essais: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2)),
+      }),
+    ),
     v.description(
       'Extension: for an image result, the structure check it passed: how well the fixed lines of the room or building (walls, windows, doors, outline) were kept, from 0 to 1 (1 = unchanged); the threshold below which a result is not delivered; the runs it took (a result under the threshold is run once more, then the job fails with structure_modifiee and is refunded). Null for a listing text and until the job is done.',
     ),
@@ -131,7 +137,9 @@ const SchemaTeleversement = v.strictObject({
   expire_le: v.pipe(dateHeure, v.description('The URL works until then (15 minutes).')),
   utilisable_jusqua: v.pipe(
     dateHeure,
-    v.description('A POST /travaux can name the upload until then (30 minutes after the announcement); an upload still unused is then deleted, object and record.'),
+    v.description(
+      'A POST /travaux can name the upload until then (30 minutes after the announcement); an upload still unused is then deleted, object and record.',
+    ),
   ),
 });
 
@@ -143,7 +151,12 @@ export const SchemaEffacement = v.strictObject({
   efface_le: dateHeure,
   travaux: v.pipe(ids, v.description('Jobs erased: their inputs, uploads, results and records, and the stored answer of the request that started them.')),
   lots: v.pipe(ids, v.description('Batches erased whole: their record and ZIP (a batch goes with its last job).')),
-  zips_refaits: v.pipe(ids, v.description('Batches that keep other jobs: their ZIP was deleted and is written again without the erased job, within about 3 minutes (zip is null meanwhile).')),
+  zips_refaits: v.pipe(
+    ids,
+    v.description(
+      'Batches that keep other jobs: their ZIP was deleted and is written again without the erased job, within about 3 minutes (zip is null meanwhile).',
+    ),
+  ),
   fichiers: v.pipe(entier, v.description('Stored files deleted: inputs, uploads, results, ZIPs.')),
 });
 
@@ -342,7 +355,10 @@ export const EXEMPLES_REQUETE_TRAVAUX = {
   },
   saison: {
     summary: 'saison: a photo inline, as a data URL (small photos only: larger ones go through POST /televersements)',
-    value: { outil: 'saison', images: [{ base64: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U', nom: 'hiver.jpg' }] },
+    value: {
+      outil: 'saison',
+      images: [{ base64: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U', nom: 'hiver.jpg' }],
+    },
   },
   ciel: { summary: 'ciel: no settings, so no valeurs', value: { outil: 'ciel', images: [{ url: URL_PHOTO }] } },
   annonce: {
@@ -579,7 +595,11 @@ export const documentOpenApi = () => ({
           401: nonAutorise,
           402: erreur('The balance pays for no job (insufficient_credits): uploads are for jobs.', {
             credits: exempleErreur(
-              new ErreurApi('insufficient_credits', 'Uploads are for jobs, and the balance is 0 credits: the cheapest job costs 2. Buy credits before uploading.', { credits: 0, requis: 2 }),
+              new ErreurApi(
+                'insufficient_credits',
+                'Uploads are for jobs, and the balance is 0 credits: the cheapest job costs 2. Buy credits before uploading.',
+                { credits: 0, requis: 2 },
+              ),
             ),
           }),
           413: erreur('A file is over 15 MB (image_too_large).'),
@@ -623,13 +643,21 @@ export const documentOpenApi = () => ({
         operationId: 'effacerTravail',
         summary: 'Erase an ended job (extension)',
         description:
-          'Erases the job\'s inputs, uploads, results and record, and the stored answer of its request (Idempotency-Key); a job of a batch leaves it and the batch\'s ZIP is written again without it. Credits do not change. A job not yet ended answers 409 and is erased as soon as it ends.',
+          "Erases the job's inputs, uploads, results and record, and the stored answer of its request (Idempotency-Key); a job of a batch leaves it and the batch's ZIP is written again without it. Credits do not change. A job not yet ended answers 409 and is erased as soon as it ends.",
         parameters: [idChemin('job')],
         responses: {
           200: json('Effacement', 'What was erased.', { efface: { value: effacementTravail } }),
           401: nonAutorise,
           404: erreur('Not found (or already erased).', EXEMPLES_ERREUR[404]),
-          409: erreur('Not ended yet: erased as soon as it ends.', { programme: exempleErreur(new ErreurApi('still_running', `The job ${ID_TRAVAIL} cannot be erased yet (it has not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`, { effacement: 'programme' })) }),
+          409: erreur('Not ended yet: erased as soon as it ends.', {
+            programme: exempleErreur(
+              new ErreurApi(
+                'still_running',
+                `The job ${ID_TRAVAIL} cannot be erased yet (it has not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`,
+                { effacement: 'programme' },
+              ),
+            ),
+          }),
           429: limite,
         },
       },
@@ -653,10 +681,20 @@ export const documentOpenApi = () => ({
           'Erases every job of the batch (inputs, uploads, results, records), its ZIP and its record. Credits do not change. A batch not yet ended answers 409 and is erased as soon as it ends.',
         parameters: [idChemin('batch')],
         responses: {
-          200: json('Effacement', 'What was erased.', { efface: { value: { ...effacementTravail, travaux: [ID_TRAVAIL], lots: [ID_LOT], zips_refaits: [], fichiers: 3 } } }),
+          200: json('Effacement', 'What was erased.', {
+            efface: { value: { ...effacementTravail, travaux: [ID_TRAVAIL], lots: [ID_LOT], zips_refaits: [], fichiers: 3 } },
+          }),
           401: nonAutorise,
           404: erreur('Not found (or already erased).', { introuvable: exempleErreur(new ErreurApi('not_found', `No batch ${ID_LOT}.`)) }),
-          409: erreur('Not ended yet: erased as soon as it ends.', { programme: exempleErreur(new ErreurApi('still_running', `The batch ${ID_LOT} cannot be erased yet (some of its jobs have not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`, { effacement: 'programme' })) }),
+          409: erreur('Not ended yet: erased as soon as it ends.', {
+            programme: exempleErreur(
+              new ErreurApi(
+                'still_running',
+                `The batch ${ID_LOT} cannot be erased yet (some of its jobs have not ended); its erasure is recorded and done as soon as it has ended, within a few minutes of its end. Poll it until it answers 404.`,
+                { effacement: 'programme' },
+              ),
+            ),
+          }),
           429: limite,
         },
       },

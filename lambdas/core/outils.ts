@@ -192,8 +192,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
   },
 };
 
-export const estOutil = (valeur: unknown): valeur is IdOutil =>
-  typeof valeur === 'string' && (OUTILS as readonly string[]).includes(valeur);
+export const estOutil = (valeur: unknown): valeur is IdOutil => typeof valeur === 'string' && (OUTILS as readonly string[]).includes(valeur);
 
 /**
  * The tools this stage offers: all of them, unless the operator withdrew some (`-c outils=…`, given to the

@@ -41,11 +41,7 @@ export const ImageUrl = v.strictObject({
 });
 
 export const ImageBase64 = v.strictObject({
-  base64: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.description('Base64 content of the image, or a data URL.'),
-  ),
+  base64: v.pipe(v.string(), v.minLength(1), v.description('Base64 content of the image, or a data URL.')),
   nom,
 });
 
@@ -64,9 +60,7 @@ export const Image = v.union([ImageUrl, ImageBase64, ImageTeleversement]);
 export type ImageEntree = v.InferOutput<typeof Image>;
 
 const schemaChamp = (champ: Champ) => {
-  const base = champ.valeurs
-    ? v.picklist(champ.valeurs)
-    : v.pipe(v.string(), v.minLength(1), v.maxLength(champ.longueur_max ?? Number.MAX_SAFE_INTEGER));
+  const base = champ.valeurs ? v.picklist(champ.valeurs) : v.pipe(v.string(), v.minLength(1), v.maxLength(champ.longueur_max ?? Number.MAX_SAFE_INTEGER));
   const decrit = v.pipe(base, v.description(champ.description));
   if (champ.requis) return decrit;
   return champ.defaut === undefined ? v.optional(decrit) : v.optional(decrit, champ.defaut);
@@ -138,7 +132,10 @@ export interface RequeteValidee {
  * valibot's issues. They are worded for the client by messages.ts (`refusTravaux`, or `validerRequete`
  * there, which throws the worded 422), imported only when a body is refused.
  */
-export const verifierRequete = (outil: IdOutil, corps: unknown): { requete: RequeteValidee; issues?: never } | { requete?: never; issues: v.BaseIssue<unknown>[] } => {
+export const verifierRequete = (
+  outil: IdOutil,
+  corps: unknown,
+): { requete: RequeteValidee; issues?: never } | { requete?: never; issues: v.BaseIssue<unknown>[] } => {
   const resultat = v.safeParse(SCHEMAS_REQUETE[outil], corps);
   if (!resultat.success) return { issues: resultat.issues };
   const sortie = resultat.output as RequeteValidee;

@@ -136,14 +136,29 @@ const refusAnnonce = (compte: { credits?: number; televersements_ouverts?: numbe
 };
 
 /** `POST /televersements`: one record and one signed PUT URL per announced file, in order. */
-export const creerTeleversements = async (d: Deps, compte: string, contentType: string | undefined, corps: Buffer): Promise<{ televersements: Televersement[] }> => {
+export const creerTeleversements = async (
+  d: Deps,
+  compte: string,
+  contentType: string | undefined,
+  corps: Buffer,
+): Promise<{ televersements: Televersement[] }> => {
   const fichiers = await lireAnnonce(contentType, corps);
   const maintenant = d.horloge();
   const expire_le = new Date(maintenant.getTime() + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000).toISOString();
   const utilisable_jusqua = new Date(maintenant.getTime() + UTILISATION_TELEVERSEMENT_MINUTES * 60_000).toISOString();
   const enregistrements: EnregistrementTeleversement[] = fichiers.map((f) => {
     const id = randomUUID();
-    return { id, compte, cle: cleTeleversement(compte, id), nom: f.nom ?? null, type_contenu: f.type, taille: f.taille, statut: 'attendu', cree_le: maintenant.toISOString(), utilisable_jusqua };
+    return {
+      id,
+      compte,
+      cle: cleTeleversement(compte, id),
+      nom: f.nom ?? null,
+      type_contenu: f.type,
+      taille: f.taille,
+      statut: 'attendu',
+      cree_le: maintenant.toISOString(),
+      utilisable_jusqua,
+    };
   });
   try {
     await avecReessais(d, {
@@ -154,8 +169,14 @@ export const creerTeleversements = async (d: Deps, compte: string, contentType: 
             TableName: d.table,
             Key: cles.compte(compte),
             UpdateExpression: 'SET televersements_ouverts = if_not_exists(televersements_ouverts, :zero) + :n',
-            ConditionExpression: 'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
-            ExpressionAttributeValues: { ':zero': 0, ':n': fichiers.length, ':min': CREDITS_MIN_TELEVERSEMENT, ':max_avant': MAX_TELEVERSEMENTS_OUVERTS - fichiers.length },
+            ConditionExpression:
+              'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
+            ExpressionAttributeValues: {
+              ':zero': 0,
+              ':n': fichiers.length,
+              ':min': CREDITS_MIN_TELEVERSEMENT,
+              ':max_avant': MAX_TELEVERSEMENTS_OUVERTS - fichiers.length,
+            },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -242,7 +263,12 @@ export const verifierTeleversements = async (
     if (!t || t.compte !== compte || t.statut === 'efface') throw refuse(index, id, 'inconnu', `no upload ${id} for this account.`);
     if (t.statut === 'utilise' || utilise) throw refuse(index, id, 'deja_utilise', `the upload ${id} was already used by a job; upload the file again.`);
     if (t.statut === 'expire' || t.utilisable_jusqua < maintenant) {
-      throw refuse(index, id, 'expire', `the upload ${id} has expired (an upload starts a job within ${UTILISATION_TELEVERSEMENT_MINUTES} minutes of its announcement); upload the file again.`);
+      throw refuse(
+        index,
+        id,
+        'expire',
+        `the upload ${id} has expired (an upload starts a job within ${UTILISATION_TELEVERSEMENT_MINUTES} minutes of its announcement); upload the file again.`,
+      );
     }
     const debut = await d.objets.lireDebut(t.cle, OCTETS_ENTETE);
     if (!debut) throw refuse(index, id, 'non_recu', `the file of upload ${id} has not arrived: PUT it to the upload's url first.`);

@@ -27,11 +27,7 @@ const estConflit = (erreur: unknown): boolean =>
   // Same ClientRequestToken while the first attempt is still being applied.
   (erreur as Error).name === 'TransactionInProgressException';
 
-export const avecReessais = async (
-  d: Pick<Dependances, 'ddb'>,
-  entree: TransactWriteCommandInput,
-  options: { echeance?: number } = {},
-): Promise<void> => {
+export const avecReessais = async (d: Pick<Dependances, 'ddb'>, entree: TransactWriteCommandInput, options: { echeance?: number } = {}): Promise<void> => {
   for (let essai = 1; ; essai++) {
     const reste = options.echeance === undefined ? undefined : options.echeance - Date.now();
     if (reste !== undefined && reste <= 0) throw new ResultatInconnu('no time left to commit the transaction');

@@ -33,7 +33,13 @@ export const nomsUniques = (noms: readonly string[]): string[] => {
 };
 
 /** `etiquettes`: the object's tags, as a query string (`k=v&k2=v2`), set by the very request that creates it. */
-export const ecrireZip = async (opts: { s3: S3Client; bucket: string; cle: string; fichiers: readonly FichierZip[]; etiquettes?: string }): Promise<{ octets: number }> => {
+export const ecrireZip = async (opts: {
+  s3: S3Client;
+  bucket: string;
+  cle: string;
+  fichiers: readonly FichierZip[];
+  etiquettes?: string;
+}): Promise<{ octets: number }> => {
   const archive = new ZipArchive({ zlib: { level: 6 } });
   // archiver's streams are not node:stream instances, which lib-storage checks for: bridge them.
   const sortie = new PassThrough();

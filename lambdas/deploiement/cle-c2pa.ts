@@ -72,7 +72,10 @@ export const nouvelleCle = (): string =>
 
 /** A stable id derived from the public key: a new key is a new physical resource. */
 const idDe = (clePrivee: string): string =>
-  `retouche-c2pa-${createHash('sha256').update(createPublicKey(clePrivee).export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16)}`;
+  `retouche-c2pa-${createHash('sha256')
+    .update(createPublicKey(clePrivee).export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16)}`;
 
 /**
  * Changes whenever what signs changes (a new key has a new leaf): the tool function's configuration
@@ -138,7 +141,8 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
     if (chaine.length === 0) throw new Error('property Chaine holds no PEM certificate');
     if (!certificatPour(clePrivee, chaine[0]!)) {
       const position = chaine.findIndex((c) => certificatPour(clePrivee, c));
-      if (position > 0) throw new Error(`the certificate issued for this key is number ${position + 1} in c2paChaine: give the chain leaf first, then each issuer`);
+      if (position > 0)
+        throw new Error(`the certificate issued for this key is number ${position + 1} in c2paChaine: give the chain leaf first, then each issuer`);
       throw new Error(nouvelle ? MESSAGE_NOUVELLE_CLE : MESSAGE_AUTRE_CLE);
     }
     const problemes = problemesChaine(clePrivee, chaine);
@@ -161,7 +165,8 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
   }
 
   const ecrire: ContenuSecret = { clePrivee, chaine, generation, test };
-  const ecrit = !contenu || restauree || JSON.stringify(contenu.chaine) !== JSON.stringify(chaine) || contenu.test !== test || contenu.generation !== generation;
+  const ecrit =
+    !contenu || restauree || JSON.stringify(contenu.chaine) !== JSON.stringify(chaine) || contenu.test !== test || contenu.generation !== generation;
   if (ecrit) await sm.send(new PutSecretValueCommand({ SecretId: secret, SecretString: JSON.stringify(ecrire) }));
 
   return {

@@ -18,7 +18,6 @@ export interface ProprietesCleLiens {
 }
 export type EvenementRessource = Evenement<ProprietesCleLiens>;
 
-
 const idDe = (publique: string): string => `retouche-${createHash('sha256').update(publique).digest('hex').slice(0, 16)}`;
 
 export const nouvelleCle = (): { privee: string; publique: string } => {
@@ -41,9 +40,7 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
   const secret = e.ResourceProperties.Secret;
   if (!secret) throw new Error('property Secret is required');
   const memeCle =
-    e.RequestType === 'Update' &&
-    e.OldResourceProperties?.Secret === secret &&
-    e.OldResourceProperties?.Generation === e.ResourceProperties.Generation;
+    e.RequestType === 'Update' && e.OldResourceProperties?.Secret === secret && e.OldResourceProperties?.Generation === e.ResourceProperties.Generation;
   let publique: string;
   if (memeCle) {
     const { SecretString } = await sm.send(new GetSecretValueCommand({ SecretId: secret }));

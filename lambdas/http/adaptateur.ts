@@ -19,8 +19,7 @@ export const reponseJson = (statusCode: number, corps: unknown, entetes: Record<
   body: JSON.stringify(corps),
 });
 
-export const reponseErreur = (erreur: ErreurApi): APIGatewayProxyResult =>
-  reponseJson(erreur.statut, erreur.corps(), erreur.entetes);
+export const reponseErreur = (erreur: ErreurApi): APIGatewayProxyResult => reponseJson(erreur.statut, erreur.corps(), erreur.entetes);
 
 /** Header lookup: API Gateway passes headers with the client's own case. */
 export const entete = (event: Pick<APIGatewayProxyEvent, 'headers'>, nom: string): string | undefined => {

@@ -20,10 +20,7 @@ export interface AppelAuthentifie {
 }
 
 /** A route that needs `Authorization: Bearer <key>`; every such call counts against the key's rate. */
-export const routeAuthentifiee = (
-  deps: FournisseurDeps,
-  fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
-): HandlerHttp =>
+export const routeAuthentifiee = (deps: FournisseurDeps, fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(erreursEnReponses())
     .handler(async (event, contexte) => {

@@ -34,7 +34,10 @@ const lienDe = (event: APIGatewayProxyEvent, base: string): string => {
   const cle = event.pathParameters?.proxy ?? '';
   // Whether the gateway hands the path decoded or not, keys never hold '%' (see nomFichier), so
   // decoding then encoding gives the path exactly as it was signed.
-  const chemin = cle.split('/').map((morceau) => encodeURIComponent(decoderSansErreur(morceau))).join('/');
+  const chemin = cle
+    .split('/')
+    .map((morceau) => encodeURIComponent(decoderSansErreur(morceau)))
+    .join('/');
   const requete = new URLSearchParams();
   for (const [nom, valeurs] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     for (const valeur of valeurs ?? []) requete.append(nom, valeur);

@@ -23,7 +23,6 @@ const COTE_ANALYSE = 640;
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;
 
-
 /** A small, slightly blurred copy: the grain of the sensor averaged out before smoothness is judged. */
 export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
   const echelle = Math.min(1, COTE_ANALYSE / Math.max(p.largeur, p.hauteur));
@@ -67,7 +66,7 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   // From the top row down, through sky-like pixels only.
   const masque = new Uint8Array(n);
   const pile: number[] = [];
-  for (let x = 0; x < l; x++) if (candidat[x]) (masque[x] = 1), pile.push(x);
+  for (let x = 0; x < l; x++) if (candidat[x]) ((masque[x] = 1), pile.push(x));
   while (pile.length) {
     const p = pile.pop()!;
     const [x, y] = [p % l, (p / l) | 0];
@@ -128,7 +127,12 @@ const bordInterieur = (p: number, l: number, h: number): number => {
  * 0 (not sky) to 255 (sky). The edge ramps over a few pixels of the photo instead of the analysis
  * copy's staircase: no seam, no rectangles, whatever is composited through it.
  */
-export const adoucir = async (masque: Uint8Array, analyse: { largeur: number; hauteur: number }, cible: { largeur: number; hauteur: number }, rayon = 1.2): Promise<Buffer> => {
+export const adoucir = async (
+  masque: Uint8Array,
+  analyse: { largeur: number; hauteur: number },
+  cible: { largeur: number; hauteur: number },
+  rayon = 1.2,
+): Promise<Buffer> => {
   const octets = Buffer.alloc(masque.length);
   for (let i = 0; i < masque.length; i++) octets[i] = masque[i] ? 255 : 0;
   const image = sharp(octets, { raw: { width: analyse.largeur, height: analyse.hauteur, channels: 1 } });

@@ -56,7 +56,7 @@ const contour = async (photo: Pixels): Promise<Uint8Array | null> => {
   // left out of the sky is not-sky too, but floats: its edge is not the building's.
   const sol = new Uint8Array(l * h);
   const pile: number[] = [];
-  for (let x = 0; x < l; x++) if (!ciel[(h - 1) * l + x]) (sol[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x);
+  for (let x = 0; x < l; x++) if (!ciel[(h - 1) * l + x]) ((sol[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x));
   while (pile.length) {
     const p = pile.pop()!;
     const [x, y] = [p % l, (p / l) | 0];
@@ -88,7 +88,8 @@ const contour = async (photo: Pixels): Promise<Uint8Array | null> => {
     for (let x = 0; x < l; x++) {
       if (!limite[y * l + x]) continue;
       let n = 0;
-      for (let yy = Math.max(0, y - 3); yy <= Math.min(h - 1, y + 3); yy++) for (let xx = Math.max(0, x - 3); xx <= Math.min(l - 1, x + 3); xx++) n += limite[yy * l + xx]!;
+      for (let yy = Math.max(0, y - 3); yy <= Math.min(h - 1, y + 3); yy++)
+        for (let xx = Math.max(0, x - 3); xx <= Math.min(l - 1, x + 3); xx++) n += limite[yy * l + xx]!;
       if (n > RAGGED) continue;
       trouve = true;
       marquer(x, y, rayon, true);
@@ -143,12 +144,19 @@ const loinDe = async (edite: Uint8Array | Buffer, largeur: number, hauteur: numb
   // Grown by a square of 8 px: rows, then columns (a running "any" over the window).
   const R = 8;
   const lignes = new Uint8Array(l * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < l; x++) for (let d = -R; d <= R && !lignes[y * l + x]; d++) if (x + d >= 0 && x + d < l && petit[y * l + x + d]) lignes[y * l + x] = 1;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < l; x++) for (let d = -R; d <= R && !lignes[y * l + x]; d++) if (x + d >= 0 && x + d < l && petit[y * l + x + d]) lignes[y * l + x] = 1;
   const grand = Buffer.alloc(l * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < l; x++) for (let d = -R; d <= R && !grand[y * l + x]; d++) if (y + d >= 0 && y + d < h && lignes[(y + d) * l + x]) grand[y * l + x] = 255;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < l; x++)
+      for (let d = -R; d <= R && !grand[y * l + x]; d++) if (y + d >= 0 && y + d < h && lignes[(y + d) * l + x]) grand[y * l + x] = 255;
   // Inverted on the small copy: the full-size mask comes out of sharp ready (non-zero = far from the edit).
   for (let i = 0; i < grand.length; i++) grand[i] = grand[i] ? 0 : 255;
-  return sharp(grand, { raw: { width: l, height: h, channels: 1 } }).resize(largeur, hauteur, { fit: 'fill', kernel: 'nearest' }).extractChannel(0).raw().toBuffer();
+  return sharp(grand, { raw: { width: l, height: h, channels: 1 } })
+    .resize(largeur, hauteur, { fit: 'fill', kernel: 'nearest' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
 };
 
 /** One run of a tool: its result, and the seed it used. */

@@ -73,7 +73,11 @@ const MENEAU = 0.03;
 const ligneDuSol = (sol: Uint8Array, l: number, h: number): Float64Array => {
   const points: [number, number][] = [];
   for (let x = 0; x < l; x++) {
-    for (let y = 0; y < h; y++) if (sol[y * l + x]) { points.push([x, y]); break; }
+    for (let y = 0; y < h; y++)
+      if (sol[y * l + x]) {
+        points.push([x, y]);
+        break;
+      }
   }
   const ligne = new Float64Array(l).fill(h);
   // The upper chain of the hull (y grows downwards): keep the turns that leave every point below.
@@ -151,7 +155,7 @@ const fenetres = ({ data }: Pixels, m: Mesures, mur: Modele, surface: Uint8Array
       const p = pile.pop()!;
       const [x, y] = [p % l, (p / l) | 0];
       R.aire++;
-      R.x0 = Math.min(R.x0, x), (R.x1 = Math.max(R.x1, x + 1)), (R.y0 = Math.min(R.y0, y)), (R.y1 = Math.max(R.y1, y + 1));
+      ((R.x0 = Math.min(R.x0, x)), (R.x1 = Math.max(R.x1, x + 1)), (R.y0 = Math.min(R.y0, y)), (R.y1 = Math.max(R.y1, y + 1)));
       for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
         if (q < 0 || vu[q] || !vitre[q]) continue;
         vu[q] = 1;
@@ -161,11 +165,19 @@ const fenetres = ({ data }: Pixels, m: Mesures, mur: Modele, surface: Uint8Array
     morceaux.push(R);
   }
   const marge = Math.round(CADRE * Math.min(l, h));
-  return joindre(morceaux, MENEAU * Math.min(l, h))
-    // A window is framed by the wall: one that reaches the top of the frame or fills a third of it is the sky outdoors.
-    .filter((f) => f.y0 > 0 && (f.x1 - f.x0) * (f.y1 - f.y0) <= l * h / 3)
-    .filter((f) => f.aire >= 2 * AIRE_MIN * l * h && (f.x1 - f.x0) * (f.y1 - f.y0) >= 4 * AIRE_MIN * l * h && clarte(m, f, l) >= VITRE_CLAIRE * mur.L)
-    .map((f) => ({ ...f, x0: Math.max(0, f.x0 - marge), y0: Math.max(0, f.y0 - marge), x1: Math.min(l, f.x1 + marge), y1: Math.min(h, f.y1 + Math.round(1.5 * marge)) }));
+  return (
+    joindre(morceaux, MENEAU * Math.min(l, h))
+      // A window is framed by the wall: one that reaches the top of the frame or fills a third of it is the sky outdoors.
+      .filter((f) => f.y0 > 0 && (f.x1 - f.x0) * (f.y1 - f.y0) <= (l * h) / 3)
+      .filter((f) => f.aire >= 2 * AIRE_MIN * l * h && (f.x1 - f.x0) * (f.y1 - f.y0) >= 4 * AIRE_MIN * l * h && clarte(m, f, l) >= VITRE_CLAIRE * mur.L)
+      .map((f) => ({
+        ...f,
+        x0: Math.max(0, f.x0 - marge),
+        y0: Math.max(0, f.y0 - marge),
+        x1: Math.min(l, f.x1 + marge),
+        y1: Math.min(h, f.y1 + Math.round(1.5 * marge)),
+      }))
+  );
 };
 
 /**
@@ -187,7 +199,7 @@ const radiateur = (m: Mesures, f: Region, ligne: Float64Array, l: number, h: num
       if (travers >= AILETTE && Math.abs(m.L[p + l]! + m.L[p - l]! - 2 * m.L[p]!) < AILETTE) ailettes.push(x);
     }
     // Both sides of the panel at least, spread over more than a tenth of the window's width.
-    if (ailettes.length >= 2 && ailettes[ailettes.length - 1]! - ailettes[0]! >= 0.1 * (f.x1 - f.x0)) lignes.push(y), xs.push(...ailettes);
+    if (ailettes.length >= 2 && ailettes[ailettes.length - 1]! - ailettes[0]! >= 0.1 * (f.x1 - f.x0)) (lignes.push(y), xs.push(...ailettes));
   }
   if (lignes.length < 0.02 * h) return null;
   xs.sort((a, b) => a - b);
@@ -219,9 +231,9 @@ const regions = ({ data }: Pixels, surface: Uint8Array, l: number, h: number): {
       const p = pile.pop()!;
       const [x, y] = [p % l, (p / l) | 0];
       const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
-      reg.aire++, (reg.r += r), (reg.g += g), (reg.b += b);
+      (reg.aire++, (reg.r += r), (reg.g += g), (reg.b += b));
       if (dehors(r, g, b)) reg.dehors++;
-      reg.x0 = Math.min(reg.x0, x), (reg.x1 = Math.max(reg.x1, x + 1)), (reg.y0 = Math.min(reg.y0, y)), (reg.y1 = Math.max(reg.y1, y + 1));
+      ((reg.x0 = Math.min(reg.x0, x)), (reg.x1 = Math.max(reg.x1, x + 1)), (reg.y0 = Math.min(reg.y0, y)), (reg.y1 = Math.max(reg.y1, y + 1)));
       for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
         if (q < 0 || surface[q] || etiquette[q]! >= 0 || ecart(p, q) > PAS_REGION || ecart(depart, q) > ECART_REGION) continue;
         etiquette[q] = id;
@@ -253,8 +265,8 @@ const grouper = (liste: Region[], n: number): Region[] => {
     if (ra === rb) return;
     parent[rb] = ra;
     const [A, B] = [liste[ra]!, liste[rb]!];
-    A.aire += B.aire, (A.r += B.r), (A.g += B.g), (A.b += B.b), (A.dehors += B.dehors);
-    A.x0 = Math.min(A.x0, B.x0), (A.y0 = Math.min(A.y0, B.y0)), (A.x1 = Math.max(A.x1, B.x1)), (A.y1 = Math.max(A.y1, B.y1));
+    ((A.aire += B.aire), (A.r += B.r), (A.g += B.g), (A.b += B.b), (A.dehors += B.dehors));
+    ((A.x0 = Math.min(A.x0, B.x0)), (A.y0 = Math.min(A.y0, B.y0)), (A.x1 = Math.max(A.x1, B.x1)), (A.y1 = Math.max(A.y1, B.y1)));
     for (const [v, k] of B.voisins) A.voisins.set(v, (A.voisins.get(v) ?? 0) + k);
   };
   const teinte = (R: Region) => {
@@ -285,7 +297,9 @@ const grouper = (liste: Region[], n: number): Region[] => {
       if (racine(i) !== i || R.aire >= (debout ? AIRE_MIN : AIRE_PIECE) * n) continue;
       const voisins = [...voisinsRacines(i)];
       // A thin upright piece (a leg) holds up what rests on its top, not the rug around its foot.
-      const dessus = voisins.filter(([j]) => liste[j]!.y0 < R.y0 - 2 && liste[j]!.y1 <= R.y0 + 0.5 * (R.y1 - R.y0) && liste[j]!.x0 < R.x1 && liste[j]!.x1 > R.x0);
+      const dessus = voisins.filter(
+        ([j]) => liste[j]!.y0 < R.y0 - 2 && liste[j]!.y1 <= R.y0 + 0.5 * (R.y1 - R.y0) && liste[j]!.x0 < R.x1 && liste[j]!.x1 > R.x0,
+      );
       const porte = debout ? dessus.sort(([a], [b]) => Math.abs(liste[a]!.y1 - R.y0) - Math.abs(liste[b]!.y1 - R.y0))[0] : undefined;
       const meilleur = porte ?? voisins.reduce<[number, number] | null>((m, v) => (!m || v[1] > m[1] ? v : m), null);
       if (meilleur) unir(meilleur[0], i);
@@ -316,13 +330,15 @@ const boite = (R: Region, l: number, h: number) => ({ x0: R.x0 / l, y0: R.y0 / h
 /** Joins boxes closer than `ecart` pixels, until none are: the pieces of one window. */
 const joindre = (morceaux: Region[], ecart: number): Region[] => {
   let boites = morceaux.map((m) => ({ ...m }));
-  for (let change = true; change; ) {
+  for (let change = true; change;) {
     change = false;
     const sortie: Region[] = [];
     for (const f of boites) {
       const g = sortie.find((g) => Math.max(f.x0, g.x0) - Math.min(f.x1, g.x1) <= ecart && Math.max(f.y0, g.y0) - Math.min(f.y1, g.y1) <= ecart);
       if (!g) sortie.push(f);
-      else (change = true), Object.assign(g, { x0: Math.min(g.x0, f.x0), y0: Math.min(g.y0, f.y0), x1: Math.max(g.x1, f.x1), y1: Math.max(g.y1, f.y1), aire: g.aire + f.aire });
+      else
+        ((change = true),
+          Object.assign(g, { x0: Math.min(g.x0, f.x0), y0: Math.min(g.y0, f.y0), x1: Math.max(g.x1, f.x1), y1: Math.max(g.y1, f.y1), aire: g.aire + f.aire }));
     }
     boites = sortie;
   }

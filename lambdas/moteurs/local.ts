@@ -44,7 +44,11 @@ const ciel = async (p: Pixels): Promise<Buffer> => {
   const { alpha } = await trouverCiel(p);
   // The gradient runs from the top to the lowest sky row: a horizon that is the photo's own.
   let bas = 1;
-  for (let i = alpha.length - 1; i >= 0; i--) if (alpha[i]! >= 128) { bas = Math.floor(i / p.largeur) + 1; break; }
+  for (let i = alpha.length - 1; i >= 0; i--)
+    if (alpha[i]! >= 128) {
+      bas = Math.floor(i / p.largeur) + 1;
+      break;
+    }
   for (let y = 0; y < p.hauteur; y++) {
     const t = Math.min(1, y / bas);
     const bleu = [40 + 120 * t, 110 + 100 * t, 215 + 30 * t];
@@ -75,7 +79,7 @@ const neigeAnalyse = ({ data, largeur: l, hauteur: h }: Pixels, ciel: Uint8Array
   };
   const masque = new Uint8Array(n);
   const pile: number[] = [];
-  for (let x = 0; x < l; x++) if (neigeuse((h - 1) * l + x)) (masque[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x);
+  for (let x = 0; x < l; x++) if (neigeuse((h - 1) * l + x)) ((masque[(h - 1) * l + x] = 1), pile.push((h - 1) * l + x));
   while (pile.length) {
     const p = pile.pop()!;
     const [x, y] = [p % l, (p / l) | 0];
@@ -88,7 +92,7 @@ const neigeAnalyse = ({ data, largeur: l, hauteur: h }: Pixels, ciel: Uint8Array
   const hors = [...L.filter((_, p) => !ciel[p])].sort((a, b) => a - b);
   const p90 = hors[Math.floor(hors.length * 0.9)] ?? 255;
   let [aire, somme] = [0, 0];
-  for (let p = 0; p < n; p++) if (masque[p]) aire++, (somme += L[p]!);
+  for (let p = 0; p < n; p++) if (masque[p]) (aire++, (somme += L[p]!));
   return aire > n * 0.01 && somme / aire >= 0.75 * p90 ? masque : new Uint8Array(n);
 };
 
@@ -112,7 +116,7 @@ const saison = async (p: Pixels): Promise<Buffer> => {
   const { pelouse, ciel } = await zonesSaison(p);
   // The snow's own mean light: the lawn keeps its light and shade whatever the exposure.
   let [somme, n] = [0, 0];
-  for (let q = 0; q < pelouse.length; q++) if (pelouse[q]! >= 128) somme += luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!), n++;
+  for (let q = 0; q < pelouse.length; q++) if (pelouse[q]! >= 128) ((somme += luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!)), n++);
   const reference = n ? somme / n : 180;
   for (let y = 0; y < p.hauteur; y++) {
     for (let x = 0; x < p.largeur; x++) {
@@ -121,7 +125,9 @@ const saison = async (p: Pixels): Promise<Buffer> => {
       const hors = 1 - dansCiel(ciel[q]!);
       if (hors === 0) continue;
       const i = q * 3;
-      const r = p.data[i]!, g = p.data[i + 1]!, b = p.data[i + 2]!;
+      const r = p.data[i]!,
+        g = p.data[i + 1]!,
+        b = p.data[i + 2]!;
       const w = pelouse[q]! / 255;
       // A warmer summer light on the ground and the house, lawn where the snow was, with a blade-scale variation.
       const chaud = [r * 1.04 + 4, g * 1.04 + 3, b * 0.94];
@@ -190,7 +196,11 @@ const vider = async (p: Pixels, zone: ZoneOutil, graine: number): Promise<Buffer
   const echelle = Math.min(1, COTE_REMPLISSAGE / Math.max(l, h));
   const [lp, hp] = [Math.max(1, Math.round(l * echelle)), Math.max(1, Math.round(h * echelle))];
   const petit = await depuisPixels(p).resize(lp, hp, { fit: 'fill' }).raw().toBuffer();
-  const masque = await sharp(zone.masque, { raw: { width: l, height: h, channels: 1 } }).resize(lp, hp, { fit: 'fill' }).extractChannel(0).raw().toBuffer();
+  const masque = await sharp(zone.masque, { raw: { width: l, height: h, channels: 1 } })
+    .resize(lp, hp, { fit: 'fill' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
   const data = Float32Array.from(petit);
   // A pixel of the small copy half covered by the mask carries some furniture: treated as unknown.
   const connu = Float32Array.from(masque, (m) => (m > 0 ? 0 : 1));
@@ -233,8 +243,14 @@ const meubles = (piece: string, l: number, h: number, [clair, fonce, accent]: [s
     `<ellipse cx="${X(cx)}" cy="${Y(cy)}" rx="${X(rx)}" ry="${Y(ry)}" fill="#000" fill-opacity="0.35" filter="url(#flou)"/>`;
   const pieds = (x0: number, x1: number, y: number, hh: number) => bloc(x0, y, 0.008, hh, '#2a2622', 0.002) + bloc(x1 - 0.008, y, 0.008, hh, '#2a2622', 0.002);
   const plante = (x: number, y: number) =>
-    ombre(x, y + 0.02, 0.035, 0.012) + bloc(x - 0.022, y - 0.07, 0.044, 0.09, '#5a5550', 0.006) +
-    [[0, -0.16, 0.05], [-0.03, -0.12, 0.035], [0.03, -0.11, 0.035], [0, -0.22, 0.03]]
+    ombre(x, y + 0.02, 0.035, 0.012) +
+    bloc(x - 0.022, y - 0.07, 0.044, 0.09, '#5a5550', 0.006) +
+    [
+      [0, -0.16, 0.05],
+      [-0.03, -0.12, 0.035],
+      [0.03, -0.11, 0.035],
+      [0, -0.22, 0.03],
+    ]
       .map(([dx, dy, r]) => `<ellipse cx="${X(x + dx!)}" cy="${Y(y + dy!)}" rx="${X(r!)}" ry="${Y(r! * 1.3)}" fill="#4f7a45"/>`)
       .join('');
   const lampe = (x: number, y: number) =>
@@ -245,32 +261,64 @@ const meubles = (piece: string, l: number, h: number, [clair, fonce, accent]: [s
       const enfant = piece !== 'bedroom';
       const [x, w] = enfant ? [0.2, 0.32] : [0.27, 0.46];
       return (
-        ombre(x + w / 2, 0.93, w / 1.8, 0.03) + bloc(x, 0.5, w, 0.2, fonce) + bloc(x, 0.66, w, 0.25, clair) + bloc(x, 0.74, w, 0.17, enfant ? accent : clair) +
-        bloc(x + 0.03, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) + bloc(x + w / 2 + 0.02, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) +
+        ombre(x + w / 2, 0.93, w / 1.8, 0.03) +
+        bloc(x, 0.5, w, 0.2, fonce) +
+        bloc(x, 0.66, w, 0.25, clair) +
+        bloc(x, 0.74, w, 0.17, enfant ? accent : clair) +
+        bloc(x + 0.03, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) +
+        bloc(x + w / 2 + 0.02, 0.63, w / 2 - 0.05, 0.07, '#f7f5f0', 0.02) +
         (enfant
           ? ombre(0.72, 0.88, 0.1, 0.02) + bloc(0.62, 0.66, 0.2, 0.04, clair) + pieds(0.63, 0.81, 0.7, 0.17) + bloc(0.68, 0.6, 0.05, 0.06, accent)
-          : ombre(0.2, 0.86, 0.05, 0.012) + bloc(0.15, 0.72, 0.09, 0.13, fonce) + lampe(0.195, 0.72) +
-            ombre(0.8, 0.86, 0.05, 0.012) + bloc(0.76, 0.72, 0.09, 0.13, fonce) + lampe(0.805, 0.72))
+          : ombre(0.2, 0.86, 0.05, 0.012) +
+            bloc(0.15, 0.72, 0.09, 0.13, fonce) +
+            lampe(0.195, 0.72) +
+            ombre(0.8, 0.86, 0.05, 0.012) +
+            bloc(0.76, 0.72, 0.09, 0.13, fonce) +
+            lampe(0.805, 0.72))
       );
     }
     case 'kitchen':
     case 'dining room': {
-      const chaises = [0.3, 0.42, 0.54, 0.66].map((x) => ombre(x + 0.03, 0.95, 0.04, 0.01) + bloc(x, 0.62, 0.06, 0.12, accent) + bloc(x, 0.74, 0.06, 0.03, accent) + pieds(x, x + 0.06, 0.77, 0.16)).join('');
-      return ombre(0.5, 0.92, 0.25, 0.03) + bloc(0.25, 0.68, 0.5, 0.035, fonce, 0.004) + pieds(0.27, 0.73, 0.715, 0.19) + chaises + (piece === 'dining room' ? plante(0.85, 0.85) : '');
+      const chaises = [0.3, 0.42, 0.54, 0.66]
+        .map((x) => ombre(x + 0.03, 0.95, 0.04, 0.01) + bloc(x, 0.62, 0.06, 0.12, accent) + bloc(x, 0.74, 0.06, 0.03, accent) + pieds(x, x + 0.06, 0.77, 0.16))
+        .join('');
+      return (
+        ombre(0.5, 0.92, 0.25, 0.03) +
+        bloc(0.25, 0.68, 0.5, 0.035, fonce, 0.004) +
+        pieds(0.27, 0.73, 0.715, 0.19) +
+        chaises +
+        (piece === 'dining room' ? plante(0.85, 0.85) : '')
+      );
     }
     case 'home office':
       return (
-        ombre(0.5, 0.9, 0.22, 0.025) + bloc(0.3, 0.64, 0.4, 0.03, fonce, 0.003) + pieds(0.31, 0.69, 0.67, 0.22) + bloc(0.44, 0.52, 0.12, 0.1, '#1f1f1f', 0.004) +
-        ombre(0.5, 0.95, 0.06, 0.012) + bloc(0.45, 0.7, 0.1, 0.1, accent, 0.02) + bloc(0.455, 0.8, 0.09, 0.03, accent) + pieds(0.47, 0.53, 0.83, 0.11) +
-        ombre(0.86, 0.9, 0.06, 0.015) + bloc(0.8, 0.46, 0.12, 0.43, clair, 0.004) + plante(0.14, 0.88)
+        ombre(0.5, 0.9, 0.22, 0.025) +
+        bloc(0.3, 0.64, 0.4, 0.03, fonce, 0.003) +
+        pieds(0.31, 0.69, 0.67, 0.22) +
+        bloc(0.44, 0.52, 0.12, 0.1, '#1f1f1f', 0.004) +
+        ombre(0.5, 0.95, 0.06, 0.012) +
+        bloc(0.45, 0.7, 0.1, 0.1, accent, 0.02) +
+        bloc(0.455, 0.8, 0.09, 0.03, accent) +
+        pieds(0.47, 0.53, 0.83, 0.11) +
+        ombre(0.86, 0.9, 0.06, 0.015) +
+        bloc(0.8, 0.46, 0.12, 0.43, clair, 0.004) +
+        plante(0.14, 0.88)
       );
     default:
       return (
         `<ellipse cx="${X(0.5)}" cy="${Y(0.86)}" rx="${X(0.3)}" ry="${Y(0.08)}" fill="${accent}" fill-opacity="0.55"/>` +
-        ombre(0.45, 0.8, 0.26, 0.03) + bloc(0.2, 0.55, 0.5, 0.13, clair, 0.015) + bloc(0.2, 0.66, 0.5, 0.1, clair) +
-        bloc(0.17, 0.6, 0.05, 0.18, clair) + bloc(0.68, 0.6, 0.05, 0.18, clair) + bloc(0.26, 0.59, 0.08, 0.07, accent, 0.01) + bloc(0.56, 0.59, 0.08, 0.07, accent, 0.01) +
-        ombre(0.48, 0.93, 0.13, 0.018) + bloc(0.36, 0.82, 0.24, 0.025, fonce, 0.003) + pieds(0.37, 0.59, 0.845, 0.07) +
-        lampe(0.8, 0.8) + plante(0.88, 0.9)
+        ombre(0.45, 0.8, 0.26, 0.03) +
+        bloc(0.2, 0.55, 0.5, 0.13, clair, 0.015) +
+        bloc(0.2, 0.66, 0.5, 0.1, clair) +
+        bloc(0.17, 0.6, 0.05, 0.18, clair) +
+        bloc(0.68, 0.6, 0.05, 0.18, clair) +
+        bloc(0.26, 0.59, 0.08, 0.07, accent, 0.01) +
+        bloc(0.56, 0.59, 0.08, 0.07, accent, 0.01) +
+        ombre(0.48, 0.93, 0.13, 0.018) +
+        bloc(0.36, 0.82, 0.24, 0.025, fonce, 0.003) +
+        pieds(0.37, 0.59, 0.845, 0.07) +
+        lampe(0.8, 0.8) +
+        plante(0.88, 0.9)
       );
   }
 };
@@ -293,7 +341,11 @@ const staging = async (p: Pixels, zone: ZoneOutil, valeurs: Readonly<Record<stri
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${p.largeur}" height="${p.hauteur}">${defsMeubles(b.largeur)}` +
     `<g transform="translate(${b.gauche} ${b.haut})">${meubles(valeurs.piece ?? 'living room', b.largeur, b.hauteur, palette)}</g></svg>`;
-  const dessine = await depuisPixels(p).composite([{ input: Buffer.from(svg) }]).removeAlpha().raw().toBuffer();
+  const dessine = await depuisPixels(p)
+    .composite([{ input: Buffer.from(svg) }])
+    .removeAlpha()
+    .raw()
+    .toBuffer();
   return recomposer(p, { data: dessine, largeur: p.largeur, hauteur: p.hauteur }, zone.alpha);
 };
 
@@ -358,9 +410,13 @@ const renovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>, 
   // The walls' own median light: the new render keeps their shading relative to it.
   const histo = new Float64Array(256);
   let n = 0;
-  for (let q = 0; q < alpha.length; q++) if (alpha[q]! >= 128) histo[Math.round(luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!))]!++, n++;
+  for (let q = 0; q < alpha.length; q++) if (alpha[q]! >= 128) (histo[Math.round(luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!))]!++, n++);
   let [cumul, mediane] = [0, 128];
-  for (let v = 0; v < 256 && n; v++) if ((cumul += histo[v]!) >= n / 2) { mediane = Math.max(1, v); break; }
+  for (let v = 0; v < 256 && n; v++)
+    if ((cumul += histo[v]!) >= n / 2) {
+      mediane = Math.max(1, v);
+      break;
+    }
   const lt = luminance(...teinte);
   // Part of the way from the old wall's brightness to the new colour's (a repainted wall, not a white
   // veil), by at most a quarter: brightening further washed a facade into the sky above it, and the
@@ -398,7 +454,11 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
       staging: () => staging(base, zone!, demande.valeurs),
       renovation: () => renovation(base, demande.valeurs, masqueFixes(base.largeur, base.hauteur, objets)),
     };
-    const { pixels: resultat, graine, structure } = await avecControle(base, region, async (essai) => {
+    const {
+      pixels: resultat,
+      graine,
+      structure,
+    } = await avecControle(base, region, async (essai) => {
       const graine = graineDe(demande.travail) + essai - 1;
       return { pixels: { ...base, data: await traitements[demande.outil](graine) }, graine };
     });

@@ -69,12 +69,17 @@ const trous = (etiquettes: Int32Array, n: number, c: Composante, l: number) => {
   const dehors = new Uint8Array(bl * bh);
   const pile: number[] = [];
   const est = (x: number, y: number) => etiquettes[(c.y0 + y) * l + c.x0 + x] === n;
-  for (let x = 0; x < bl; x++) for (const y of [0, bh - 1]) if (!est(x, y) && !dehors[y * bl + x]) (dehors[y * bl + x] = 1), pile.push(y * bl + x);
-  for (let y = 0; y < bh; y++) for (const x of [0, bl - 1]) if (!est(x, y) && !dehors[y * bl + x]) (dehors[y * bl + x] = 1), pile.push(y * bl + x);
+  for (let x = 0; x < bl; x++) for (const y of [0, bh - 1]) if (!est(x, y) && !dehors[y * bl + x]) ((dehors[y * bl + x] = 1), pile.push(y * bl + x));
+  for (let y = 0; y < bh; y++) for (const x of [0, bl - 1]) if (!est(x, y) && !dehors[y * bl + x]) ((dehors[y * bl + x] = 1), pile.push(y * bl + x));
   while (pile.length) {
     const p = pile.pop()!;
     const [x, y] = [p % bl, (p / bl) | 0];
-    for (const [qx, qy] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
+    for (const [qx, qy] of [
+      [x - 1, y],
+      [x + 1, y],
+      [x, y - 1],
+      [x, y + 1],
+    ] as const) {
       if (qx < 0 || qy < 0 || qx >= bl || qy >= bh) continue;
       const q = qy * bl + qx;
       if (dehors[q] || est(qx, qy)) continue;
@@ -104,10 +109,11 @@ const fondPlaque = (r: number, g: number, b: number): boolean => {
 /** Median luminance of the component's own pixels. */
 const lumiereMediane = (a: Pixels, etiquettes: Int32Array, n: number, c: Composante): number => {
   const valeurs: number[] = [];
-  for (let y = c.y0; y < c.y1; y++) for (let x = c.x0; x < c.x1; x++) {
-    const p = y * a.largeur + x;
-    if (etiquettes[p] === n) valeurs.push(luminance(a.data[p * 3]!, a.data[p * 3 + 1]!, a.data[p * 3 + 2]!));
-  }
+  for (let y = c.y0; y < c.y1; y++)
+    for (let x = c.x0; x < c.x1; x++) {
+      const p = y * a.largeur + x;
+      if (etiquettes[p] === n) valeurs.push(luminance(a.data[p * 3]!, a.data[p * 3 + 1]!, a.data[p * 3 + 2]!));
+    }
   valeurs.sort((u, v) => u - v);
   return valeurs[valeurs.length >> 1] ?? 0;
 };
@@ -116,12 +122,13 @@ const lumiereMediane = (a: Pixels, etiquettes: Int32Array, n: number, c: Composa
 const marquesSombres = (a: Pixels, etiquettes: Int32Array, n: number, c: Composante, seuil: number) => {
   const t = trous(etiquettes, n, c, a.largeur);
   const plusSombre = new Float64Array(t.liste.length).fill(255);
-  for (let y = 0; y < t.bh; y++) for (let x = 0; x < t.bl; x++) {
-    const e = t.etiquettes[y * t.bl + x];
-    if (!e) continue;
-    const p = (c.y0 + y) * a.largeur + c.x0 + x;
-    plusSombre[e - 1] = Math.min(plusSombre[e - 1]!, luminance(a.data[p * 3]!, a.data[p * 3 + 1]!, a.data[p * 3 + 2]!));
-  }
+  for (let y = 0; y < t.bh; y++)
+    for (let x = 0; x < t.bl; x++) {
+      const e = t.etiquettes[y * t.bl + x];
+      if (!e) continue;
+      const p = (c.y0 + y) * a.largeur + c.x0 + x;
+      plusSombre[e - 1] = Math.min(plusSombre[e - 1]!, luminance(a.data[p * 3]!, a.data[p * 3 + 1]!, a.data[p * 3 + 2]!));
+    }
   const aireTrous = t.liste.reduce((s, h) => s + h.aire, 0);
   return { marques: t.liste.filter((_, i) => plusSombre[i]! < seuil), aireTrous };
 };
@@ -148,7 +155,15 @@ const visages = (a: Pixels): RegionPersonnelle[] => {
       hautes.some((d) => {
         const [[gx, gy], [dx, dy]] = [centre(g), centre(d)];
         const ecart = (dx - gx) / bl;
-        return gx < bl / 2 && dx > bl / 2 && ecart > 0.25 && ecart < 0.75 && Math.abs(dy - gy) < 0.1 * bh && Math.abs((gx + dx) / 2 - bl / 2) < 0.12 * bl && Math.max(g.aire, d.aire) < 3 * Math.min(g.aire, d.aire);
+        return (
+          gx < bl / 2 &&
+          dx > bl / 2 &&
+          ecart > 0.25 &&
+          ecart < 0.75 &&
+          Math.abs(dy - gy) < 0.1 * bh &&
+          Math.abs((gx + dx) / 2 - bl / 2) < 0.12 * bl &&
+          Math.max(g.aire, d.aire) < 3 * Math.min(g.aire, d.aire)
+        );
       }),
     );
     if (paire) trouves.push({ genre: 'visage', boite: { x0: c.x0 / l, y0: c.y0 / h, x1: c.x1 / l, y1: c.y1 / h }, confiance: CONFIANCE });
@@ -189,7 +204,9 @@ export const detecteurPersonnesLocal: DetecteurPersonnes = {
     const analyse =
       echelle === 1
         ? photo
-        : await versPixels(depuisPixels(photo).resize(Math.max(1, Math.round(photo.largeur * echelle)), Math.max(1, Math.round(photo.hauteur * echelle)), { fit: 'fill' }));
+        : await versPixels(
+            depuisPixels(photo).resize(Math.max(1, Math.round(photo.largeur * echelle)), Math.max(1, Math.round(photo.hauteur * echelle)), { fit: 'fill' }),
+          );
     return [...(genres.has('visage') ? visages(analyse) : []), ...(genres.has('plaque') ? plaques(analyse) : [])];
   },
 };

@@ -62,7 +62,12 @@ export const fusionner = (regions: readonly RegionPersonnelle[], seuil = 0.5): R
       sortie.push({ ...r, boite: { ...r.boite } });
       continue;
     }
-    meme.boite = { x0: Math.min(meme.boite.x0, r.boite.x0), y0: Math.min(meme.boite.y0, r.boite.y0), x1: Math.max(meme.boite.x1, r.boite.x1), y1: Math.max(meme.boite.y1, r.boite.y1) };
+    meme.boite = {
+      x0: Math.min(meme.boite.x0, r.boite.x0),
+      y0: Math.min(meme.boite.y0, r.boite.y0),
+      x1: Math.max(meme.boite.x1, r.boite.x1),
+      y1: Math.max(meme.boite.y1, r.boite.y1),
+    };
     meme.confiance = Math.max(meme.confiance, r.confiance);
   }
   return sortie;

@@ -41,8 +41,7 @@ export type Format = 'jpeg' | 'png' | 'webp';
 export const OPTIONS_ENTREE = { limitInputPixels: MAX_PIXELS_IMAGE } as const;
 
 /** sharp's own words when `limitInputPixels` refuses an image. */
-export const estHorsLimitePixels = (erreur: unknown): boolean =>
-  erreur instanceof Error && /pixel limit/i.test(erreur.message);
+export const estHorsLimitePixels = (erreur: unknown): boolean => erreur instanceof Error && /pixel limit/i.test(erreur.message);
 
 export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
   // By its bytes, never by what a record or a name says: only these three reach a decoder.
@@ -52,12 +51,7 @@ export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format:
   const dimensions = lireDimensions(octets);
   if (dimensions && depasseLimite(dimensions)) throw new ErreurTravail('image_trop_grande', messageTropGrande(dimensions, 'The image'));
   try {
-    const { data, info } = await sharp(octets, OPTIONS_ENTREE)
-      .rotate()
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(octets, OPTIONS_ENTREE).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`${info.channels} channels`);
     return { pixels: { data, largeur: info.width, hauteur: info.height }, format };
   } catch (erreur) {

@@ -58,7 +58,7 @@ export const estimerVerticales = async (p: Pixels): Promise<Verticales> => {
   const ajuster = (retenues: typeof aretes): Verticales | null => {
     let [s, sx, sxx, sy, sxy] = [0, 0, 0, 0, 0];
     for (const { xn, angle, poids } of retenues) {
-      s += poids, sx += poids * xn, sxx += poids * xn * xn, sy += poids * angle, sxy += poids * xn * angle;
+      ((s += poids), (sx += poids * xn), (sxx += poids * xn * xn), (sy += poids * angle), (sxy += poids * xn * angle));
     }
     const det = s * sxx - sx * sx;
     if (s === 0 || Math.abs(det) < 1e-9 * s * s) return s === 0 ? null : { roulis: sy / s, trapeze: 0 };
@@ -155,13 +155,17 @@ const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
   for (let p = 0; p < ciel.length; p++) {
     if (ciel[p]) continue;
     const [r, g, b] = [data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!];
-    sommes[0] += r, sommes[1] += g, sommes[2] += b;
+    ((sommes[0] += r), (sommes[1] += g), (sommes[2] += b));
     histo[Math.round(luminance(r, g, b))]!++;
     n++;
   }
   if (n === 0) return { mediane: 0.5, levee: 0, gains: [1, 1, 1] };
   let [cumul, mediane] = [0, 0];
-  for (let v = 0; v < 256; v++) if ((cumul += histo[v]!) >= n / 2) { mediane = v / 255; break; }
+  for (let v = 0; v < 256; v++)
+    if ((cumul += histo[v]!) >= n / 2) {
+      mediane = v / 255;
+      break;
+    }
   const moyennes = sommes.map((s) => Math.max(1, s / n)) as [number, number, number];
   const gris = (moyennes[0] + moyennes[1] + moyennes[2]) / 3;
   const bruts = moyennes.map((m) => Math.max(1 - GAIN_MAX, Math.min(1 + GAIN_MAX, gris / m)));

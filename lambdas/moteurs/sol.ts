@@ -120,7 +120,7 @@ const croitre = (m: Mesures, l: number, h: number, s: Modele): Uint8Array => {
   const pile: number[] = [];
   for (let x = 0; x < l; x++) {
     const p = (h - 1) * l + x;
-    if (ressemble(m, p, s)) (sol[p] = 1), pile.push(p);
+    if (ressemble(m, p, s)) ((sol[p] = 1), pile.push(p));
   }
   while (pile.length) {
     const p = pile.pop()!;

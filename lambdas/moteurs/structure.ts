@@ -137,10 +137,17 @@ const tenseur = (rgb: Buffer, l: number, h: number): Tenseur => {
     for (let x = 0; x < l; x++) {
       const xm = x > 0 ? x - 1 : 0;
       const xp = x < l - 1 ? x + 1 : l - 1;
-      const hg = (ym + xm) * 3, g = (y0 + xm) * 3, bg = (yp + xm) * 3;
-      const hd = (ym + xp) * 3, d = (y0 + xp) * 3, bd = (yp + xp) * 3;
-      const h0 = (ym + x) * 3, b0 = (yp + x) * 3;
-      let a = 0, b = 0, c = 0;
+      const hg = (ym + xm) * 3,
+        g = (y0 + xm) * 3,
+        bg = (yp + xm) * 3;
+      const hd = (ym + xp) * 3,
+        d = (y0 + xp) * 3,
+        bd = (yp + xp) * 3;
+      const h0 = (ym + x) * 3,
+        b0 = (yp + x) * 3;
+      let a = 0,
+        b = 0,
+        c = 0;
       for (let k = 0; k < 3; k++) {
         // Sobel, divided by 8: levels per pixel.
         const gx = (rgb[hd + k]! + 2 * rgb[d + k]! + rgb[bd + k]! - rgb[hg + k]! - 2 * rgb[g + k]! - rgb[bg + k]!) / 8;
@@ -181,7 +188,9 @@ const cretes = ({ jxx, jyy, jxy, force }: Tenseur, l: number, h: number, faible:
       if (!(f > force[p - d]! && f >= force[p + d]!)) continue;
       crete[p] = 1;
       angle[p] = t;
-      let a = 0, b = 0, c = 0;
+      let a = 0,
+        b = 0,
+        c = 0;
       for (let yy = Math.max(0, y - 2); yy <= Math.min(h - 1, y + 2); yy++) {
         for (let xx = Math.max(0, x - 2); xx <= Math.min(l - 1, x + 2); xx++) {
           const q = yy * l + xx;
@@ -307,8 +316,8 @@ export const mesurerStructure = async (avant: Pixels, apres: Pixels, region: Uin
   const pb = apparier(eb, ea, r, l, h, seuil, rayon);
   let [na, trouvesA, nb, trouvesB] = [0, 0, 0, 0];
   for (let p = 0; p < ra.length; p++) {
-    if (ra[p]) na++, (trouvesA += ra[p]! >> 1);
-    if (pb[p]) nb++, (trouvesB += pb[p]! >> 1);
+    if (ra[p]) (na++, (trouvesA += ra[p]! >> 1));
+    if (pb[p]) (nb++, (trouvesB += pb[p]! >> 1));
   }
   const aretes = na + nb;
   if (aretes < ARETES_MIN) return { score: 1, rappel: 1, precision: 1, aretes };

@@ -97,7 +97,7 @@ const solEtDessus = (sol: Uint8Array, l: number, h: number): Uint8Array => {
   const zone = Uint8Array.from(sol);
   for (let x = 0; x < l; x++) {
     let [haut, profondeur] = [-1, 0];
-    for (let y = 0; y < h; y++) if (sol[y * l + x]) (haut = haut < 0 ? y : haut), profondeur++;
+    for (let y = 0; y < h; y++) if (sol[y * l + x]) ((haut = haut < 0 ? y : haut), profondeur++);
     if (haut < 0) continue;
     for (let y = Math.max(0, Math.round(haut - HAUTEUR_MEUBLES * profondeur)); y < haut; y++) zone[y * l + x] = 1;
   }

@@ -13,7 +13,6 @@ import type { FormatImage } from '../core/images';
 import type { ControleStructure } from '../moteurs/controle';
 import type { Redaction } from '../moteurs/moteur';
 
-
 /** The state as it flows through the state machine (see statemachines/travail.asl.json). */
 export interface EtatExecution extends EntreeExecution {
   preparation?: { entrees: string[] };

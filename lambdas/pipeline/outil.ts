@@ -77,7 +77,13 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
       await verifierToujoursSien(d, etat);
       const cle = cleTexte(travail.compte, travail.id);
       await d.s3.send(
-        new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: texte, ContentType: 'text/markdown; charset=utf-8', Tagging: etiquetteRetention(travail.cree_le, d.horloge()) }),
+        new PutObjectCommand({
+          Bucket: d.bucket,
+          Key: cle,
+          Body: texte,
+          ContentType: 'text/markdown; charset=utf-8',
+          Tagging: etiquetteRetention(travail.cree_le, d.horloge()),
+        }),
       );
       return { resultats: [], texte: cle, graine: null, redaction };
     }
@@ -97,7 +103,13 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     const [resultat] = resultatsDuTravail(travail, [sortie.format]);
     // Tagged with the days its job has left (core/retention.ts): the bucket's lifecycle deletes it by then.
     await d.s3.send(
-      new PutObjectCommand({ Bucket: d.bucket, Key: resultat!.cle, Body: marquee, ContentType: TYPES_MIME[sortie.format], Tagging: etiquetteRetention(travail.cree_le, d.horloge()) }),
+      new PutObjectCommand({
+        Bucket: d.bucket,
+        Key: resultat!.cle,
+        Body: marquee,
+        ContentType: TYPES_MIME[sortie.format],
+        Tagging: etiquetteRetention(travail.cree_le, d.horloge()),
+      }),
     );
     return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure };
   });

@@ -36,6 +36,4 @@ export const creer = (deps: () => Promise<DependancesPreparation>) =>
     );
     return { entrees };
   });
-export const handler = creer(
-  unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), telecharger: creerTelechargeur() })),
-);
+export const handler = creer(unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), telecharger: creerTelechargeur() })));

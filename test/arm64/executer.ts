@@ -34,7 +34,10 @@ const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel'] as const;
 const idArm64 = (i: number) => `0000000${i}-a64a-4a64-8a64-000000000000`;
 
-const nodeArm64 = execFileSync('bash', [join(RACINE, 'test/arm64/prerequis.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+const nodeArm64 = execFileSync('bash', [join(RACINE, 'test/arm64/prerequis.sh')], { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .pop()!;
 const temp = mkdtempSync(join(tmpdir(), 'retouche-arm64-'));
 const arrets: (() => Promise<unknown>)[] = [];
 let echecs = 0;
@@ -46,7 +49,12 @@ try {
   const [, outil] = Object.entries(synthese.template.Resources).find(
     ([, r]) => r.Type === 'AWS::Lambda::Function' && (r as { Metadata?: Record<string, string> }).Metadata?.['aws:cdk:path']?.endsWith('/Flux/Outil/Resource'),
   )!;
-  const proprietes = outil.Properties as { Handler: string; Architectures: string[]; Code: { S3Key: string }; Environment: { Variables: Record<string, unknown> } };
+  const proprietes = outil.Properties as {
+    Handler: string;
+    Architectures: string[];
+    Code: { S3Key: string };
+    Environment: { Variables: Record<string, unknown> };
+  };
   const actif = cheminAsset(synthese, proprietes.Code.S3Key);
   const [fichier, exportation] = proprietes.Handler.split('.') as [string, string];
   console.log(`tool function: ${proprietes.Architectures.join()} asset ${actif}, handler ${proprietes.Handler}`);
@@ -68,7 +76,12 @@ try {
   arrets.push(secrets.arreter);
   secrets.secrets.set(secret, { courant: JSON.stringify({ clePrivee: pki.clePrivee, chaine: pki.chaine }) });
 
-  const parType = (type: string) => new Set(Object.entries(synthese.template.Resources).filter(([, r]) => r.Type === type).map(([id]) => id));
+  const parType = (type: string) =>
+    new Set(
+      Object.entries(synthese.template.Resources)
+        .filter(([, r]) => r.Type === type)
+        .map(([id]) => id),
+    );
   const [tables, seaux, coffres] = [parType('AWS::DynamoDB::Table'), parType('AWS::S3::Bucket'), parType('AWS::SecretsManager::Secret')];
   const environnement = resoudre(proprietes.Environment.Variables, {
     ref: (id) => {
@@ -83,8 +96,14 @@ try {
 
   // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
   // outdoor tools, the README's living room (enlarged) for vider and staging, which need a room to work on.
-  const maison = await sharp(await photoGrande()).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
-  const salon = await sharp((await rendreScenes()).salon).resize(4000, 3000).jpeg({ quality: 92 }).toBuffer();
+  const maison = await sharp(await photoGrande())
+    .resize(4000, 3000)
+    .jpeg({ quality: 92 })
+    .toBuffer();
+  const salon = await sharp((await rendreScenes()).salon)
+    .resize(4000, 3000)
+    .jpeg({ quality: 92 })
+    .toBuffer();
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
@@ -96,7 +115,29 @@ try {
     await ddb.send(
       new PutCommand({
         TableName: table,
-        Item: { ...cles.travail(id), type: 'travail', id, compte, outil: o, statut: 'en_cours', cout: 1, valeurs: {}, lot: null, index: i, nom: `photo-${o}.jpg`, source: 'api', cree_le: new Date().toISOString(), commence_le: null, termine_le: null, entrees: [{ type: 's3', cle: entree }], resultats: [], texte: null, erreur: null, rembourse: false, graine: null },
+        Item: {
+          ...cles.travail(id),
+          type: 'travail',
+          id,
+          compte,
+          outil: o,
+          statut: 'en_cours',
+          cout: 1,
+          valeurs: {},
+          lot: null,
+          index: i,
+          nom: `photo-${o}.jpg`,
+          source: 'api',
+          cree_le: new Date().toISOString(),
+          commence_le: null,
+          termine_le: null,
+          entrees: [{ type: 's3', cle: entree }],
+          resultats: [],
+          texte: null,
+          erreur: null,
+          rembourse: false,
+          graine: null,
+        },
       }),
     );
     evenements.push({ travail: id, compte, lot: null, outil: o, preparation: { entrees: [entree] } });
@@ -149,7 +190,9 @@ try {
     chargement: number;
     sorties: { outil: (typeof OUTILS)[number]; ms: number; sortie: { resultats: { format: FormatImage }[] } }[];
   };
-  console.log(`arm64 process: arch ${rapport.arch}, Node ${rapport.node}, sharp ${rapport.sharp.sharp} / libvips ${rapport.sharp.vips}; bundle import ${rapport.chargement} ms; total ${((Date.now() - t0) / 1000).toFixed(0)} s under emulation`);
+  console.log(
+    `arm64 process: arch ${rapport.arch}, Node ${rapport.node}, sharp ${rapport.sharp.sharp} / libvips ${rapport.sharp.vips}; bundle import ${rapport.chargement} ms; total ${((Date.now() - t0) / 1000).toFixed(0)} s under emulation`,
+  );
   if (rapport.arch !== 'arm64') {
     console.log('FAILED: the handler did not run on arm64');
     echecs++;
@@ -158,7 +201,10 @@ try {
   // 5. What it wrote: the input's dimensions, a valid C2PA manifest, for every tool.
   for (const [i, { outil: o, ms, sortie }] of rapport.sorties.entries()) {
     // Where the step wrote it: the key Enregistrer makes from the job record (the step hands over formats only).
-    const [resultat] = resultatsDuTravail({ compte, id: idArm64(i), index: i, nom: `photo-${o}.jpg`, outil: o }, sortie.resultats.map((r) => r.format));
+    const [resultat] = resultatsDuTravail(
+      { compte, id: idArm64(i), index: i, nom: `photo-${o}.jpg`, outil: o },
+      sortie.resultats.map((r) => r.format),
+    );
     const cle = resultat?.cle;
     const { Body } = await clientS3.send(new GetObjectCommand({ Bucket: bucket, Key: cle }));
     const octets = Buffer.from(await Body!.transformToByteArray());
@@ -166,7 +212,9 @@ try {
     const c2pa = await verifierC2pa(octets, 'jpeg', pki.autorite);
     const bon = width === 4000 && height === 3000 && format === 'jpeg' && c2pa.valide;
     if (!bon) echecs++;
-    console.log(`${bon ? 'ok  ' : 'FAIL'} ${o.padEnd(11)} ${String(ms).padStart(6)} ms  ${width}×${height} ${format}, ${(octets.length / 2 ** 20).toFixed(1)} MB, C2PA ${c2pa.valide ? 'valid' : c2pa.erreurs.join('; ')}`);
+    console.log(
+      `${bon ? 'ok  ' : 'FAIL'} ${o.padEnd(11)} ${String(ms).padStart(6)} ms  ${width}×${height} ${format}, ${(octets.length / 2 ** 20).toFixed(1)} MB, C2PA ${c2pa.valide ? 'valid' : c2pa.erreurs.join('; ')}`,
+    );
   }
 } finally {
   for (const arret of arrets.reverse()) await arret().catch(() => undefined);

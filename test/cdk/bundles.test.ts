@@ -25,7 +25,14 @@ import { empaqueter, Fonction, optionsBundle, RACINE, repartitionBundle } from '
 
 const app = new App({ context: { stage: 'bundles', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
 const stack = construireApplication(app);
-const fonctions = [...new Map(stack.node.findAll().filter((c): c is Fonction => c instanceof Fonction).map((f) => [f.module, f])).values()];
+const fonctions = [
+  ...new Map(
+    stack.node
+      .findAll()
+      .filter((c): c is Fonction => c instanceof Fonction)
+      .map((f) => [f.module, f]),
+  ).values(),
+];
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 const executer = promisify(execFile);
 
@@ -109,10 +116,17 @@ describe('bundles that run', () => {
         entryNames: 'index',
       });
       expect(resultat.errors).toEqual([]);
-      cpSync(path.join(RACINE, 'node_modules', '@contentauth', 'c2pa-wasm'), path.join(lambda, 'node_modules', '@contentauth', 'c2pa-wasm'), { recursive: true });
+      cpSync(path.join(RACINE, 'node_modules', '@contentauth', 'c2pa-wasm'), path.join(lambda, 'node_modules', '@contentauth', 'c2pa-wasm'), {
+        recursive: true,
+      });
       symlinkSync(path.join(RACINE, 'node_modules', 'sharp'), path.join(lambda, 'node_modules', 'sharp'));
       symlinkSync(path.join(RACINE, 'node_modules', '@img'), path.join(lambda, 'node_modules', '@img'));
-      writeFileSync(path.join(lambda, 'image.png'), await sharp({ create: { width: 20, height: 12, channels: 3, background: '#446688' } }).png().toBuffer());
+      writeFileSync(
+        path.join(lambda, 'image.png'),
+        await sharp({ create: { width: 20, height: 12, channels: 3, background: '#446688' } })
+          .png()
+          .toBuffer(),
+      );
       // Run by plain Node, as Lambda runs it (vitest's module runner resolves differently).
       writeFileSync(
         path.join(lambda, 'essai.mjs'),
@@ -160,7 +174,9 @@ console.log(JSON.stringify({ etat: JSON.parse(lecteur.json()).validation_state }
         res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ ARN: entree.SecretId, VersionId: 'v2' }));
       } else if (cible === 'secretsmanager.GetSecretValue' && entree.VersionStage !== 'AWSPREVIOUS') {
         const valeur = secret.valeur ?? 'random password from CDK';
-        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ ARN: entree.SecretId, SecretString: valeur, VersionId: 'v1' }));
+        res
+          .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
+          .end(JSON.stringify({ ARN: entree.SecretId, SecretString: valeur, VersionId: 'v1' }));
       } else {
         res
           .writeHead(400, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'ResourceNotFoundException' })
@@ -182,10 +198,17 @@ console.log(JSON.stringify({ etat: JSON.parse(lecteur.json()).validation_state }
         StackId: 'pile',
         RequestId: 'requete',
         LogicalResourceId: 'CleC2paRessource',
-        ResourceProperties: { ServiceToken: 'arn', Secret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa', Generation: '1', Organisation: 'Retouche bundles (test, not trusted)' },
+        ResourceProperties: {
+          ServiceToken: 'arn',
+          Secret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa',
+          Generation: '1',
+          Organisation: 'Retouche bundles (test, not trusted)',
+        },
       });
     } finally {
-      for (const [k, v] of Object.entries(avant)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      for (const [k, v] of Object.entries(avant))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
       serveur.close();
     }
     expect(cloudformation).toEqual([

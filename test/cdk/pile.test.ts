@@ -31,9 +31,7 @@ import { RACINE } from '../../lib/fonction';
 import { SEUILS } from '../../lib/observabilite';
 import { GENERATION_CLE_C2PA, SORTIES_PROVENANCE } from '../../lib/provenance';
 
-const validerAsl = createRequire(import.meta.url)('asl-validator') as (
-  definition: unknown,
-) => { isValid: boolean; errors: { message?: string }[] };
+const validerAsl = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => { isValid: boolean; errors: { message?: string }[] };
 
 const contexteCdk = (JSON.parse(readFileSync(path.join(RACINE, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
@@ -128,7 +126,20 @@ const references = (s: Synthese) => {
     objets: (prefixe: keyof typeof PREFIXES) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [idDe(s, 'Stockage/Fichiers'), 'Arn'] }, `/${PREFIXES[prefixe]}*`]] }),
     machine: { Ref: machine },
     executions: {
-      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':states:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':execution:', { 'Fn::GetAtt': [machine, 'Name'] }, ':*']],
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':states:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':execution:',
+          { 'Fn::GetAtt': [machine, 'Name'] },
+          ':*',
+        ],
+      ],
     },
     secret: { Ref: idDe(s, 'Liens/ClePrivee') },
     secretC2pa: { Ref: idDe(s, 'Provenance/CleC2pa') },
@@ -205,7 +216,7 @@ describe('the dev stage', () => {
     );
   });
 
-  it('passes multipart and images as binary, and answers the gateway\'s own errors with the Erreur body', () => {
+  it("passes multipart and images as binary, and answers the gateway's own errors with the Erreur body", () => {
     s.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: [...TYPES_BINAIRES] });
     s.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
@@ -292,7 +303,9 @@ describe('the dev stage', () => {
   it('keeps the bucket private and TLS-only, with 90-day results and ZIPs, short-lived inputs and uploads', () => {
     s.template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      BucketEncryption: Match.objectLike({ ServerSideEncryptionConfiguration: [Match.objectLike({ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } })] }),
+      BucketEncryption: Match.objectLike({
+        ServerSideEncryptionConfiguration: [Match.objectLike({ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } })],
+      }),
     });
     const [[, bucket]] = deType(s, 'AWS::S3::Bucket') as [[string, Ressource]];
     // Every rule, exactly: a prefix without one would keep customers' photos forever.
@@ -321,9 +334,7 @@ describe('the dev stage', () => {
     expect(prefixesExpires.sort()).toEqual(Object.values(PREFIXES).sort());
     s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
   });
@@ -338,10 +349,7 @@ describe('the dev stage', () => {
     // The bucket policy denies only plain HTTP and TLS under 1.2: a presigned HTTPS PUT passes both.
     const [[, politique]] = deType(s, 'AWS::S3::BucketPolicy') as [[string, Ressource]];
     const refus = (politique.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown }[]).filter((d) => d.Effect === 'Deny');
-    expect(refus.map((d) => d.Condition)).toEqual([
-      { Bool: { 'aws:SecureTransport': 'false' } },
-      { NumericLessThan: { 's3:TlsVersion': 1.2 } },
-    ]);
+    expect(refus.map((d) => d.Condition)).toEqual([{ Bool: { 'aws:SecureTransport': 'false' } }, { NumericLessThan: { 's3:TlsVersion': 1.2 } }]);
   });
 
   it('serves results through CloudFront signed URLs (key group, OAC), the private key in Secrets Manager', () => {
@@ -389,17 +397,42 @@ describe('the dev stage', () => {
       'Api/Solde': ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       'Api/Travail': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue'],
       'Api/TravauxCreer': [
-        'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem',
-        's3:DeleteObject', 's3:GetObject', 's3:PutObject', 'states:StartExecution',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        's3:DeleteObject',
+        's3:GetObject',
+        's3:PutObject',
+        'states:StartExecution',
       ],
       'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       // The listing text comes by its S3 key (pipeline/etape.ts): read under resultats/ only.
       'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject'],
-      'Flux/Outil': ['bedrock:InvokeModel', 'dynamodb:GetItem', ...ACTIONS_REKOGNITION, 's3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 'secretsmanager:GetSecretValue'],
+      'Flux/Outil': [
+        'bedrock:InvokeModel',
+        'dynamodb:GetItem',
+        ...ACTIONS_REKOGNITION,
+        's3:GetObject',
+        's3:PutObject',
+        's3:PutObjectTagging',
+        'secretsmanager:GetSecretValue',
+      ],
       'Flux/Balayeur': [
-        'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem',
-        's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject', 's3:PutObjectTagging', 'states:DescribeExecution', 'states:StartExecution',
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        's3:AbortMultipartUpload',
+        's3:DeleteObject',
+        's3:GetObject',
+        's3:PutObject',
+        's3:PutObjectTagging',
+        'states:DescribeExecution',
+        'states:StartExecution',
       ],
       // Erasure: records its jobs and batches may be deleted, never an account or a key (see below).
       'Api/TravailEffacer': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject'],
@@ -414,8 +447,15 @@ describe('the dev stage', () => {
       for (const d of declarations) {
         const actionsD = [d.Action].flat();
         // "*" only where AWS accepts nothing else (X-Ray, Rekognition's DetectLabels).
-        if (d.Resource === '*') expect(actionsD.every((a) => a.startsWith('xray:') || ACTIONS_REKOGNITION.includes(a)), chemin).toBe(true);
-        expect(actionsD.some((a) => a.endsWith(':*')), chemin).toBe(false);
+        if (d.Resource === '*')
+          expect(
+            actionsD.every((a) => a.startsWith('xray:') || ACTIONS_REKOGNITION.includes(a)),
+            chemin,
+          ).toBe(true);
+        expect(
+          actionsD.some((a) => a.endsWith(':*')),
+          chemin,
+        ).toBe(false);
       }
     }
     // Queries name their index: no `/index/*`.
@@ -514,9 +554,7 @@ describe('the dev stage', () => {
     const signer = { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] };
     expect(declarationsMetier(s, 'Api/Solde')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence]));
     expect(declarationsMetier(s, 'Api/Travail')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]));
-    expect(declarationsMetier(s, 'Api/Lot')).toEqual(
-      trier([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]),
-    );
+    expect(declarationsMetier(s, 'Api/Lot')).toEqual(trier([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]));
     expect(declarationsMetier(s, 'Api/TravauxListe')).toEqual(
       trier([
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
@@ -563,7 +601,11 @@ describe('the dev stage', () => {
     const r = references(s);
     // Like the other API functions: table and bucket; no link key, no state machine.
     const env = fn.Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_')).sort()).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_TABLE']);
+    expect(
+      Object.keys(env)
+        .filter((k) => k.startsWith('RETOUCHE_'))
+        .sort(),
+    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_TABLE']);
     expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
     expect(env.RETOUCHE_BUCKET).toEqual({ Ref: idDe(s, 'Stockage/Fichiers') });
 
@@ -607,7 +649,11 @@ describe('the dev stage', () => {
     });
     const r = references(s);
     const env = balayeur.Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_')).sort()).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_MACHINE_ARN', 'RETOUCHE_TABLE']);
+    expect(
+      Object.keys(env)
+        .filter((k) => k.startsWith('RETOUCHE_'))
+        .sort(),
+    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_MACHINE_ARN', 'RETOUCHE_TABLE']);
     expect(env.RETOUCHE_MACHINE_ARN).toEqual(r.machine);
     expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
 
@@ -659,14 +705,19 @@ describe('the dev stage', () => {
         const prefixes = d.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
         expect(prefixes, `${id}: ${actions.join(', ')}`).toBeDefined();
         expect(prefixes!.length).toBeGreaterThan(0);
-        expect(prefixes!.every((pref) => Object.values(PREFIXES_TABLE).some((connu) => pref === `${connu}*`)), `${id}: ${prefixes}`).toBe(true);
+        expect(
+          prefixes!.every((pref) => Object.values(PREFIXES_TABLE).some((connu) => pref === `${connu}*`)),
+          `${id}: ${prefixes}`,
+        ).toBe(true);
         expect(prefixes, id).not.toContain(`${PREFIXES_TABLE.cle}*`);
       }
     }
     expect(ecritures).toBeGreaterThan(10);
     // The link key generator: what cle-liens.ts calls, no Describe or Update of the secret.
     const [, generateur] = [...fonctionsParChemin(s)].find(([chemin]) => chemin.endsWith('/Liens/GenerateurCle/Resource'))!;
-    const secrets = declarationsDuRole(s, generateur[1].Properties.Role['Fn::GetAtt'][0]).filter((d) => [d.Action].flat().some((a) => a.startsWith('secretsmanager:')));
+    const secrets = declarationsDuRole(s, generateur[1].Properties.Role['Fn::GetAtt'][0]).filter((d) =>
+      [d.Action].flat().some((a) => a.startsWith('secretsmanager:')),
+    );
     expect(secrets.flatMap((d) => [d.Action].flat()).sort()).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
   });
 
@@ -710,8 +761,7 @@ describe('the dev stage', () => {
 
   it('alarms on failed executions, late work, the sweeper, Lambda errors and throttles and API 5xx, to one topic', () => {
     const alarmes = deType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
-    const metrique = (nom: string) =>
-      alarmes.filter((a) => a.MetricName === nom || JSON.stringify(a.Metrics ?? []).includes(`"MetricName":"${nom}"`));
+    const metrique = (nom: string) => alarmes.filter((a) => a.MetricName === nom || JSON.stringify(a.Metrics ?? []).includes(`"MetricName":"${nom}"`));
     const sujet = [{ Ref: idDe(s, 'Observabilite/Alarmes') }];
     const machine = [{ Name: 'StateMachineArn', Value: { Ref: idDe(s, 'Flux/Travail') } }];
     const service = [{ Name: 'service', Value: 'retouche' }];
@@ -751,7 +801,11 @@ describe('the dev stage', () => {
       Threshold: 1,
       TreatMissingData: 'notBreaching',
     });
-    for (const [nom, mesure] of [['TravauxEnRetard', MESURES.travauxEnRetard], ['LotsEnRetard', MESURES.lotsEnRetard], ['EffacementsEnRetard', MESURES.effacementsEnRetard]] as const) {
+    for (const [nom, mesure] of [
+      ['TravauxEnRetard', MESURES.travauxEnRetard],
+      ['LotsEnRetard', MESURES.lotsEnRetard],
+      ['EffacementsEnRetard', MESURES.effacementsEnRetard],
+    ] as const) {
       expect(alarme(s, nom)).toEqual({
         AlarmDescription: expect.stringMatching(/past (the guaranteed|their) bound/),
         AlarmActions: sujet,
@@ -808,7 +862,10 @@ describe('the dev stage', () => {
     expect(metrique('Throttles')).toHaveLength(fonctions - 3);
     for (const generateur of ['Liens/GenerateurCle', 'Provenance/GenerateurCle']) {
       const [id] = fonctionDuModule(s, generateur);
-      expect(alarmes.some((a) => JSON.stringify(a.Dimensions ?? a.Metrics).includes(`"${id}"`)), generateur).toBe(false);
+      expect(
+        alarmes.some((a) => JSON.stringify(a.Dimensions ?? a.Metrics).includes(`"${id}"`)),
+        generateur,
+      ).toBe(false);
     }
     expect(metrique('Throttles').some((a) => JSON.stringify(a.Dimensions).includes(idBalayeur))).toBe(false);
     for (const a of alarmes) expect(a.AlarmActions).toEqual(sujet);
@@ -816,7 +873,8 @@ describe('the dev stage', () => {
     s.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const [[, tableau]] = deType(s, 'AWS::CloudWatch::Dashboard') as [[string, Ressource]];
     const corps = JSON.stringify(tableau.Properties.DashboardBody);
-    for (const nom of [MESURES.remboursements, MESURES.travauxEnRetard, MESURES.lotsEnRetard, MESURES.effacementsEnRetard, MESURES.reprises]) expect(corps).toContain(nom);
+    for (const nom of [MESURES.remboursements, MESURES.travauxEnRetard, MESURES.lotsEnRetard, MESURES.effacementsEnRetard, MESURES.reprises])
+      expect(corps).toContain(nom);
   });
 
   it('outputs what operators and the admin CLI need', () => {
@@ -886,11 +944,18 @@ describe('the C2PA signing key (lib/provenance.ts)', () => {
     expect(env.RETOUCHE_C2PA_SECRET_ARN).toEqual({ Ref: secret });
     // Changes with the key or the chain, so new containers read the new ones.
     expect(env.RETOUCHE_C2PA_EMPREINTE).toEqual({ 'Fn::GetAtt': [ressource, 'Empreinte'] });
-    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_C2PA_')).sort()).toEqual(['RETOUCHE_C2PA_EMPREINTE', 'RETOUCHE_C2PA_SECRET_ARN']);
+    expect(
+      Object.keys(env)
+        .filter((k) => k.startsWith('RETOUCHE_C2PA_'))
+        .sort(),
+    ).toEqual(['RETOUCHE_C2PA_EMPREINTE', 'RETOUCHE_C2PA_SECRET_ARN']);
     for (const [chemin, [id, f]] of fonctionsParChemin(s)) {
       if (id === idOutil) continue;
       const autres = f.Properties.Environment?.Variables ?? {};
-      expect(Object.keys(autres).filter((k) => k.startsWith('RETOUCHE_C2PA_')), chemin).toEqual([]);
+      expect(
+        Object.keys(autres).filter((k) => k.startsWith('RETOUCHE_C2PA_')),
+        chemin,
+      ).toEqual([]);
     }
     const secretsDeOutil = declarationsMetier(s, 'Flux/Outil').filter((d) => d.Action.some((a) => a.startsWith('secretsmanager:')));
     expect(secretsDeOutil).toEqual([{ Action: ['secretsmanager:GetSecretValue'], Resource: [{ Ref: secret }] }]);
@@ -959,7 +1024,9 @@ describe('the C2PA signing key (lib/provenance.ts)', () => {
     });
 
     it('stops the synth on a missing file, a file without a certificate, one that does not parse, or one holding a private key', () => {
-      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'absent.pem') })).toThrow(`context c2paChaine: no file ${path.join(dossier, 'absent.pem')}`);
+      expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'absent.pem') })).toThrow(
+        `context c2paChaine: no file ${path.join(dossier, 'absent.pem')}`,
+      );
       expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'vide.pem') })).toThrow(/holds no PEM certificate/);
       expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'abime.pem') })).toThrow(/certificate 1 of .* does not parse/);
       expect(() => synthetiser({ stage: 'dev', c2paChaine: path.join(dossier, 'avec-cle.pem') })).toThrow(/holds a private key; give the certificates only/);
@@ -1000,7 +1067,7 @@ describe('a synth with credentials (CDK_DEFAULT_ACCOUNT and _REGION set, as on a
 });
 
 describe('the LocalStack fallback (-c liens=api -c moteur=local)', () => {
-  it('serves links through the API\'s own checker instead of CloudFront, and grants no Bedrock', () => {
+  it("serves links through the API's own checker instead of CloudFront, and grants no Bedrock", () => {
     const s = synthetiser({ stage: 'local', liens: 'api', moteur: 'local' });
     s.template.resourceCountIs('AWS::CloudFront::Distribution', 0);
     const [, fichier] = fonctionDuModule(s, 'Api/Fichier');

@@ -150,7 +150,7 @@ describe('an EU stage on Bedrock, once AWS offers EU image models (a hypothetica
     for (const [m, ue] of avant) m.ue = ue;
   });
 
-  it('lives in the CLI\'s EU Region and calls Bedrock and Rekognition there, with the EU profiles (Claude\'s by default)', () => {
+  it("lives in the CLI's EU Region and calls Bedrock and Rekognition there, with the EU profiles (Claude's by default)", () => {
     expect(s.region).toBe('eu-central-1');
     expect(outil(s).Properties.Environment.Variables).toMatchObject({
       RETOUCHE_MOTEUR: 'bedrock',
@@ -204,12 +204,13 @@ describe('an EU stage that offers only what runs in the EU (-c outils=annonce)',
   const fonction = (fin: string): Ressource =>
     Object.values(s.ressources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.['aws:cdk:path']?.endsWith(`${fin}/Resource`))!;
 
-  it('runs annonce on Bedrock with Claude\'s EU profile, and gives the tool step no image model, no detector Region', () => {
+  it("runs annonce on Bedrock with Claude's EU profile, and gives the tool step no image model, no detector Region", () => {
     const env = outil(s).Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env).filter((k) => k.startsWith('RETOUCHE_BEDROCK_') || k.startsWith('RETOUCHE_REKOGNITION_')).sort()).toEqual([
-      'RETOUCHE_BEDROCK_MODELE_TEXTE',
-      'RETOUCHE_BEDROCK_REGION',
-    ]);
+    expect(
+      Object.keys(env)
+        .filter((k) => k.startsWith('RETOUCHE_BEDROCK_') || k.startsWith('RETOUCHE_REKOGNITION_'))
+        .sort(),
+    ).toEqual(['RETOUCHE_BEDROCK_MODELE_TEXTE', 'RETOUCHE_BEDROCK_REGION']);
     expect(env.RETOUCHE_BEDROCK_MODELE_TEXTE).toBe('eu.anthropic.claude-haiku-4-5-20251001-v1:0');
     const invoke = declarationsOutil(s).find((d) => d.Effect === 'Allow' && [d.Action].flat().includes('bedrock:InvokeModel'))!;
     expect(JSON.stringify(invoke.Resource)).not.toContain('stability');
@@ -227,7 +228,9 @@ describe('an EU stage that offers only what runs in the EU (-c outils=annonce)',
   });
 
   it('refuses a tool name that is not a tool', () => {
-    expect(() => synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce,peinture' }, 'eu-west-1')).toThrow(/context outils must list tools separated by commas/);
+    expect(() => synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce,peinture' }, 'eu-west-1')).toThrow(
+      /context outils must list tools separated by commas/,
+    );
   });
 });
 
@@ -244,7 +247,7 @@ describe('what an EU stage refuses to synthesize, and why', () => {
     expect(refus({ moteur: 'local', region: 'eu-central-2' })).toThrow(/eu-central-2 \(Zurich, Switzerland: in Europe, not in the EU\)/);
   });
 
-  it('the Bedrock engine with today\'s image models: Stability AI Image Services have no EU offer, each tool is named', () => {
+  it("the Bedrock engine with today's image models: Stability AI Image Services have no EU offer, each tool is named", () => {
     const attendu = (cle: string, id: string, outils: string) =>
       new RegExp(
         `- ${cle}=${id.replace(/\./g, '\\.')} \\(the default\\), for ${outils}, would leave the EU: .* has no EU offer in Amazon Bedrock, ` +
@@ -266,7 +269,9 @@ describe('what an EU stage refuses to synthesize, and why', () => {
       /- modeleTexte=us\.anthropic\.claude-haiku-4-5-20251001-v1:0, for annonce, is a us\. profile, which routes outside the EU; use -c modeleTexte=eu\.anthropic\.claude-haiku-4-5-20251001-v1:0\./,
     );
     expect(refus({ modeleTexte: 'global.anthropic.claude-haiku-4-5-20251001-v1:0' })).toThrow(/is a global profile, which routes to any commercial Region/);
-    expect(refus({ rekognitionRegion: 'us-east-1' })).toThrow(/- rekognitionRegion=us-east-1 is not an EU Region; use -c rekognitionRegion=eu-central-1\|eu-south-2\|eu-west-1\./);
+    expect(refus({ rekognitionRegion: 'us-east-1' })).toThrow(
+      /- rekognitionRegion=us-east-1 is not an EU Region; use -c rekognitionRegion=eu-central-1\|eu-south-2\|eu-west-1\./,
+    );
   });
 
   it('a model the table does not know, a model id of another setting, or a model not documented in-Region', () => {

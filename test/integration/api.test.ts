@@ -113,7 +113,9 @@ describe('one job, from request to download', () => {
 
   it('vider on a photo with nothing to remove ends in echec rien_a_retirer, refunded, instead of repainting the room', async () => {
     const { cle } = await pile.creerCompte(10);
-    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } }).jpeg().toBuffer();
+    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } })
+      .jpeg()
+      .toBuffer();
     const { statut, corps } = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'vider', images: [{ base64: enBase64(ciel) }] } });
     expect(statut).toBe(202);
     expect(await solde(cle)).toBe(6);
@@ -273,14 +275,17 @@ describe('bad requests cost nothing', () => {
   it('422 for an unknown setting', async () =>
     attendu(422, 'invalid_settings', { json: { outil: 'vider', valeurs: { style: 'modern' }, images: [{ base64: enBase64(await imageTest()) }] } }));
   it('422 for an http URL', () => attendu(422, 'invalid_image', { json: { outil: 'vider', images: [{ url: 'http://exemple.com/a.jpg' }] } }));
-  it('422 when the only image is not an image', () => attendu(422, 'invalid_image', { json: { outil: 'vider', images: [{ base64: enBase64(Buffer.from('GIF89a....')) }] } }));
+  it('422 when the only image is not an image', () =>
+    attendu(422, 'invalid_image', { json: { outil: 'vider', images: [{ base64: enBase64(Buffer.from('GIF89a....')) }] } }));
   it('413 for more than 50 images', () =>
     attendu(413, 'too_many_images', { json: { outil: 'ciel', images: Array.from({ length: 51 }, () => ({ url: 'https://exemple.com/a.jpg' })) } }));
   it('413 for an image over 15 MB', () =>
     attendu(413, 'image_too_large', { json: { outil: 'ciel', images: [{ base64: Buffer.alloc(15 * 1024 * 1024 + 10, 0xff).toString('base64') }] } }));
   it('402 insufficient_credits when the whole request costs more than the balance, and nothing starts', async () => {
     const images = await Promise.all([1, 2].map((g) => imageTest(g)));
-    await attendu(402, 'insufficient_credits', { json: { outil: 'ciel', images: images.map((i) => ({ base64: enBase64(i) })).concat({ base64: enBase64(images[0]!) }) } });
+    await attendu(402, 'insufficient_credits', {
+      json: { outil: 'ciel', images: images.map((i) => ({ base64: enBase64(i) })).concat({ base64: enBase64(images[0]!) }) },
+    });
     expect((await appeler(url, 'GET', '/travaux', { cle })).corps.travaux).toEqual([]);
   });
 });
@@ -290,7 +295,10 @@ describe('reading jobs', () => {
     const { cle } = await pile.creerCompte(100);
     const ids: string[] = [];
     for (const outil of ['ciel', 'vider', 'vider', 'ciel', 'ciel']) {
-      const { corps } = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil, images: [{ base64: enBase64(await imageTest(ids.length)) }] } });
+      const { corps } = await appeler<Lancement>(url, 'POST', '/travaux', {
+        cle,
+        json: { outil, images: [{ base64: enBase64(await imageTest(ids.length)) }] },
+      });
       ids.push(corps.travaux[0]!.id);
       await new Promise((r) => setTimeout(r, 5));
     }

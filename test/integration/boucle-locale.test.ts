@@ -36,7 +36,7 @@ const adresseLisible = (hex: string): string => {
   // The longest run of zero groups (two or more) becomes '::', as ss and inet_ntop write it.
   let debut = -1;
   let longueur = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groupes[j] === '0') j++;
     if (j - i > longueur && j - i > 1) [debut, longueur] = [i, j - i];

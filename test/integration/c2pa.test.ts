@@ -133,14 +133,17 @@ describe('floutage: faces and plates blurred after the edit, before the signatur
       }
       return s / n;
     };
-    for (const r of [...scene.visages, ...scene.plaques]) expect(ecart(r.x0, r.y0, r.x1, r.y1, b!.data) / ecart(r.x0, r.y0, r.x1, r.y1, a!.data)).toBeLessThan(0.2);
+    for (const r of [...scene.visages, ...scene.plaques])
+      expect(ecart(r.x0, r.y0, r.x1, r.y1, b!.data) / ecart(r.x0, r.y0, r.x1, r.y1, a!.data)).toBeLessThan(0.2);
     let differents = 0;
     const loin = (x: number, y: number) =>
       [...scene.visages, ...scene.plaques].every((r) => {
         const [mx, my] = [r.x1 - r.x0, r.y1 - r.y0];
         return x < (r.x0 - mx) * L || x > (r.x1 + mx) * L || y < (r.y0 - my) * H || y > (r.y1 + my) * H;
       });
-    for (let y = 0; y < H; y++) for (let x = 0; x < L; x++) if (loin(x, y) && a!.data.compare(b!.data, (y * L + x) * 3, (y * L + x) * 3 + 3, (y * L + x) * 3, (y * L + x) * 3 + 3) !== 0) differents++;
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < L; x++)
+        if (loin(x, y) && a!.data.compare(b!.data, (y * L + x) * 3, (y * L + x) * 3 + 3, (y * L + x) * 3, (y * L + x) * 3 + 3) !== 0) differents++;
     expect(differents).toBe(0);
   });
 });

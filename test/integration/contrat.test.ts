@@ -73,13 +73,27 @@ describe('the document', () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problemes = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const lus = problemes.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
-    expect(lus.filter((p) => p.startsWith('error')), lus.join('\n')).toEqual([]);
+    expect(
+      lus.filter((p) => p.startsWith('error')),
+      lus.join('\n'),
+    ).toEqual([]);
     // The one warning left: a proprietary license has no URL and no SPDX identifier to give.
     expect(problemes.filter((p) => p.ruleId !== 'info-license-strict').map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(document.info.license).toEqual({ name: 'Proprietary' });
 
     const ids = operations().map(({ operation }) => operation.operationId);
-    expect(ids).toEqual(['listerOutils', 'lireSolde', 'listerTravaux', 'creerTravaux', 'creerTeleversements', 'lireTravail', 'effacerTravail', 'lireLot', 'effacerLot', 'lireOpenApi']);
+    expect(ids).toEqual([
+      'listerOutils',
+      'lireSolde',
+      'listerTravaux',
+      'creerTravaux',
+      'creerTeleversements',
+      'lireTravail',
+      'effacerTravail',
+      'lireLot',
+      'effacerLot',
+      'lireOpenApi',
+    ]);
   });
 
   it('has examples that validate against their schemas; the request examples, one per tool, pass the service own validation', () => {
@@ -112,7 +126,9 @@ describe('the document', () => {
     const { statut: _statut, ...sansStatut } = travail;
     expect(valider(schemaTravail, sansStatut)).not.toEqual([]);
     expect(valider(schemaTravail, { ...travail, inconnu: 1 })).not.toEqual([]);
-    expect(valider(['components', 'schemas', 'Erreur'], { error: { code: 'invalid_settings', message: 'm', details: [{ message: 'sans chemin' }] } })).not.toEqual([]);
+    expect(
+      valider(['components', 'schemas', 'Erreur'], { error: { code: 'invalid_settings', message: 'm', details: [{ message: 'sans chemin' }] } }),
+    ).not.toEqual([]);
     // Open as the spec wants: a member the document does not name is allowed inside error.
     expect(valider(['components', 'schemas', 'Erreur'], { error: { code: 'not_found', message: 'm', plus_tard: true } })).toEqual([]);
   });
@@ -134,7 +150,10 @@ describe('clients generated with default options', () => {
     for (const { fichier, cas, ligne } of invalides) {
       const erreurs = diagnostics.filter((d) => d.fichier === fichier);
       expect(erreurs.length, `${fichier} (${cas.pourquoi}) compiled`).toBeGreaterThan(0);
-      expect(erreurs.map((d) => d.ligne), `${fichier}: ${texte(fichier).join('\n')}`).toEqual(erreurs.map(() => ligne));
+      expect(
+        erreurs.map((d) => d.ligne),
+        `${fichier}: ${texte(fichier).join('\n')}`,
+      ).toEqual(erreurs.map(() => ligne));
     }
     expect(invalides.length).toBeGreaterThanOrEqual(28);
   });
@@ -167,7 +186,7 @@ describe('real answers', () => {
     // One job, seen en_attente (202), en_cours and termine.
     const { corps: lancement } = await appelNote('POST', '/travaux', '/travaux', 202, { cle, json: { outil: 'ciel', images: [image] } });
     const id = lancement.travaux[0].id as string;
-    for (let vu = ''; vu !== 'en_cours'; ) {
+    for (let vu = ''; vu !== 'en_cours';) {
       const { corps } = await appeler(url, 'GET', `/travaux/${id}`, { cle });
       vu = corps.statut;
       if (vu === 'en_cours') recues.push({ chemin: '/travaux/{id}', methode: 'get', reponse: { statut: 200, corps, entetes: new Headers() } });
@@ -184,7 +203,10 @@ describe('real answers', () => {
     });
     await appelNote('GET', '/lots/{id}', `/lots/${lot.lot}`, 200, { cle });
     const { corps: annonce } = await appelNote('POST', '/travaux', '/travaux', 202, { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' } } });
-    const { corps: echec } = await appelNote('POST', '/travaux', '/travaux', 202, { cle, json: { outil: 'vider', images: [{ url: 'https://127.0.0.1/interdit.jpg' }] } });
+    const { corps: echec } = await appelNote('POST', '/travaux', '/travaux', 202, {
+      cle,
+      json: { outil: 'vider', images: [{ url: 'https://127.0.0.1/interdit.jpg' }] },
+    });
     await attendreLot(url, cle, lot.lot);
     await appelNote('GET', '/lots/{id}', `/lots/${lot.lot}`, 200, { cle });
     expect((await attendreTravail(url, cle, annonce.travaux[0].id)).texte).toContain('Gent');
@@ -205,14 +227,23 @@ describe('real answers', () => {
     await appelNote('POST', '/travaux', '/travaux', 401, { cle: 'rtch_inconnue', json: { outil: 'ciel', images: [image] } });
     await appelNote('POST', '/travaux', '/travaux', 400, { cle, corps: '{"outil":', entetes: { 'Content-Type': 'application/json' } });
     await appelNote('POST', '/travaux', '/travaux', 415, { cle, corps: 'outil=ciel', entetes: { 'Content-Type': 'text/plain' } });
-    await appelNote('POST', '/travaux', '/travaux', 413, { cle, json: { outil: 'ciel', images: Array.from({ length: 51 }, () => ({ url: 'https://exemple.com/a.jpg' })) } });
+    await appelNote('POST', '/travaux', '/travaux', 413, {
+      cle,
+      json: { outil: 'ciel', images: Array.from({ length: 51 }, () => ({ url: 'https://exemple.com/a.jpg' })) },
+    });
     const { corps: reglage } = await appelNote('POST', '/travaux', '/travaux', 422, {
       cle,
       json: { outil: 'staging', valeurs: { style: 'baroque' }, images: [image] },
     });
     expect(reglage.error.details.length).toBeGreaterThan(0);
-    expect(reglage.error.details.some((d: { chemin: string }) => d.chemin.includes('style')), JSON.stringify(reglage)).toBe(true);
-    const { corps: inconnu } = await appelNote('POST', '/travaux', '/travaux', 422, { cle, json: { outil: 'ciel', images: [{ televersement: randomUUID() }] } });
+    expect(
+      reglage.error.details.some((d: { chemin: string }) => d.chemin.includes('style')),
+      JSON.stringify(reglage),
+    ).toBe(true);
+    const { corps: inconnu } = await appelNote('POST', '/travaux', '/travaux', 422, {
+      cle,
+      json: { outil: 'ciel', images: [{ televersement: randomUUID() }] },
+    });
     expect(inconnu.error).toMatchObject({ index: 0, raison: 'inconnu' });
     await appelNote('POST', '/travaux', '/travaux', 422, { cle, json: { outil: 'peinture', images: [image] } });
     await appelNote('POST', '/televersements', '/televersements', 422, { cle, json: { fichiers: [{ type: 'image/gif', taille: 1 }] } });
@@ -224,12 +255,18 @@ describe('real answers', () => {
       const statut = String(reponse.statut);
       const ou = `${methode.toUpperCase()} ${chemin} ${statut}`;
       expect(document.paths[chemin]?.[methode]?.responses?.[statut], `${ou} is documented`).toBeDefined();
-      expect(valider(['paths', chemin, methode, 'responses', statut, 'content', 'application/json', 'schema'], reponse.corps), `${ou}: ${JSON.stringify(reponse.corps).slice(0, 500)}`).toEqual([]);
+      expect(
+        valider(['paths', chemin, methode, 'responses', statut, 'content', 'application/json', 'schema'], reponse.corps),
+        `${ou}: ${JSON.stringify(reponse.corps).slice(0, 500)}`,
+      ).toEqual([]);
     }
     // Each operation's success answer was among them, and each job state a client polls for.
     for (const { chemin, methode, operation } of operations()) {
       const succes = Object.keys(operation.responses).find((s) => s.startsWith('2'));
-      expect(recues.some((r) => r.chemin === chemin && r.methode === methode && String(r.reponse.statut) === succes), `${operation.operationId} answered`).toBe(true);
+      expect(
+        recues.some((r) => r.chemin === chemin && r.methode === methode && String(r.reponse.statut) === succes),
+        `${operation.operationId} answered`,
+      ).toBe(true);
     }
     const etats = recues.filter((r) => r.chemin === '/travaux/{id}' && r.methode === 'get' && r.reponse.statut === 200).map((r) => r.reponse.corps.statut);
     expect(new Set(etats)).toEqual(new Set(['en_cours', 'termine', 'echec']));

@@ -119,7 +119,10 @@ describe('erasure of ended work', () => {
   it('a job from a direct upload: the upload object and its record go too', async () => {
     const { cle } = await pile.creerCompte(10);
     const photo = await imageTest(2);
-    const annonce = await appeler(url, 'POST', '/televersements', { cle, json: { fichiers: [{ nom: 'salon.jpg', type: 'image/jpeg', taille: photo.length }] } });
+    const annonce = await appeler(url, 'POST', '/televersements', {
+      cle,
+      json: { fichiers: [{ nom: 'salon.jpg', type: 'image/jpeg', taille: photo.length }] },
+    });
     const t = annonce.corps.televersements[0];
     const depot = await fetch(t.url.replace('localhost', '127.0.0.1'), { method: 'PUT', headers: t.entetes, body: photo });
     expect(depot.status).toBe(200);
@@ -184,10 +187,18 @@ describe('erasure of ended work', () => {
   it('a failed, refunded job is erasable; the batch is written again as it now is; its last job takes the batch with it', async () => {
     const { cle } = await pile.creerCompte(20);
     // A flat photo has nothing to remove: that job fails (rien_a_retirer) and is refunded.
-    const plate = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8a8a8a' } }).jpeg().toBuffer();
+    const plate = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8a8a8a' } })
+      .jpeg()
+      .toBuffer();
     const lance = await appeler<Lancement>(url, 'POST', '/travaux', {
       cle,
-      json: { outil: 'vider', images: [{ base64: enBase64(await imageTest(1)), nom: 'a.jpg' }, { base64: enBase64(plate), nom: 'b.jpg' }] },
+      json: {
+        outil: 'vider',
+        images: [
+          { base64: enBase64(await imageTest(1)), nom: 'a.jpg' },
+          { base64: enBase64(plate), nom: 'b.jpg' },
+        ],
+      },
     });
     const lotId = lance.corps.lot!;
     const lot = await attendreLot(url, cle, lotId);
@@ -225,7 +236,10 @@ describe('erasure under races and faults', () => {
       const { cle } = await pile.creerCompte(20);
       const { lotId, ids } = await batch(cle, 5);
       const reponses = await Promise.all(ids.map((id) => appeler(url, 'DELETE', `/travaux/${id}`, { cle })));
-      expect(reponses.every((r) => r.statut === 200 || r.statut === 409), JSON.stringify(reponses.map((r) => r.corps))).toBe(true);
+      expect(
+        reponses.every((r) => r.statut === 200 || r.statut === 409),
+        JSON.stringify(reponses.map((r) => r.corps)),
+      ).toBe(true);
       // Exactly one erasure took the batch with it, unless the last ones were left to the sweeper.
       expect(reponses.filter((r) => r.statut === 200 && r.corps.lots.length === 1).length).toBeLessThanOrEqual(1);
       await pile.balayer();
@@ -240,7 +254,14 @@ describe('erasure under races and faults', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { cles } = await import('../../lambdas/core/table');
     const tenir = (jusqua: number) =>
-      pile.deps.ddb.send(new UpdateCommand({ TableName: pile.deps.table, Key: cles.lot(lotId), UpdateExpression: 'SET finaliseur = :f, reclame_jusqua = :j', ExpressionAttributeValues: { ':f': 'FinaliserLot', ':j': jusqua } }));
+      pile.deps.ddb.send(
+        new UpdateCommand({
+          TableName: pile.deps.table,
+          Key: cles.lot(lotId),
+          UpdateExpression: 'SET finaliseur = :f, reclame_jusqua = :j',
+          ExpressionAttributeValues: { ':f': 'FinaliserLot', ':j': jusqua },
+        }),
+      );
     await tenir(Date.now() + 60_000);
     expect((await appeler(url, 'DELETE', `/travaux/${ids[0]}`, { cle })).statut).toBe(409);
     expect((await appeler(url, 'DELETE', `/lots/${lotId}`, { cle })).statut).toBe(409);
@@ -262,7 +283,16 @@ describe('erasure under races and faults', () => {
     const { lireEnregistrementLot, lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
 
     // S3 deletes one key, then fails: the record still names everything, the job still answers.
-    const panneS3 = { ...pile.deps, objets: { ...pile.deps.objets, supprimer: async (c: readonly string[]) => { await pile.deps.objets.supprimer(c.slice(0, 1)); throw new Error('S3 down'); } } };
+    const panneS3 = {
+      ...pile.deps,
+      objets: {
+        ...pile.deps.objets,
+        supprimer: async (c: readonly string[]) => {
+          await pile.deps.objets.supprimer(c.slice(0, 1));
+          throw new Error('S3 down');
+        },
+      },
+    };
     await expect(effacerTravailEnregistre(panneS3, (await lireEnregistrementTravail(pile.deps, id))!)).rejects.toThrow('S3 down');
     expect((await appeler(url, 'GET', `/travaux/${id}`, { cle })).statut).toBe(200);
     expect((await appeler(url, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
@@ -274,10 +304,12 @@ describe('erasure under races and faults', () => {
     const envoyer = pile.deps.ddb.send.bind(pile.deps.ddb);
     const panneDdb = {
       ...pile.deps,
-      ddb: { send: (commande: { constructor: { name: string } }) => {
-        if (commande.constructor.name === 'TransactWriteCommand' && ++transactions === 2) throw new Error('process died');
-        return envoyer(commande as never);
-      } } as unknown as typeof pile.deps.ddb,
+      ddb: {
+        send: (commande: { constructor: { name: string } }) => {
+          if (commande.constructor.name === 'TransactWriteCommand' && ++transactions === 2) throw new Error('process died');
+          return envoyer(commande as never);
+        },
+      } as unknown as typeof pile.deps.ddb,
     };
     await expect(effacerLotEnregistre(panneDdb, (await lireEnregistrementLot(pile.deps, lotId))!)).rejects.toThrow('process died');
     expect((await appeler(url, 'GET', `/lots/${lotId}`, { cle })).statut).toBe(200);
@@ -295,7 +327,11 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
   const lot3 = async (cle: string, cleIdempotence?: string) => {
     const images = await Promise.all([1, 2, 3].map(async (n) => ({ base64: enBase64(await imageTest(n)), nom: `piece-${n}.jpg` })));
     const requete = { outil: 'ciel', images };
-    const lance = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: requete, ...(cleIdempotence ? { entetes: { 'Idempotency-Key': cleIdempotence } } : {}) });
+    const lance = await appeler<Lancement>(url, 'POST', '/travaux', {
+      cle,
+      json: requete,
+      ...(cleIdempotence ? { entetes: { 'Idempotency-Key': cleIdempotence } } : {}),
+    });
     const lot = await attendreLot(url, cle, lance.corps.lot!);
     expect(lot.statut).toBe('termine');
     return { lotId: lot.id, ids: lot.travaux.map((t) => t.id) as [string, string, string], requete };
@@ -325,7 +361,17 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     const reprise = new Promise<void>((r) => (reprendre = r));
     let enPause!: () => void;
     const pause = new Promise<void>((r) => (enPause = r));
-    const lente = { ...pile.deps, objets: { ...pile.deps.objets, supprimer: async (c: readonly string[]) => { enPause(); await reprise; await pile.deps.objets.supprimer(c); } } };
+    const lente = {
+      ...pile.deps,
+      objets: {
+        ...pile.deps.objets,
+        supprimer: async (c: readonly string[]) => {
+          enPause();
+          await reprise;
+          await pile.deps.objets.supprimer(c);
+        },
+      },
+    };
     const effacement = effacerTravail(ids[1], lente);
     await pause;
     expect((await lireLot(lotId))?.finaliseur).toBe(`effacement:${ids[1]}`);
@@ -344,7 +390,10 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     const envoyer = pile.deps.ddb.send.bind(pile.deps.ddb);
     const meurt = {
       ...pile.deps,
-      ddb: { send: (c: { constructor: { name: string } }) => (c.constructor.name === 'TransactWriteCommand' ? Promise.reject(new Error('process died')) : envoyer(c as never)) } as unknown as typeof pile.deps.ddb,
+      ddb: {
+        send: (c: { constructor: { name: string } }) =>
+          c.constructor.name === 'TransactWriteCommand' ? Promise.reject(new Error('process died')) : envoyer(c as never),
+      } as unknown as typeof pile.deps.ddb,
     };
     await expect(effacerTravail(ids[1], meurt)).rejects.toThrow('process died');
     // Its files are gone, its record and the batch's list still name it; the claim is the erasure's.
@@ -355,7 +404,7 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     await pile.balayer();
     expect(await contenuZip(cle, lotId)).toEqual(['01-piece-1-ciel.jpg', '03-piece-3-ciel.jpg']);
     expect(await traces(pile, [ids[1]])).toEqual({ fichiers: [], enregistrements: [] });
-    expect((await lireLot(lotId))).toMatchObject({ total: 2, termines: 2, restants: 0, statut: 'termine' });
+    expect(await lireLot(lotId)).toMatchObject({ total: 2, termines: 2, restants: 0, statut: 'termine' });
   });
 
   it('a writer that takes over the expired claim of a dead erasure leaves its job out instead of failing on its missing files; nothing waits for ever', async () => {
@@ -366,7 +415,10 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     const envoyer = pile.deps.ddb.send.bind(pile.deps.ddb);
     const meurt = {
       ...pile.deps,
-      ddb: { send: (c: { constructor: { name: string } }) => (c.constructor.name === 'TransactWriteCommand' ? Promise.reject(new Error('process died')) : envoyer(c as never)) } as unknown as typeof pile.deps.ddb,
+      ddb: {
+        send: (c: { constructor: { name: string } }) =>
+          c.constructor.name === 'TransactWriteCommand' ? Promise.reject(new Error('process died')) : envoyer(c as never),
+      } as unknown as typeof pile.deps.ddb,
     };
     await expect(effacerTravail(ids[1], meurt)).rejects.toThrow('process died');
     // 13 minutes on, the erasure's claim has expired: a writer takes the batch and writes the ZIP from what is whole.
@@ -385,7 +437,10 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     const { lotId, ids } = await lot3(cle);
     expect((await appeler(url, 'DELETE', `/travaux/${ids[0]}`, { cle })).statut).toBe(200);
     const envoyerS3 = pile.deps.s3.send.bind(pile.deps.s3);
-    const s3EnPanne = { send: (c: { constructor: { name: string } }) => (c.constructor.name === 'GetObjectCommand' ? Promise.reject(new Error('S3 down')) : envoyerS3(c as never)) } as unknown as typeof pile.deps.s3;
+    const s3EnPanne = {
+      send: (c: { constructor: { name: string } }) =>
+        c.constructor.name === 'GetObjectCommand' ? Promise.reject(new Error('S3 down')) : envoyerS3(c as never),
+    } as unknown as typeof pile.deps.s3;
     await expect(finaliser(lotId, { ...pile.deps, s3: s3EnPanne })).rejects.toThrow('S3 down');
     expect((await lireLot(lotId))?.finaliseur).toBeUndefined();
     expect((await appeler(url, 'DELETE', `/travaux/${ids[1]}`, { cle })).statut).toBe(200);
@@ -403,7 +458,10 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
       expect(rejeu).toMatchObject({ statut: 409, corps: { error: { code: 'work_erased' } } });
     }
     // Another body with that key is still a 422: the key stays bound to its request.
-    expect((await appeler(url, 'POST', '/travaux', { cle, entetes: { 'Idempotency-Key': 'lot-rue-haute' }, json: { ...requete, images: requete.images.slice(1) } })).statut).toBe(422);
+    expect(
+      (await appeler(url, 'POST', '/travaux', { cle, entetes: { 'Idempotency-Key': 'lot-rue-haute' }, json: { ...requete, images: requete.images.slice(1) } }))
+        .statut,
+    ).toBe(422);
     await pile.attendreInactivite();
     expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(credits);
     expect((await appeler(url, 'GET', '/travaux?limite=100', { cle })).corps.travaux).toHaveLength(2);
@@ -457,7 +515,16 @@ describe('erasure of work still running', () => {
     await pile.deps.ddb.send(
       new PutCommand({
         TableName: pile.deps.table,
-        Item: { ...cles.effacement(id), type: 'effacement', quoi: 'travail', id, compte, demande_le, gsi3pk: OUVERTS.effacements, gsi3sk: `${demande_le}#${id}` },
+        Item: {
+          ...cles.effacement(id),
+          type: 'effacement',
+          quoi: 'travail',
+          id,
+          compte,
+          demande_le,
+          gsi3pk: OUVERTS.effacements,
+          gsi3sk: `${demande_le}#${id}`,
+        },
       }),
     );
     expect(await pile.balayer()).toMatchObject({ effacements: 0, effacementsEnRetard: 1 });
@@ -469,11 +536,17 @@ describe('erasure of work still running', () => {
   it('a whole account: everything ended goes at once, unused uploads too; running work goes when it ends', async () => {
     const { cle, compte } = await pile.creerCompte(30);
     const fini = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
-    const lot = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(2)) }, { base64: enBase64(await imageTest(3)) }] } });
+    const lot = await appeler<Lancement>(url, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(2)) }, { base64: enBase64(await imageTest(3)) }] },
+    });
     await attendreTravail(url, cle, fini.corps.travaux[0]!.id);
     await attendreLot(url, cle, lot.corps.lot!);
     const photo = await imageTest(2);
-    const annonce = await appeler(url, 'POST', '/televersements', { cle, json: { fichiers: [{ nom: 'jamais-servi.jpg', type: 'image/jpeg', taille: photo.length }] } });
+    const annonce = await appeler(url, 'POST', '/televersements', {
+      cle,
+      json: { fichiers: [{ nom: 'jamais-servi.jpg', type: 'image/jpeg', taille: photo.length }] },
+    });
     const t = annonce.corps.televersements[0];
     await fetch(t.url.replace('localhost', '127.0.0.1'), { method: 'PUT', headers: t.entetes, body: photo });
     const enCours = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });

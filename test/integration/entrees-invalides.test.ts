@@ -26,7 +26,9 @@ const CREDITS = 100;
 let bombe: Buffer;
 
 beforeAll(async () => {
-  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).png().toBuffer();
+  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
   bombe = await sharp(minuscule).resize(16000, 16000, { kernel: 'nearest' }).png().toBuffer();
   pile = await demarrerPileTest({ telecharger: async () => bombe });
   url = pile.urlBase;
@@ -103,7 +105,13 @@ describe('POST /travaux: bodies of absurd shape', () => {
     attendu(r, 422, 'invalid_image');
     expect(r.corps.error.message).toBe(`images[0].url is ${grande.length} characters long; at most 8192 are allowed`);
     expect(r.corps.error.details).toEqual([{ chemin: 'images[0].url', message: r.corps.error.message }]);
-    attendu(await poster(JSON.stringify({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: Array.from({ length: 6 }, () => ({ url: grande.slice(0, 100_000) })) })), 422, 'invalid_image');
+    attendu(
+      await poster(
+        JSON.stringify({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: Array.from({ length: 6 }, () => ({ url: grande.slice(0, 100_000) })) }),
+      ),
+      422,
+      'invalid_image',
+    );
     attendu(await poster(JSON.stringify({ outil: 'ciel', images: [{ url: 'https://example.com/a.jpg', nom: 'n'.repeat(256) }] })), 422, 'invalid_image');
     const formulaire = new FormData();
     formulaire.append('outil', 'ciel');
@@ -178,7 +186,19 @@ describe('GET routes: paths and query strings', () => {
   });
 
   it('bad limite and outil on GET /travaux are a 400 invalid_parameter', async () => {
-    for (const requete of ['limite=1e3', 'limite=0', 'limite=-1', 'limite=101', 'limite=%', 'limite=', 'limite=1.5', 'outil=__proto__', 'outil=toString', 'outil=', 'outil=%E0%A4%A']) {
+    for (const requete of [
+      'limite=1e3',
+      'limite=0',
+      'limite=-1',
+      'limite=101',
+      'limite=%',
+      'limite=',
+      'limite=1.5',
+      'outil=__proto__',
+      'outil=toString',
+      'outil=',
+      'outil=%E0%A4%A',
+    ]) {
       const r = await brut('GET', api(`/travaux?${requete}`), auth());
       attendu(r, 400, 'invalid_parameter');
     }
@@ -249,7 +269,13 @@ describe('result links with a malformed query', () => {
     }));
     const lien = new URL(signer('resultats/a/b/0.jpg', '0.jpg').url);
     const evenement = (requete: Record<string, string[]>, proxy = 'resultats/a/b/0.jpg') =>
-      ({ path: `/fichiers/${proxy}`, httpMethod: 'GET', headers: {}, pathParameters: { proxy }, multiValueQueryStringParameters: requete }) as unknown as APIGatewayProxyEvent;
+      ({
+        path: `/fichiers/${proxy}`,
+        httpMethod: 'GET',
+        headers: {},
+        pathParameters: { proxy },
+        multiValueQueryStringParameters: requete,
+      }) as unknown as APIGatewayProxyEvent;
     const bonne = Object.fromEntries([...lien.searchParams].map(([k, val]) => [k, [val]]));
     const contexte = { awsRequestId: 'test' } as Context;
     expect((await handler(evenement(bonne), contexte)).statusCode).toBe(302);

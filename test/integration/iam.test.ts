@@ -20,16 +20,7 @@ import { creerTelechargeur } from '../../lambdas/core/telechargement';
 import { creerEnregistreurIam, type AppelAws } from '../../local/enregistreur-iam';
 import type { Panne } from '../../local/stepfunctions';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
-import {
-  actionsAccordees,
-  arnSurAws,
-  correspondanceDepuis,
-  evaluer,
-  lireModele,
-  synthetiserModele,
-  type FonctionModele,
-  type Modele,
-} from '../support/iam';
+import { actionsAccordees, arnSurAws, correspondanceDepuis, evaluer, lireModele, synthetiserModele, type FonctionModele, type Modele } from '../support/iam';
 import { travailOuvert } from '../support/invariant';
 import { demarrerPileTest } from '../support/pile';
 
@@ -226,18 +217,41 @@ describe('every AWS call of the integration scenarios, against the deployed poli
       const cas: [string, Omit<AppelAws, 'fonction' | 'operation'>, string, string][] = [
         ['Api/Solde', { action: 'dynamodb:UpdateItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CADENCE#abc#1'] }, table, 'Allowed'],
         ['Api/Solde', { action: 'dynamodb:UpdateItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['COMPTE#abc'] }, table, 'ImplicitlyDenied'],
-        ['Api/Solde', { action: 'dynamodb:UpdateItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CADENCE#abc#1', 'COMPTE#abc'] }, table, 'ImplicitlyDenied'],
-        ['Api/TeleversementsCreer', { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TRAVAIL#x'] }, table, 'ImplicitlyDenied'],
-        ['Api/TeleversementsCreer', { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TELEVERSEMENT#x'] }, table, 'Allowed'],
+        [
+          'Api/Solde',
+          { action: 'dynamodb:UpdateItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CADENCE#abc#1', 'COMPTE#abc'] },
+          table,
+          'ImplicitlyDenied',
+        ],
+        [
+          'Api/TeleversementsCreer',
+          { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TRAVAIL#x'] },
+          table,
+          'ImplicitlyDenied',
+        ],
+        [
+          'Api/TeleversementsCreer',
+          { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TELEVERSEMENT#x'] },
+          table,
+          'Allowed',
+        ],
         ['Api/TravauxListe', { action: 'dynamodb:Query', ressource: { type: 'table', table: '' } }, `${table}/index/gsi3`, 'ImplicitlyDenied'],
         ['Flux/Outil', { action: 's3:GetObject', ressource: { type: 'bucket', bucket: '' } }, objet('zips/a/b.zip'), 'ImplicitlyDenied'],
         ['Flux/Outil', { action: 's3:PutObject', ressource: { type: 'bucket', bucket: '' } }, objet('entrees/a/b/0.jpg'), 'ImplicitlyDenied'],
         ['Api/Travail', { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CADENCE#abc#1'] }, table, 'ImplicitlyDenied'],
-        ['Flux/Balayeur', { action: 'states:DescribeExecution', ressource: { type: 'table', table: '' } }, `${c.machine.aws.replace(':stateMachine:', ':execution:')}Autre:x`, 'ImplicitlyDenied'],
+        [
+          'Flux/Balayeur',
+          { action: 'states:DescribeExecution', ressource: { type: 'table', table: '' } },
+          `${c.machine.aws.replace(':stateMachine:', ':execution:')}Autre:x`,
+          'ImplicitlyDenied',
+        ],
         ['Flux/Preparer', { action: 'secretsmanager:GetSecretValue', ressource: { type: 'table', table: '' } }, c.secretC2pa, 'ImplicitlyDenied'],
       ];
       for (const [fonction, appel, arn, attendu] of cas) {
-        expect(await evaluer(modele.fonctions.get(fonction)!, { fonction, operation: 'test', ...appel }, arn), `${fonction} ${appel.action} ${arn} ${appel.clesPrincipales ?? ''}`).toBe(attendu);
+        expect(
+          await evaluer(modele.fonctions.get(fonction)!, { fonction, operation: 'test', ...appel }, arn),
+          `${fonction} ${appel.action} ${arn} ${appel.clesPrincipales ?? ''}`,
+        ).toBe(attendu);
       }
     });
 
@@ -254,7 +268,9 @@ describe('every AWS call of the integration scenarios, against the deployed poli
       }
       const refus: string[] = [];
       // A missing key would make a ForAllValues condition vacuously true: every item call carries its keys.
-      const sansCles = appels.filter((a) => /^dynamodb:(GetItem|BatchGetItem|PutItem|UpdateItem|DeleteItem|ConditionCheckItem)$/.test(a.action) && !a.clesPrincipales?.length);
+      const sansCles = appels.filter(
+        (a) => /^dynamodb:(GetItem|BatchGetItem|PutItem|UpdateItem|DeleteItem|ConditionCheckItem)$/.test(a.action) && !a.clesPrincipales?.length,
+      );
       expect(sansCles.map((a) => `${a.fonction} ${a.operation}`)).toEqual([]);
       const utilises = new Map<string, { action: string; arn: string }[]>();
       for (const { appel, arn } of uniques.values()) {
@@ -277,7 +293,12 @@ describe('every AWS call of the integration scenarios, against the deployed poli
       let totalAccordes = 0;
       let totalUtilises = 0;
       const couvre = (motif: string, arn: string) =>
-        new RegExp(`^${motif.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(arn);
+        new RegExp(
+          `^${motif
+            .split('*')
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+        ).test(arn);
       const fonctions = [...modele.fonctions.values()].filter((f) => /^(Api|Flux)\//.test(f.chemin)).sort((a, b) => a.chemin.localeCompare(b.chemin));
       lignes.push('function                 grants used/granted   actions used/granted');
       for (const f of fonctions) {
@@ -288,9 +309,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
         const actionsUtilisees = actions.filter((a) => faits.some((u) => u.action === a));
         totalAccordes += accordes.length;
         totalUtilises += usages.filter(Boolean).length;
-        lignes.push(
-          `${f.chemin.padEnd(24)} ${`${usages.filter(Boolean).length}/${accordes.length}`.padEnd(20)} ${actionsUtilisees.length}/${actions.length}`,
-        );
+        lignes.push(`${f.chemin.padEnd(24)} ${`${usages.filter(Boolean).length}/${accordes.length}`.padEnd(20)} ${actionsUtilisees.length}/${actions.length}`);
         accordes.forEach((g, i) => {
           if (!usages[i]) inutilises.push(`${f.chemin}: ${g.action} on ${g.ressource}${g.condition ? ` if ${JSON.stringify(g.condition)}` : ''}`);
         });
@@ -318,6 +337,8 @@ const accordsDe = (f: FonctionModele): { action: string; ressource: string; cond
   f.declarations
     .filter((d) => d.Effect === 'Allow')
     .flatMap((d) =>
-      [d.Action].flat().flatMap((action) => [d.Resource].flat().map((ressource) => ({ action, ressource, ...(d.Condition ? { condition: d.Condition } : {}) }))),
+      [d.Action]
+        .flat()
+        .flatMap((action) => [d.Resource].flat().map((ressource) => ({ action, ressource, ...(d.Condition ? { condition: d.Condition } : {}) }))),
     )
     .filter((g) => !PLATEFORME.test(g.action));

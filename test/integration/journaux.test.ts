@@ -46,7 +46,9 @@ describe('logs hold no personal data', () => {
     const { cle } = await pile.creerCompte(40);
     const url = pile.urlBase;
     // A photo with enough detail that a piece of its base64 could not appear by chance.
-    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+      .jpeg()
+      .toBuffer();
     const base64 = enBase64(photo);
     const texte = 'Maison Zyxwv-4417 au calme, vue sur le canal';
     const jeton = 'tok_Q9vX31mZpLr';
@@ -110,17 +112,20 @@ describe('logs hold no personal data', () => {
     await expect(outil(etat, {} as Context)).rejects.toThrow();
 
     // A DynamoDB error that carries the record its condition failed on (ReturnValuesOnConditionCheckFailure).
-    const essai = etape(async () => pile.deps, 'essai', async () =>
-      pile.deps.ddb.send(
-        new UpdateCommand({
-          TableName: pile.deps.table,
-          Key: cles.travail(b),
-          UpdateExpression: 'SET essai = :un',
-          ConditionExpression: 'statut = :jamais',
-          ExpressionAttributeValues: { ':un': 1, ':jamais': 'jamais' },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
+    const essai = etape(
+      async () => pile.deps,
+      'essai',
+      async () =>
+        pile.deps.ddb.send(
+          new UpdateCommand({
+            TableName: pile.deps.table,
+            Key: cles.travail(b),
+            UpdateExpression: 'SET essai = :un',
+            ConditionExpression: 'statut = :jamais',
+            ExpressionAttributeValues: { ':un': 1, ':jamais': 'jamais' },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
     );
     await expect(essai(etat, {} as Context)).rejects.toThrow();
     await pile.attendreInactivite();

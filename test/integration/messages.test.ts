@@ -62,7 +62,11 @@ describe('POST /travaux in JSON', () => {
   it('typos in outil and in a value, and an image with both url and base64: each with its path', async () => {
     const [outil] = refuse(await travaux({ outil: 'stagging', images: [image] }), 422, 'invalid_tool', ['outil']);
     expect(outil!.message).toContain('outil "stagging" is not a tool: did you mean "staging"?');
-    const r = await travaux({ outil: 'staging', valeurs: { style: 'moderen', stlye: 'modern' }, images: [image, { url: image.url, base64: 'AAAA' }, { url: 'http://photos.example.com/a.jpg' }] });
+    const r = await travaux({
+      outil: 'staging',
+      valeurs: { style: 'moderen', stlye: 'modern' },
+      images: [image, { url: image.url, base64: 'AAAA' }, { url: 'http://photos.example.com/a.jpg' }],
+    });
     const details = refuse(r, 422, 'invalid_settings', ['valeurs.style', 'valeurs.stlye', 'images[1]', 'images[2].url']);
     expect(details[0]!.message).toContain('not "moderen": did you mean "modern"?');
     expect(details[1]!.message).toContain('did you mean style?');

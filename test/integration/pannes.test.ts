@@ -293,7 +293,10 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
 
   it('refunded and erased while the model worked: it writes no result, and the refund stands', async () => {
     const { cle, compte } = await pile.creerCompte(20);
-    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(4)) }] } });
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(4)) }] },
+    });
     const id = corps.travaux[0]!.id;
     await jusquAuModele(1);
     // What the sweeper does once the execution has timed out: refund; then the customer erases the job.
@@ -308,7 +311,10 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
 
   it('run again by the sweeper while an older run still worked: the older one writes nothing and neither ends nor refunds the job', async () => {
     const { cle, compte } = await pile.creerCompte(20);
-    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(5)) }] } });
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(5)) }] },
+    });
     const id = corps.travaux[0]!.id;
     await jusquAuModele(2);
     const { nouvelleTentative } = await import('../../lambdas/core/cycle');

@@ -72,7 +72,7 @@ describe('admin CLI', () => {
     expect((await admin('frobnicate')).code).toBe(2);
   });
 
-  it('erases an account\'s work: its job goes, the account, its key and its balance stay; an unknown account is refused', async () => {
+  it("erases an account's work: its job goes, the account, its key and its balance stay; an unknown account is refused", async () => {
     const compte = await admin('create-account', '--credits', '10');
     const cle = compte.sortie.key as string;
     const { imageTest, enBase64, attendreTravail } = await import('../support/client');

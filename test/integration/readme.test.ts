@@ -71,11 +71,16 @@ describe('the README walk through, as written', () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.RETOUCHE_DATA_DIR;
     // About 20 s here; a command that stops working makes a polling loop wait for ever, hence the bound.
-    const { stdout } = await executer('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (erreur: { stdout?: string; stderr?: string; message: string }) => {
-        throw new Error(`the walk through failed: ${erreur.message}\n--- its output, last lines:\n${(erreur.stdout ?? '').slice(-3000)}\n--- stderr:\n${(erreur.stderr ?? '').slice(-3000)}`);
-      },
-    );
+    const { stdout } = await executer('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd: dossier,
+      env,
+      timeout: 150_000,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((erreur: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(
+        `the walk through failed: ${erreur.message}\n--- its output, last lines:\n${(erreur.stdout ?? '').slice(-3000)}\n--- stderr:\n${(erreur.stderr ?? '').slice(-3000)}`,
+      );
+    });
 
     // The job ran on the full-size photo and its result is saved under its own name, with its extension.
     const sauve = /saved (.+\.jpg)\n/.exec(stdout)?.[1];

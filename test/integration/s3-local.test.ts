@@ -83,7 +83,9 @@ describe('presigned upload URLs do only what they were signed for', () => {
     const [t] = await annoncer(cle, [{ type: 'image/jpeg', taille: 10 }]);
     // No URL accepts it any more: put as only a signed request of the service itself could.
     await pile.deps.objets.deposer(cleTeleversement(compte, t!.id), new Uint8Array(0), 'image/jpeg');
-    const plage = await sdkAvec().send(new GetObjectCommand({ Bucket: pile.deps.bucket, Key: cleTeleversement(compte, t!.id), Range: 'bytes=0-15' })).catch((e: unknown) => e);
+    const plage = await sdkAvec()
+      .send(new GetObjectCommand({ Bucket: pile.deps.bucket, Key: cleTeleversement(compte, t!.id), Range: 'bytes=0-15' }))
+      .catch((e: unknown) => e);
     expect(plage).toMatchObject({ name: 'InvalidRange', $metadata: { httpStatusCode: 416 } });
 
     const { statut, corps, ms } = await travail(cle, t!.id);
@@ -112,11 +114,21 @@ describe('presigned upload URLs do only what they were signed for', () => {
       ['another Content-Type', url, 'image/png', image],
       ['one byte short', url, 'image/jpeg', image.subarray(1)],
       ['one byte over', url, 'image/jpeg', Buffer.concat([image, Buffer.from([0])])],
-      ['signature changed', modifiee((u) => u.searchParams.set('X-Amz-Signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`)), 'image/jpeg', image],
+      [
+        'signature changed',
+        modifiee((u) => u.searchParams.set('X-Amz-Signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`)),
+        'image/jpeg',
+        image,
+      ],
       ['another upload’s key', modifiee((u) => (u.pathname = u.pathname.replace(t!.id, autre!.id))), 'image/jpeg', image],
       ['a longer life', modifiee((u) => u.searchParams.set('X-Amz-Expires', '604800')), 'image/jpeg', image],
       ['the size no longer signed', modifiee((u) => u.searchParams.set('X-Amz-SignedHeaders', 'content-type;host')), 'image/jpeg', image],
-      ['another account’s keys', modifiee((u) => u.searchParams.set('X-Amz-Credential', u.searchParams.get('X-Amz-Credential')!.replace('S3RVER', 'AKIAAUTRE'))), 'image/jpeg', image],
+      [
+        'another account’s keys',
+        modifiee((u) => u.searchParams.set('X-Amz-Credential', u.searchParams.get('X-Amz-Credential')!.replace('S3RVER', 'AKIAAUTRE'))),
+        'image/jpeg',
+        image,
+      ],
       ['no signature', modifiee((u) => (u.search = '')), 'image/jpeg', image],
     ];
     for (const [nom, u, type, octets] of cas) expect((await mettre(u, type, octets)).statut, nom).toBe(403);
@@ -135,7 +147,14 @@ describe('presigned upload URLs do only what they were signed for', () => {
     const [t] = await annoncer(cle, [{ type: 'image/jpeg', taille: 3 }]);
     const cleObjet = decodeURIComponent(new URL(t!.url).pathname).split('/').slice(2).join('/');
     const ilYAUneHeure = () => new Date(Date.now() - 3600_000);
-    const perimee = await objetsSignes({ bucket: pile.deps.bucket, region: 'us-east-1', endpoint, cheminStyle: true, identifiants: identifiantsS3Local, horloge: ilYAUneHeure }).urlDepot(cleObjet, 'image/jpeg', 3, 900);
+    const perimee = await objetsSignes({
+      bucket: pile.deps.bucket,
+      region: 'us-east-1',
+      endpoint,
+      cheminStyle: true,
+      identifiants: identifiantsS3Local,
+      horloge: ilYAUneHeure,
+    }).urlDepot(cleObjet, 'image/jpeg', 3, 900);
     expect(await mettre(perimee, 'image/jpeg', Buffer.from('abc'))).toEqual({ statut: 403, code: 'AccessDenied' });
   });
 
@@ -183,14 +202,19 @@ describe('presigned upload URLs do only what they were signed for', () => {
 describe("only s3rver's keys", () => {
   it('a request signed with other keys is a 403, whatever it asks', async () => {
     const commande = () => new PutObjectCommand({ Bucket: pile.deps.bucket, Key: 'entrees/intrus.jpg', Body: Buffer.from('x') });
-    await expect(sdkAvec({ credentials: identifiantsLocaux }).send(commande())).rejects.toMatchObject({ name: 'InvalidAccessKeyId', $metadata: { httpStatusCode: 403 } });
+    await expect(sdkAvec({ credentials: identifiantsLocaux }).send(commande())).rejects.toMatchObject({
+      name: 'InvalidAccessKeyId',
+      $metadata: { httpStatusCode: 403 },
+    });
     await expect(sdkAvec({ credentials: { ...identifiantsS3Local, secretAccessKey: 'autre' } }).send(commande())).rejects.toMatchObject({
       name: 'SignatureDoesNotMatch',
       $metadata: { httpStatusCode: 403 },
     });
     const anonyme = await fetch(`${endpoint}/${pile.deps.bucket}/entrees/intrus.jpg`, { method: 'PUT', body: 'x' });
     expect(anonyme.status).toBe(403);
-    await expect(pile.deps.s3.send(new HeadObjectCommand({ Bucket: pile.deps.bucket, Key: 'entrees/intrus.jpg' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    await expect(pile.deps.s3.send(new HeadObjectCommand({ Bucket: pile.deps.bucket, Key: 'entrees/intrus.jpg' }))).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 404 },
+    });
   });
 });
 
@@ -203,10 +227,13 @@ describe('what the SDK sends in this project passes the front', () => {
     ];
     for (const f of sources) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: f.cle, Body: f.octets, ContentType: 'image/jpeg' }));
     const operations: string[] = [];
-    s3.middlewareStack.add((next, contexte) => async (args) => {
-      operations.push(contexte.commandName!);
-      return next(args);
-    }, { step: 'initialize', name: 'operationsS3Local' });
+    s3.middlewareStack.add(
+      (next, contexte) => async (args) => {
+        operations.push(contexte.commandName!);
+        return next(args);
+      },
+      { step: 'initialize', name: 'operationsS3Local' },
+    );
     try {
       await ecrireZip({ s3, bucket, cle: 'zips/s3-local.zip', fichiers: sources });
     } finally {
@@ -238,14 +265,26 @@ describe('what the SDK sends in this project passes the front', () => {
 
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'resultats/s3-local/present.jpg', Body: randomBytes(9 * 1024 * 1024) }));
     const abandons: number[] = [];
-    s3.middlewareStack.add((next, contexte) => async (args) => {
-      const sortie = await next(args);
-      if (contexte.commandName === 'AbortMultipartUploadCommand') abandons.push((sortie.output as { $metadata: { httpStatusCode: number } }).$metadata.httpStatusCode);
-      return sortie;
-    }, { step: 'initialize', name: 'abandonsS3Local' });
+    s3.middlewareStack.add(
+      (next, contexte) => async (args) => {
+        const sortie = await next(args);
+        if (contexte.commandName === 'AbortMultipartUploadCommand')
+          abandons.push((sortie.output as { $metadata: { httpStatusCode: number } }).$metadata.httpStatusCode);
+        return sortie;
+      },
+      { step: 'initialize', name: 'abandonsS3Local' },
+    );
     try {
       await expect(
-        ecrireZip({ s3, bucket, cle, fichiers: [{ cle: 'resultats/s3-local/present.jpg', nom: 'a.jpg' }, { cle: 'resultats/s3-local/absent.jpg', nom: 'b.jpg' }] }),
+        ecrireZip({
+          s3,
+          bucket,
+          cle,
+          fichiers: [
+            { cle: 'resultats/s3-local/present.jpg', nom: 'a.jpg' },
+            { cle: 'resultats/s3-local/absent.jpg', nom: 'b.jpg' },
+          ],
+        }),
       ).rejects.toMatchObject({ name: 'NoSuchKey' });
       await expect.poll(() => abandons).toEqual([204]);
     } finally {
@@ -268,11 +307,15 @@ describe('what the SDK sends in this project passes the front', () => {
   it('aws-chunked bodies (the SDK’s default for streams, which client-s3.ts turns off) are refused loudly, not stored with their framing', async () => {
     const parDefaut = new S3Client({ endpoint, region: 'us-east-1', credentials: identifiantsS3Local, forcePathStyle: true, maxAttempts: 1 });
     const cle = 'entrees/s3-local/chunked.jpg';
-    await expect(parDefaut.send(new PutObjectCommand({ Bucket: pile.deps.bucket, Key: cle, Body: Readable.from([randomBytes(1000)]), ContentLength: 1000 }))).rejects.toMatchObject({
+    await expect(
+      parDefaut.send(new PutObjectCommand({ Bucket: pile.deps.bucket, Key: cle, Body: Readable.from([randomBytes(1000)]), ContentLength: 1000 })),
+    ).rejects.toMatchObject({
       name: 'InvalidArgument',
       $metadata: { httpStatusCode: 400 },
     });
     parDefaut.destroy();
-    await expect(pile.deps.s3.send(new HeadObjectCommand({ Bucket: pile.deps.bucket, Key: cle }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    await expect(pile.deps.s3.send(new HeadObjectCommand({ Bucket: pile.deps.bucket, Key: cle }))).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 404 },
+    });
   });
 });

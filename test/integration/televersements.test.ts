@@ -22,7 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => pile?.arreter());
 
-const annoncer = (cle: string, fichiers: unknown) => appeler<{ televersements: Televersement[]; error?: Record<string, unknown> }>(pile.urlBase, 'POST', '/televersements', { cle, json: { fichiers } });
+const annoncer = (cle: string, fichiers: unknown) =>
+  appeler<{ televersements: Televersement[]; error?: Record<string, unknown> }>(pile.urlBase, 'POST', '/televersements', { cle, json: { fichiers } });
 
 /** What a client does with one entry of the answer: PUT the bytes with the given headers. */
 const envoyer = async (t: Televersement, octets: Buffer): Promise<number> => {
@@ -33,7 +34,10 @@ const envoyer = async (t: Televersement, octets: Buffer): Promise<number> => {
 
 /** Announces and uploads files; returns their upload ids. */
 const televerser = async (cle: string, fichiers: Buffer[], type = 'image/jpeg'): Promise<string[]> => {
-  const { statut, corps } = await annoncer(cle, fichiers.map((f, i) => ({ nom: `photo-${i}.jpg`, type, taille: f.length })));
+  const { statut, corps } = await annoncer(
+    cle,
+    fichiers.map((f, i) => ({ nom: `photo-${i}.jpg`, type, taille: f.length })),
+  );
   expect(statut).toBe(201);
   for (const [i, t] of corps.televersements.entries()) expect(await envoyer(t, fichiers[i]!)).toBe(200);
   return corps.televersements.map((t) => t.id);
@@ -72,7 +76,15 @@ describe('POST /televersements', () => {
     const { cle } = await pile.creerCompte(5);
     const trop = await annoncer(cle, [{ type: 'image/jpeg', taille: 15 * 1024 * 1024 + 1 }]);
     expect(trop).toMatchObject({ statut: 413, corps: { error: { code: 'image_too_large', index: 0, max_octets: 15 * 1024 * 1024 } } });
-    for (const fichiers of [[], Array.from({ length: 51 }, () => ({ type: 'image/jpeg', taille: 1 })), [{ type: 'image/gif', taille: 10 }], [{ type: 'image/jpeg', taille: 0 }], [{ type: 'image/jpeg', taille: 1.5 }], [{ type: 'image/jpeg' }], 'salon.jpg']) {
+    for (const fichiers of [
+      [],
+      Array.from({ length: 51 }, () => ({ type: 'image/jpeg', taille: 1 })),
+      [{ type: 'image/gif', taille: 10 }],
+      [{ type: 'image/jpeg', taille: 0 }],
+      [{ type: 'image/jpeg', taille: 1.5 }],
+      [{ type: 'image/jpeg' }],
+      'salon.jpg',
+    ]) {
       const { statut, corps } = await annoncer(cle, fichiers);
       expect(statut, JSON.stringify(fichiers).slice(0, 80)).toBe(422);
       expect(corps.error?.code).toBe('invalid_image');
@@ -166,7 +178,10 @@ describe('jobs from uploads', () => {
     const [image] = await televerser(cle, [await imageTest(9)]);
     const seul = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: texte }] } });
     expect(seul).toMatchObject({ statut: 422, corps: { error: { code: 'invalid_image' } } });
-    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: texte }, { televersement: image }] } });
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ televersement: texte }, { televersement: image }] },
+    });
     expect(statut).toBe(202);
     expect(corps.echecs).toEqual([{ index: 0, code: 'invalid_image', message: 'The uploaded file is not a JPEG, PNG or WebP image.' }]);
     expect(corps.cout_total).toBe(2);
@@ -174,7 +189,9 @@ describe('jobs from uploads', () => {
 
   it('an upload over 50 megapixels is refused before anything is charged (413 with its dimensions)', async () => {
     const { cle } = await pile.creerCompte(10);
-    const bombe = await sharp({ create: { width: 10_000, height: 6_000, channels: 3, background: '#88aacc' } }).png({ compressionLevel: 9 }).toBuffer();
+    const bombe = await sharp({ create: { width: 10_000, height: 6_000, channels: 3, background: '#88aacc' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     const [id] = await televerser(cle, [bombe], 'image/png');
     const { statut, corps } = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } });
     expect(statut).toBe(413);
@@ -215,7 +232,8 @@ describe('a full-size photo', () => {
 describe('an upload is decoded only as it was checked (issue 21, point 1)', () => {
   /** An SVG that keeps a decoder busy for minutes, padded to `taille` bytes with a comment. */
   const svgDeTaille = (taille: number): Buffer => {
-    const debut = '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f"><feTurbulence baseFrequency="0.9" numOctaves="10"/></filter><rect width="100%" height="100%" filter="url(#f)"/><!--';
+    const debut =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f"><feTurbulence baseFrequency="0.9" numOctaves="10"/></filter><rect width="100%" height="100%" filter="url(#f)"/><!--';
     const fin = '--></svg>';
     return Buffer.from(debut + 'x'.repeat(taille - debut.length - fin.length) + fin);
   };
@@ -231,15 +249,23 @@ describe('an upload is decoded only as it was checked (issue 21, point 1)', () =
       }
       return portes.get(id)!;
     };
-    const p = await demarrerPileTest({ panne: async (etat, entree) => void (etat === 'Outil' && entree.travail ? await porte(entree.travail).ouverte : undefined) });
+    const p = await demarrerPileTest({
+      panne: async (etat, entree) => void (etat === 'Outil' && entree.travail ? await porte(entree.travail).ouverte : undefined),
+    });
     try {
       const { cle } = await p.creerCompte(10);
       const photo = await imageTest(11);
       const autre = Buffer.from(photo);
       const milieu = Math.floor(autre.length / 2);
       autre.writeUInt8(autre.readUInt8(milieu) ^ 0xff, milieu); // the same length, still a JPEG by its first bytes
-      for (const [remplacant, nom] of [[svgDeTaille(photo.length), 'an SVG'], [autre, 'another JPEG']] as const) {
-        const { corps } = await appeler<{ televersements: Televersement[] }>(p.urlBase, 'POST', '/televersements', { cle, json: { fichiers: [{ type: 'image/jpeg', taille: photo.length }] } });
+      for (const [remplacant, nom] of [
+        [svgDeTaille(photo.length), 'an SVG'],
+        [autre, 'another JPEG'],
+      ] as const) {
+        const { corps } = await appeler<{ televersements: Televersement[] }>(p.urlBase, 'POST', '/televersements', {
+          cle,
+          json: { fichiers: [{ type: 'image/jpeg', taille: photo.length }] },
+        });
         const [t] = corps.televersements;
         expect(await envoyer(t!, photo)).toBe(200);
         const lance = await appeler<Lancement>(p.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: t!.id }] } });
@@ -271,7 +297,10 @@ describe('uploads are not free storage (issue 21, point 2)', () => {
   afterAll(async () => p?.arreter());
 
   const annoncerSur = (cle: string, n: number, taille = 1000) =>
-    appeler<{ televersements: Televersement[]; error?: Record<string, unknown> & { message?: string } }>(p.urlBase, 'POST', '/televersements', { cle, json: { fichiers: Array.from({ length: n }, (_, i) => ({ nom: `f${i}.jpg`, type: 'image/jpeg', taille })) } });
+    appeler<{ televersements: Televersement[]; error?: Record<string, unknown> & { message?: string } }>(p.urlBase, 'POST', '/televersements', {
+      cle,
+      json: { fichiers: Array.from({ length: n }, (_, i) => ({ nom: `f${i}.jpg`, type: 'image/jpeg', taille })) },
+    });
   const enregistrements = async (compte: string) => {
     const { toutDuCompte } = await import('../../lambdas/core/consultation');
     return toutDuCompte<{ statut: string }>(p.deps, compte, 'TELEVERSEMENT#');
@@ -378,12 +407,17 @@ describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
   it('a listing’s claim on an upload is no job: GET /travaux/<upload id> answers 404, and the claim goes with the listing', async () => {
     const { cle } = await pile.creerCompte(10);
     const ids = await televerser(cle, [await imageTest(30), await imageTest(31)]);
-    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: ids.map((televersement) => ({ televersement })) } });
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'annonce', valeurs: { lieu: 'Gent' }, images: ids.map((televersement) => ({ televersement })) },
+    });
     const annonce = corps.travaux[0]!.id;
     await attendreTravail(pile.urlBase, cle, annonce);
     for (const id of ids) expect((await appeler(pile.urlBase, 'GET', `/travaux/${id}`, { cle })).statut).toBe(404);
     expect((await appeler(pile.urlBase, 'GET', '/travaux', { cle })).corps.travaux.map((t: { id: string }) => t.id)).toEqual([annonce]);
-    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: ids[0] }] } })).corps.error).toMatchObject({ raison: 'deja_utilise' });
+    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: ids[0] }] } })).corps.error).toMatchObject({
+      raison: 'deja_utilise',
+    });
     expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${annonce}`, { cle })).statut).toBe(200);
     const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');

@@ -30,8 +30,7 @@ let pile: PileTemplate;
 const demarrer = (template?: Template) =>
   demarrerPileTemplate({ synthese, template, dynamoEndpoint: inject('dynamoEndpoint'), pauseReessaiMs: 5, environnementLocal: quiet });
 
-const compte = (p: PileTemplate, credits: number) =>
-  creerCompte({ ddb: clientDocument(p.dynamo), table: p.table, horloge: () => new Date() }, credits);
+const compte = (p: PileTemplate, credits: number) => creerCompte({ ddb: clientDocument(p.dynamo), table: p.table, horloge: () => new Date() }, credits);
 
 const solde = async (p: PileTemplate, cle: string) => (await appeler<{ credits: number }>(p.urlBase, 'GET', '/solde', { cle })).corps.credits;
 
@@ -76,7 +75,10 @@ describe('the synthesized template, run locally', () => {
   it('runs a ciel job: 202, then termine, its result downloaded through the links function, signed with C2PA', async () => {
     const { cle } = await compte(pile, 10);
     const source = await imageTest(11);
-    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(source), nom: 'jardin.jpg' }] } });
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ base64: enBase64(source), nom: 'jardin.jpg' }] },
+    });
     expect(statut).toBe(202);
     expect(v.safeParse(SchemaLancement, corps).issues).toBeUndefined();
     expect(await solde(pile, cle)).toBe(8);
@@ -89,7 +91,10 @@ describe('the synthesized template, run locally', () => {
     const meta = await sharp(resultat).metadata();
     expect([meta.width, meta.height, meta.format]).toEqual([96, 64, 'jpeg']);
     // Signed with the key the C2PA custom resource's own function put in its secret.
-    const idSecret = pile.fonctions[Object.keys(pile.fonctions).find((id) => pile.fonctions[id]!.env.RETOUCHE_C2PA_SECRET_ARN)!]!.env.RETOUCHE_C2PA_SECRET_ARN!.split(':').pop()!;
+    const idSecret =
+      pile.fonctions[Object.keys(pile.fonctions).find((id) => pile.fonctions[id]!.env.RETOUCHE_C2PA_SECRET_ARN)!]!.env.RETOUCHE_C2PA_SECRET_ARN!.split(
+        ':',
+      ).pop()!;
     const { chaine } = JSON.parse(pile.secret(idSecret)!) as { chaine: string[] };
     expect((await verifierC2pa(resultat, 'jpeg', chaine.at(-1)!)).valide).toBe(true);
   });
@@ -98,7 +103,13 @@ describe('the synthesized template, run locally', () => {
     const { cle } = await compte(pile, 20);
     const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
       cle,
-      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(12)), nom: 'a.jpg' }, { base64: enBase64(await imageTest(13, 'png')), nom: 'b.png' }] },
+      json: {
+        outil: 'ciel',
+        images: [
+          { base64: enBase64(await imageTest(12)), nom: 'a.jpg' },
+          { base64: enBase64(await imageTest(13, 'png')), nom: 'b.png' },
+        ],
+      },
     });
     expect(statut).toBe(202);
     expect(corps.lot).not.toBeNull();
@@ -131,7 +142,10 @@ describe('the synthesized template, run locally', () => {
 
   it('a job whose image URL is refused (SSRF) ends echec and is refunded', async () => {
     const { cle } = await compte(pile, 10);
-    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ url: 'https://127.0.0.1/interdit.jpg' }] } });
+    const { statut, corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+      cle,
+      json: { outil: 'ciel', images: [{ url: 'https://127.0.0.1/interdit.jpg' }] },
+    });
     expect(statut).toBe(202);
     expect(corps.cout_total).toBe(2);
     const fini = await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
@@ -166,9 +180,9 @@ describe('what the test catches in the template', () => {
     t.Resources[idDe(pile, 'solde')]!.Properties!.Code.S3Key = 'casse.zip';
     const assets = structuredClone(synthese.assets);
     assets.files.casse = { source: { path: path.basename(casse), packaging: 'zip' }, destinations: { local: { objectKey: 'casse.zip' } } };
-    await expect(demarrerPileTemplate({ synthese: { ...synthese, assets }, template: t, dynamoEndpoint: inject('dynamoEndpoint'), environnementLocal: quiet })).rejects.toThrow(
-      /broken bundle/,
-    );
+    await expect(
+      demarrerPileTemplate({ synthese: { ...synthese, assets }, template: t, dynamoEndpoint: inject('dynamoEndpoint'), environnementLocal: quiet }),
+    ).rejects.toThrow(/broken bundle/);
   });
 
   it('a renamed variable: the route answers 500', async () => {

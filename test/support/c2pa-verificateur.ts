@@ -50,7 +50,7 @@ export class WebPAsset implements Asset {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const riffEnd = 8 + view.getUint32(4, true);
     if (riffEnd !== data.length) throw new Error(`taille RIFF ${riffEnd} != taille du fichier ${data.length}`);
-    for (let pos = 12; pos < riffEnd; ) {
+    for (let pos = 12; pos < riffEnd;) {
       if (pos + 8 > riffEnd) throw new Error(`en-tête de chunk tronqué à ${pos}`);
       const id = ascii(data, pos, 4);
       const size = view.getUint32(pos + 4, true);
@@ -149,11 +149,15 @@ export async function verifierC2pa(fichier: Buffer, format: FormatImage, ancre: 
         });
     } else if (a.label?.startsWith('c2pa.ingredient')) {
       const ref = raw?.activeManifest ?? raw?.c2pa_manifest ?? raw?.data;
-      manifeste.ingredients.push({ titre: raw?.['dc:title'], relation: raw?.relationship, hash: hex(ref?.hash), instanceId: raw?.instanceID ?? raw?.instance_id });
+      manifeste.ingredients.push({
+        titre: raw?.['dc:title'],
+        relation: raw?.relationship,
+        hash: hex(ref?.hash),
+        instanceId: raw?.instanceID ?? raw?.instance_id,
+      });
     }
   }
-  if (!m.assertions.assertions.some((a) => a.label === 'c2pa.actions' || a.label === 'c2pa.actions.v2'))
-    erreurs.push("pas d'assertion c2pa.actions");
+  if (!m.assertions.assertions.some((a) => a.label === 'c2pa.actions' || a.label === 'c2pa.actions.v2')) erreurs.push("pas d'assertion c2pa.actions");
 
   // ---- c2pa-ts validation: signature, certificate profiles, hashed URIs, data hash --------------
   let resultat: ValidationResult;
@@ -168,7 +172,8 @@ export async function verifierC2pa(fichier: Buffer, format: FormatImage, ancre: 
   // ---- hard binding: exactly a c2pa.hash.data, checked, excluding only the manifest container -----
   const liaisons = m.assertions.getHardBindings();
   const dataHash = liaisons.find((a) => a.label === 'c2pa.hash.data') as any;
-  if (liaisons.length !== 1 || !dataHash) erreurs.push(`liaison forte attendue: un c2pa.hash.data (trouvé: ${liaisons.map((a) => a.label).join(', ') || 'aucune'})`);
+  if (liaisons.length !== 1 || !dataHash)
+    erreurs.push(`liaison forte attendue: un c2pa.hash.data (trouvé: ${liaisons.map((a) => a.label).join(', ') || 'aucune'})`);
   else if (!resultat.statusEntries.some((s) => s.code.startsWith('assertion.dataHash')))
     erreurs.push("c2pa.hash.data non vérifié sur les octets de l'image (validation interrompue avant)");
   if (dataHash) {
@@ -211,7 +216,7 @@ export async function verifierC2pa(fichier: Buffer, format: FormatImage, ancre: 
     const ancre_ok = sommet.raw.equals(anchor.raw) || (sommet.checkIssued(anchor) && sommet.verify(anchor.publicKey));
     if (!ancre_ok) erreurs.push("chaîne de certificats non émise par l'ancre donnée");
     const now = Date.now();
-    if (now < Date.parse(anchor.validFrom) || now > Date.parse(anchor.validTo)) erreurs.push("ancre hors de sa période de validité");
+    if (now < Date.parse(anchor.validFrom) || now > Date.parse(anchor.validTo)) erreurs.push('ancre hors de sa période de validité');
   } catch (e) {
     erreurs.push(`signature: ${(e as Error).message}`);
   }

@@ -40,8 +40,7 @@ export const generateur = (graine: number) => {
 };
 
 /** A number in [0, 1) fixed by the seed and a key: the same decision whatever the order of calls. */
-export const tirage = (graine: number, cle: string): number =>
-  createHash('sha256').update(`${graine}:${cle}`).digest().readUInt32BE(0) / 4294967296;
+export const tirage = (graine: number, cle: string): number => createHash('sha256').update(`${graine}:${cle}`).digest().readUInt32BE(0) / 4294967296;
 
 export type SortePanne = 'transitoire' | 'reponse_perdue' | 'delai' | 'permanente' | 'perte';
 export const SORTES: readonly SortePanne[] = ['transitoire', 'reponse_perdue', 'delai', 'permanente', 'perte'];
@@ -59,7 +58,10 @@ export const panneDe = (sorte: SortePanne, etat: string): Panne => {
       // A Lambda timeout reaches Step Functions as Lambda.Unknown; the work may or may not be done.
       return { quand: 'apres', erreur: nommee('Lambda.Unknown', 'Injected: Task timed out after 300.00 seconds') };
     case 'permanente':
-      return { quand: 'avant', erreur: etat === 'Outil' ? new ErreurTravail('contenu_refuse') : new ErreurTravail('erreur_interne', 'Injected: permanent failure') };
+      return {
+        quand: 'avant',
+        erreur: etat === 'Outil' ? new ErreurTravail('contenu_refuse') : new ErreurTravail('erreur_interne', 'Injected: permanent failure'),
+      };
     case 'perte':
       return { quand: 'perte' };
   }
@@ -232,7 +234,10 @@ export const lancerCampagne = async (o: OptionsCampagne): Promise<BilanCampagne>
     }
     panneActive = false;
     await pile.attendreInactivite();
-    const ecarts = await verifierInvariant(pile.deps, comptes.map((c) => ({ compte: c.compte, accordes: CREDITS })));
+    const ecarts = await verifierInvariant(
+      pile.deps,
+      comptes.map((c) => ({ compte: c.compte, accordes: CREDITS })),
+    );
     return { graine: o.graine, requetes, refusees, pannes, passes, balayages, ecarts, dureeMs: Date.now() - debut };
   } finally {
     await pile.attendreInactivite().catch(() => undefined);
@@ -250,7 +255,10 @@ export const resumer = (b: BilanCampagne): string => {
   );
   return [
     `seed ${b.graine}: ${b.requetes} requests (${b.refusees} refused, charged nothing), ${b.ecarts.travaux} jobs (${b.ecarts.termines} termine, ${b.ecarts.echecs} echec refunded), ${b.ecarts.lots} batches`,
-    `faults injected: ${total} — ${Object.entries(b.pannes).sort().map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `faults injected: ${total} — ${Object.entries(b.pannes)
+      .sort()
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
     `sweeper: ${b.passes} passes; started ${reprises.demarres}, ran again ${reprises.relances}, refunded ${reprises.rembourses}, closed ${reprises.lots} batches`,
     `drift = ${b.ecarts.derive}${b.ecarts.problemes.length ? `: ${b.ecarts.problemes.slice(0, 5).join('; ')}` : ''} (${(b.dureeMs / 1000).toFixed(1)} s)`,
   ].join('\n');

@@ -105,7 +105,12 @@ export const REQUETE_CONVERSE = v.object({
 
 export const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'guardrail_intervened', 'content_filtered'] as const;
 
-const imageRekognition = v.strictObject({ Bytes: v.pipe(v.instance(Uint8Array), v.check((o) => o.length > 0 && o.length <= REKOGNITION.octetsMax, 'Image.Bytes: 1 byte to 5 MB')) });
+const imageRekognition = v.strictObject({
+  Bytes: v.pipe(
+    v.instance(Uint8Array),
+    v.check((o) => o.length > 0 && o.length <= REKOGNITION.octetsMax, 'Image.Bytes: 1 byte to 5 MB'),
+  ),
+});
 export const REQUETE_DETECT_LABELS = v.strictObject({
   Image: imageRekognition,
   MaxLabels: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
@@ -113,7 +118,29 @@ export const REQUETE_DETECT_LABELS = v.strictObject({
   Features: v.optional(v.array(v.picklist(['GENERAL_LABELS', 'IMAGE_PROPERTIES']))),
   Settings: v.optional(v.object({})),
 });
-export const REQUETE_DETECT_FACES = v.strictObject({ Image: imageRekognition, Attributes: v.optional(v.array(v.picklist(['DEFAULT', 'ALL', 'AGE_RANGE', 'BEARD', 'EMOTIONS', 'EYE_DIRECTION', 'EYEGLASSES', 'EYES_OPEN', 'GENDER', 'MOUTH_OPEN', 'MUSTACHE', 'FACE_OCCLUDED', 'SMILE', 'SUNGLASSES']))) });
+export const REQUETE_DETECT_FACES = v.strictObject({
+  Image: imageRekognition,
+  Attributes: v.optional(
+    v.array(
+      v.picklist([
+        'DEFAULT',
+        'ALL',
+        'AGE_RANGE',
+        'BEARD',
+        'EMOTIONS',
+        'EYE_DIRECTION',
+        'EYEGLASSES',
+        'EYES_OPEN',
+        'GENDER',
+        'MOUTH_OPEN',
+        'MUSTACHE',
+        'FACE_OCCLUDED',
+        'SMILE',
+        'SUNGLASSES',
+      ]),
+    ),
+  ),
+});
 export const REQUETE_DETECT_TEXT = v.strictObject({ Image: imageRekognition, Filters: v.optional(v.object({})) });
 
 /** Rekognition accepts JPEG and PNG only (not WebP). */

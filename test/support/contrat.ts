@@ -48,7 +48,11 @@ const corpsInvalide = (nom: string, pourquoi: string, corps: string): CasInvalid
 export const CAS_INVALIDES: CasInvalide[] = [
   corpsInvalide('outil-inconnu', 'a tool that does not exist', `{ outil: 'peinture', images: [{ url: ${URL_IMAGE} }] }`),
   corpsInvalide('outil-manquant', 'no outil', `{ images: [{ url: ${URL_IMAGE} }] }`),
-  corpsInvalide('valeur-non-permise', 'a setting value outside its list', `{ outil: 'staging', valeurs: { style: 'baroque' }, images: [{ url: ${URL_IMAGE} }] }`),
+  corpsInvalide(
+    'valeur-non-permise',
+    'a setting value outside its list',
+    `{ outil: 'staging', valeurs: { style: 'baroque' }, images: [{ url: ${URL_IMAGE} }] }`,
+  ),
   corpsInvalide('reglage-requis-manquant', 'annonce without lieu', `{ outil: 'annonce', valeurs: { langue: 'French' } }`),
   corpsInvalide('valeurs-requises-manquantes', 'annonce without valeurs (lieu is required)', `{ outil: 'annonce' }`),
   corpsInvalide('reglage-inconnu', 'a setting the tool does not have', `{ outil: 'ciel', valeurs: { style: 'modern' }, images: [{ url: ${URL_IMAGE} }] }`),

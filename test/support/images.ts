@@ -28,5 +28,7 @@ export const imageTest = async (graine = 0, format: 'jpeg' | 'png' | 'webp' = 'j
       pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 70 + grain + Math.round(bas * 0.5);
     }
   }
-  return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })[format]().toBuffer();
+  return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })
+    [format]()
+    .toBuffer();
 };

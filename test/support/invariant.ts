@@ -22,7 +22,13 @@ export const travailOuvert = async (d: Deps): Promise<number> => {
   let n = 0;
   for (const partition of [OUVERTS.travaux, OUVERTS.lots]) {
     const { Count } = await d.ddb.send(
-      new QueryCommand({ TableName: d.table, IndexName: INDEX.ouverts, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': partition }, Select: 'COUNT' }),
+      new QueryCommand({
+        TableName: d.table,
+        IndexName: INDEX.ouverts,
+        KeyConditionExpression: 'gsi3pk = :p',
+        ExpressionAttributeValues: { ':p': partition },
+        Select: 'COUNT',
+      }),
     );
     n += Count ?? 0;
   }
@@ -76,7 +82,7 @@ export const verifierInvariant = async (d: Deps, comptes: { compte: string; acco
       if (lot.total !== siens.length || lot.termines !== termines || lot.echecs !== echecs || lot.restants !== 0) {
         probleme(`batch ${id}: counters ${lot.termines}+${lot.echecs}/${lot.total} (restants ${lot.restants}), jobs say ${termines}+${echecs}/${siens.length}`);
       }
-      if ((termines > 0) !== Boolean(lot.zip_cle)) probleme(`batch ${id}: ${termines} results but zip ${lot.zip_cle}`);
+      if (termines > 0 !== Boolean(lot.zip_cle)) probleme(`batch ${id}: ${termines} results but zip ${lot.zip_cle}`);
       if (lot.zip_cle) {
         try {
           await d.s3.send(new HeadObjectCommand({ Bucket: d.bucket, Key: lot.zip_cle }));

@@ -66,8 +66,10 @@ const champ = (suivant: () => number, cx: number, cy: number) => {
     const j = Math.min(cy - 1, Math.floor(y));
     const tx = lisse(x - i);
     const ty = lisse(y - j);
-    const a = grille[j * (cx + 1) + i]!, b = grille[j * (cx + 1) + i + 1]!;
-    const c = grille[(j + 1) * (cx + 1) + i]!, d = grille[(j + 1) * (cx + 1) + i + 1]!;
+    const a = grille[j * (cx + 1) + i]!,
+      b = grille[j * (cx + 1) + i + 1]!;
+    const c = grille[(j + 1) * (cx + 1) + i]!,
+      d = grille[(j + 1) * (cx + 1) + i + 1]!;
     return (a + (b - a) * tx) * (1 - ty) + (c + (d - c) * tx) * ty;
   };
 };
@@ -116,7 +118,11 @@ export const pixelsPhotoGrande = (options: OptionsPhoto = {}): { data: Buffer; l
   // Tree line and bush tops depend on the column only (the keystone hardly moves them).
   const hautArbres = Float64Array.from({ length: W }, (_, x) => 0.5 + 0.06 * cimes((x + 0.5) / W, 0) + 0.02 * nuagesFins((x + 0.5) / W / 2, 0.3));
   const hautBuissons = Float64Array.from({ length: W }, (_, x) => 0.675 + 0.035 * buissons((cx + (x + 0.5 - cx) / 0.986) / W, 0));
-  let r = 0, g = 0, b = 0, grain = 0, micro = 0;
+  let r = 0,
+    g = 0,
+    b = 0,
+    grain = 0,
+    micro = 0;
   const teinte = (R: number, G: number, B: number) => {
     r = R;
     g = G;
@@ -224,7 +230,7 @@ export const pixelsPhotoGrande = (options: OptionsPhoto = {}): { data: Buffer; l
         } else {
           const n = 0.65 * nuages(fu, fy / 0.6) + 0.35 * nuagesFins(fu, fy / 0.6);
           const c = n < 0.5 ? 0 : n > 0.72 ? 1 : ((n - 0.5) / 0.22) ** 2 * (3 - 2 * ((n - 0.5) / 0.22));
-          const ombre = 1 - 0.12 * Math.max(0, n - 0.7) / 0.3;
+          const ombre = 1 - (0.12 * Math.max(0, n - 0.7)) / 0.3;
           teinte(cielR + (246 * ombre - cielR) * c, cielV + (247 * ombre - cielV) * c, cielB + (250 * ombre - cielB) * c);
           grain = 3.5;
         }

@@ -39,7 +39,12 @@ const entre = (identite: number, k: number, min: number, max: number) => min + (
 export const traits = (identite: number): Traits => ({
   forme: entre(identite, 1, 1.22, 1.42),
   cheveux: entre(identite, 2, -0.78, -0.5),
-  yeux: { ecart: entre(identite, 3, 0.3, 0.44), hauteur: entre(identite, 4, -0.2, -0.04), largeur: entre(identite, 5, 0.13, 0.2), ouverture: entre(identite, 6, 0.05, 0.085) },
+  yeux: {
+    ecart: entre(identite, 3, 0.3, 0.44),
+    hauteur: entre(identite, 4, -0.2, -0.04),
+    largeur: entre(identite, 5, 0.13, 0.2),
+    ouverture: entre(identite, 6, 0.05, 0.085),
+  },
   sourcils: { epaisseur: entre(identite, 7, 0.025, 0.06), pente: entre(identite, 8, -0.06, 0.06) },
   nez: { hauteur: entre(identite, 9, 0.2, 0.36), narines: entre(identite, 10, 0.07, 0.14) },
   bouche: { hauteur: entre(identite, 11, 0.5, 0.66), largeur: entre(identite, 12, 0.22, 0.4), epaisseur: entre(identite, 13, 0.04, 0.09) },
@@ -60,7 +65,12 @@ const peindre = (p: Pixels, forme: Forme, x0: number, y0: number, x1: number, y1
       const i = (y * p.largeur + x) * 3;
       const somme: Rgb = [0, 0, 0];
       let n = 0;
-      for (const [dx, dy] of [[0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]] as const) {
+      for (const [dx, dy] of [
+        [0.25, 0.25],
+        [0.75, 0.25],
+        [0.25, 0.75],
+        [0.75, 0.75],
+      ] as const) {
         const f = forme(x + dx, y + dy);
         if (f) n++;
         const c = f ?? ([p.data[i]!, p.data[i + 1]!, p.data[i + 2]!] as Rgb);
@@ -110,7 +120,7 @@ export const dessinerVisage = (p: Pixels, v: Visage): Rectangle => {
     if (w < t.cheveux + 0.04 * Math.sin(u * 7 + v.identite)) return fois(CHEVEUX, k * (0.85 + 0.3 * hachage(Math.floor(x), Math.floor(y / 3), 3)));
     const cote = Math.abs(u);
     // Eyebrows.
-    const ds = w - (yeux.hauteur - 0.17 + sourcils.pente * (cote - yeux.ecart) / yeux.largeur);
+    const ds = w - (yeux.hauteur - 0.17 + (sourcils.pente * (cote - yeux.ecart)) / yeux.largeur);
     if (Math.abs(ds) < sourcils.epaisseur / 2 && Math.abs(cote - yeux.ecart) < yeux.largeur * 1.1) return fois(CHEVEUX, k);
     // Eyes: the white, the iris, the pupil.
     const [ex, ey] = [(cote - yeux.ecart) * a, (w - yeux.hauteur) * b];
@@ -284,7 +294,11 @@ export const scenePersonnes = (o: OptionsScene = {}): ScenePersonnes => {
       else if (fy < 0.62) {
         const fenetre = fx > 0.08 && fx < 0.22 && fy > 0.27 && fy < 0.5;
         const cadre = fx > 0.07 && fx < 0.23 && fy > 0.26 && fy < 0.51;
-        c = fenetre ? melange([60, 74, 90], [110, 126, 140], (fy - 0.27) / 0.23) : cadre ? [236, 236, 232] : fois([214, 204, 184], 0.9 + 0.15 * fbm(fx, fy, 12, g));
+        c = fenetre
+          ? melange([60, 74, 90], [110, 126, 140], (fy - 0.27) / 0.23)
+          : cadre
+            ? [236, 236, 232]
+            : fois([214, 204, 184], 0.9 + 0.15 * fbm(fx, fy, 12, g));
       } else c = fois([128, 128, 132], 0.85 + 0.2 * fbm(fx, fy, 40, g + 1) + 0.1 * (fy - 0.62));
       const i = (y * L + x) * 3;
       for (let k = 0; k < 3; k++) p.data[i + k] = Math.max(0, Math.min(255, Math.round(c[k]!)));
@@ -308,4 +322,6 @@ export const scenePersonnes = (o: OptionsScene = {}): ScenePersonnes => {
 
 /** The scene as a file, as a customer would send it. */
 export const encoder = (p: Pixels, format: 'jpeg' | 'png' | 'webp' = 'jpeg'): Promise<Buffer> =>
-  sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })[format](format === 'png' ? {} : { quality: 92 }).toBuffer();
+  sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
+    [format](format === 'png' ? {} : { quality: 92 })
+    .toBuffer();

@@ -83,7 +83,9 @@ export const PIECE: Piece = {
 export const MEUBLES: Boite = { x0: 0.02, x1: 0.3, y0: 0.56, y1: 0.96 };
 
 const vue = (u: number, v: number): Rgb =>
-  v < 0.55 ? melange([168, 196, 232], [214, 226, 240], v / 0.55) : fois(melange([98, 132, 74], [70, 104, 56], fbm(u, v, 9, 31)), 0.8 + 0.4 * hachage(Math.floor(u * 90), Math.floor(v * 60), 32));
+  v < 0.55
+    ? melange([168, 196, 232], [214, 226, 240], v / 0.55)
+    : fois(melange([98, 132, 74], [70, 104, 56], fbm(u, v, 9, 31)), 0.8 + 0.4 * hachage(Math.floor(u * 90), Math.floor(v * 60), 32));
 
 const fenetrePiece = (f: Boite, fx: number, fy: number): Rgb | null => {
   if (!dans(f, fx, fy)) return null;
@@ -102,7 +104,8 @@ const portePiece = (d: Boite, fx: number, fy: number): Rgb | null => {
   if (u > 0.78 && u < 0.86 && v > 0.5 && v < 0.54) return [60, 58, 56]; // handle
   // Two panels, a low-contrast moulding: what a door leaf has.
   const panneau = u > 0.14 && u < 0.86 && ((v > 0.06 && v < 0.44) || (v > 0.52 && v < 0.94));
-  const bord = panneau && (u < 0.17 || u > 0.83 || Math.abs(v - 0.06) < 0.012 || Math.abs(v - 0.44) < 0.012 || Math.abs(v - 0.52) < 0.012 || Math.abs(v - 0.94) < 0.012);
+  const bord =
+    panneau && (u < 0.17 || u > 0.83 || Math.abs(v - 0.06) < 0.012 || Math.abs(v - 0.44) < 0.012 || Math.abs(v - 0.52) < 0.012 || Math.abs(v - 0.94) < 0.012);
   return fois([150, 112, 78], (bord ? 0.86 : 1) * (0.9 + 0.16 * fbm(u * 0.3, v * 4, 10, 33)));
 };
 
@@ -126,46 +129,48 @@ const meublePiece = (fx: number, fy: number): Rgb | null => {
   return null;
 };
 
-const piece = (o: Piece): Rendu => (fx, fy, x, y) => {
-  if (o.meubles) {
-    const m = meublePiece(fx, fy);
-    if (m) return m;
-  }
-  const f = FOND;
-  const t = fy < f.y0 ? fy / f.y0 : fy > f.y1 ? (1 - fy) / (1 - f.y1) : 1;
-  const [gauche, droite] = [f.x0 * t, 1 - (1 - f.x1) * t];
-  const platre = 0.94 + 0.08 * fbm(fx, fy, 50, 2) + 0.02 * (hachage(x >> 1, y >> 1, 3) - 0.5);
-  if (fy < f.y0 && fx > gauche && fx < droite) return fois(o.plafond, platre * (0.88 + 0.12 * (fy / f.y0)));
-  if (fy > f.y1 && fx > gauche && fx < droite) {
-    // Lines converging on the vanishing point (0.5, 0.45): plank joints, or tile joints and rows.
-    const u = (fx - 0.5) / (fy - 0.45);
-    const profondeur = 1 / (fy - 0.45);
-    if (o.sol === 'chene') {
-      const planche = Math.floor(u * 7);
-      const joint = Math.abs(u * 7 - Math.round(u * 7)) < 0.02 * profondeur * 0.3;
-      const k = 0.86 + 0.22 * hachage(planche, Math.floor(profondeur * 3 + hachage(planche, 0, 5) * 3), 4);
-      return fois([176, 132, 92], (joint ? 0.8 : 1) * k * (0.92 + 0.12 * fbm(u * 3, profondeur * 0.2, 14, 6)));
+const piece =
+  (o: Piece): Rendu =>
+  (fx, fy, x, y) => {
+    if (o.meubles) {
+      const m = meublePiece(fx, fy);
+      if (m) return m;
     }
-    const joint = Math.abs(u * 5 - Math.round(u * 5)) < 0.012 * profondeur * 0.3 || Math.abs(profondeur * 2.2 - Math.round(profondeur * 2.2)) < 0.03;
-    return fois([196, 194, 188], (joint ? 0.84 : 1) * (0.95 + 0.08 * fbm(fx, fy, 40, 7)));
-  }
-  if (fx <= gauche || fx >= droite) return fois(o.mur, platre * (fx <= gauche ? 0.8 : 0.88));
-  for (const fen of o.fenetres) {
-    const c = fenetrePiece(fen, fx, fy);
-    if (c) return c;
-  }
-  if (o.porte) {
-    const c = portePiece(o.porte, fx, fy);
-    if (c) return c;
-  }
-  if (o.radiateur) {
-    const c = radiateurPiece(o.radiateur, fx, fy);
-    if (c) return c;
-  }
-  // Skirting board along the floor junction.
-  if (fy > f.y1 - 0.012) return fois(o.mur, 1.03);
-  return fois(o.mur, platre);
-};
+    const f = FOND;
+    const t = fy < f.y0 ? fy / f.y0 : fy > f.y1 ? (1 - fy) / (1 - f.y1) : 1;
+    const [gauche, droite] = [f.x0 * t, 1 - (1 - f.x1) * t];
+    const platre = 0.94 + 0.08 * fbm(fx, fy, 50, 2) + 0.02 * (hachage(x >> 1, y >> 1, 3) - 0.5);
+    if (fy < f.y0 && fx > gauche && fx < droite) return fois(o.plafond, platre * (0.88 + 0.12 * (fy / f.y0)));
+    if (fy > f.y1 && fx > gauche && fx < droite) {
+      // Lines converging on the vanishing point (0.5, 0.45): plank joints, or tile joints and rows.
+      const u = (fx - 0.5) / (fy - 0.45);
+      const profondeur = 1 / (fy - 0.45);
+      if (o.sol === 'chene') {
+        const planche = Math.floor(u * 7);
+        const joint = Math.abs(u * 7 - Math.round(u * 7)) < 0.02 * profondeur * 0.3;
+        const k = 0.86 + 0.22 * hachage(planche, Math.floor(profondeur * 3 + hachage(planche, 0, 5) * 3), 4);
+        return fois([176, 132, 92], (joint ? 0.8 : 1) * k * (0.92 + 0.12 * fbm(u * 3, profondeur * 0.2, 14, 6)));
+      }
+      const joint = Math.abs(u * 5 - Math.round(u * 5)) < 0.012 * profondeur * 0.3 || Math.abs(profondeur * 2.2 - Math.round(profondeur * 2.2)) < 0.03;
+      return fois([196, 194, 188], (joint ? 0.84 : 1) * (0.95 + 0.08 * fbm(fx, fy, 40, 7)));
+    }
+    if (fx <= gauche || fx >= droite) return fois(o.mur, platre * (fx <= gauche ? 0.8 : 0.88));
+    for (const fen of o.fenetres) {
+      const c = fenetrePiece(fen, fx, fy);
+      if (c) return c;
+    }
+    if (o.porte) {
+      const c = portePiece(o.porte, fx, fy);
+      if (c) return c;
+    }
+    if (o.radiateur) {
+      const c = radiateurPiece(o.radiateur, fx, fy);
+      if (c) return c;
+    }
+    // Skirting board along the floor junction.
+    if (fy > f.y1 - 0.012) return fois(o.mur, 1.03);
+    return fois(o.mur, platre);
+  };
 
 // ——— The house front ———
 
@@ -198,48 +203,50 @@ export const FACADE: Facade = {
 
 const MURS = { x0: 0.22, x1: 0.78, pied: 0.8 };
 
-const facade = (o: Facade): Rendu => (fx, fy, x, y) => {
-  const m = MURS;
-  // Chimney on the right slope, then the roof (its slopes from the ridge to the eaves).
-  const pente = (o.egout - o.faite) / 0.3;
-  if (fx > 0.62 && fx < 0.66 && fy > o.faite - 0.02 && fy < o.faite + (0.64 - 0.5) * pente + 0.02) {
-    const rang = Math.floor(fy * 110);
-    const joint = (fy * 110) % 1 < 0.2 || ((fx * 90 + (rang % 2) * 0.5) % 1) < 0.08;
-    return joint ? [170, 160, 150] : [150, 84, 62];
-  }
-  if (fx > m.x0 - 0.02 && fx < m.x1 + 0.02 && fy >= o.faite + Math.abs(fx - 0.5) * pente && fy < o.egout) {
-    const rang = Math.floor((fy - o.faite) * 90);
-    const tuile = 0.8 + 0.3 * hachage(Math.floor(fx * 70 + (rang % 2) * 0.5), rang, 13);
-    return fois([122, 70, 54], tuile * (0.85 + 0.2 * (((fy - o.faite) * 90) % 1)));
-  }
-  if (fx > m.x0 && fx < m.x1 && fy >= o.egout && fy < m.pied) {
-    for (const f of o.fenetres) {
-      if (!dans(f, fx, fy)) continue;
-      const [u, v] = [(fx - f.x0) / (f.x1 - f.x0), (fy - f.y0) / (f.y1 - f.y0)];
-      const cadre = u < 0.1 || u > 0.9 || v < 0.08 || v > 0.92 || Math.abs(u - 0.5) < 0.04 || Math.abs(v - 0.4) < 0.035;
-      return cadre ? [238, 238, 234] : melange([112, 134, 162], [46, 56, 72], v);
+const facade =
+  (o: Facade): Rendu =>
+  (fx, fy, x, y) => {
+    const m = MURS;
+    // Chimney on the right slope, then the roof (its slopes from the ridge to the eaves).
+    const pente = (o.egout - o.faite) / 0.3;
+    if (fx > 0.62 && fx < 0.66 && fy > o.faite - 0.02 && fy < o.faite + (0.64 - 0.5) * pente + 0.02) {
+      const rang = Math.floor(fy * 110);
+      const joint = (fy * 110) % 1 < 0.2 || (fx * 90 + (rang % 2) * 0.5) % 1 < 0.08;
+      return joint ? [170, 160, 150] : [150, 84, 62];
     }
-    const d = o.porte;
-    if (dans(d, fx, fy)) {
-      const [u, v] = [(fx - d.x0) / (d.x1 - d.x0), (fy - d.y0) / (d.y1 - d.y0)];
-      if (u < 0.08 || u > 0.92 || v < 0.05) return [238, 238, 234];
-      return fois([58, 74, 96], 0.92 + 0.12 * fbm(u, v, 8, 14));
+    if (fx > m.x0 - 0.02 && fx < m.x1 + 0.02 && fy >= o.faite + Math.abs(fx - 0.5) * pente && fy < o.egout) {
+      const rang = Math.floor((fy - o.faite) * 90);
+      const tuile = 0.8 + 0.3 * hachage(Math.floor(fx * 70 + (rang % 2) * 0.5), rang, 13);
+      return fois([122, 70, 54], tuile * (0.85 + 0.2 * (((fy - o.faite) * 90) % 1)));
     }
-    // Render with a fine stucco and a little dirt towards the ground.
-    const stuc = 0.92 + 0.1 * fbm(fx, fy, 60, 15) + 0.04 * (hachage(x >> 1, y >> 1, 16) - 0.5);
-    return fois(o.enduit, stuc * (1 - 0.06 * Math.max(0, (fy - 0.7) / 0.1)));
-  }
-  // Trees on both sides against the sky, a hedge at the foot of the walls.
-  const horizon = 0.62;
-  const cime = horizon - 0.06 - 0.12 * fbm(fx, 0, 16, 17);
-  if ((fx < 0.18 || fx > 0.82) && fy >= cime && fy < MURS.pied) return fois([50, 82, 42], 0.5 + 0.9 * hachage(x >> 1, y >> 1, 18));
-  if (fy < MURS.pied) {
-    const bleu = melange([96, 150, 222], [192, 212, 236], Math.min(1, fy / 0.6));
-    const n = fbm(fx, fy * 1.6, 5, 19);
-    return melange(bleu, [244, 245, 248], Math.max(0, Math.min(1, (n - 0.5) / 0.3)) * 0.8);
-  }
-  return fois([96, 140, 62], 0.75 + 0.4 * hachage(Math.floor(fx * 500), Math.floor(fy * 150), 20));
-};
+    if (fx > m.x0 && fx < m.x1 && fy >= o.egout && fy < m.pied) {
+      for (const f of o.fenetres) {
+        if (!dans(f, fx, fy)) continue;
+        const [u, v] = [(fx - f.x0) / (f.x1 - f.x0), (fy - f.y0) / (f.y1 - f.y0)];
+        const cadre = u < 0.1 || u > 0.9 || v < 0.08 || v > 0.92 || Math.abs(u - 0.5) < 0.04 || Math.abs(v - 0.4) < 0.035;
+        return cadre ? [238, 238, 234] : melange([112, 134, 162], [46, 56, 72], v);
+      }
+      const d = o.porte;
+      if (dans(d, fx, fy)) {
+        const [u, v] = [(fx - d.x0) / (d.x1 - d.x0), (fy - d.y0) / (d.y1 - d.y0)];
+        if (u < 0.08 || u > 0.92 || v < 0.05) return [238, 238, 234];
+        return fois([58, 74, 96], 0.92 + 0.12 * fbm(u, v, 8, 14));
+      }
+      // Render with a fine stucco and a little dirt towards the ground.
+      const stuc = 0.92 + 0.1 * fbm(fx, fy, 60, 15) + 0.04 * (hachage(x >> 1, y >> 1, 16) - 0.5);
+      return fois(o.enduit, stuc * (1 - 0.06 * Math.max(0, (fy - 0.7) / 0.1)));
+    }
+    // Trees on both sides against the sky, a hedge at the foot of the walls.
+    const horizon = 0.62;
+    const cime = horizon - 0.06 - 0.12 * fbm(fx, 0, 16, 17);
+    if ((fx < 0.18 || fx > 0.82) && fy >= cime && fy < MURS.pied) return fois([50, 82, 42], 0.5 + 0.9 * hachage(x >> 1, y >> 1, 18));
+    if (fy < MURS.pied) {
+      const bleu = melange([96, 150, 222], [192, 212, 236], Math.min(1, fy / 0.6));
+      const n = fbm(fx, fy * 1.6, 5, 19);
+      return melange(bleu, [244, 245, 248], Math.max(0, Math.min(1, (n - 0.5) / 0.3)) * 0.8);
+    }
+    return fois([96, 140, 62], 0.75 + 0.4 * hachage(Math.floor(fx * 500), Math.floor(fy * 150), 20));
+  };
 
 export const LARGEUR = 1200;
 export const HAUTEUR = 800;
@@ -255,8 +262,7 @@ export const dessinerFacade = (o: Partial<Facade> = {}, largeur = LARGEUR, haute
 
 // ——— Edits a whole photo goes through ———
 
-export const jpeg = async (p: Pixels, qualite: number): Promise<Pixels> =>
-  versPixels(sharp(await depuisPixels(p).jpeg({ quality: qualite }).toBuffer()));
+export const jpeg = async (p: Pixels, qualite: number): Promise<Pixels> => versPixels(sharp(await depuisPixels(p).jpeg({ quality: qualite }).toBuffer()));
 export const flouter = async (p: Pixels, sigma: number): Promise<Pixels> => versPixels(depuisPixels(p).blur(sigma));
 export const eclaircir = (p: Pixels, k: number): Pixels => ({ ...p, data: Buffer.from(p.data.map((v) => Math.min(255, Math.round(v * k)))) });
 /** Contrast multiplied by `k` around mid-grey. */
@@ -278,13 +284,27 @@ export const decaler = (p: Pixels, dx: number, dy: number): Pixels => {
 export const agrandir = async (p: Pixels, k: number): Promise<Pixels> => {
   const [l, h] = [Math.round(p.largeur * k), Math.round(p.hauteur * k)];
   const grand = await depuisPixels(p).resize(l, h, { fit: 'fill' }).raw().toBuffer();
-  return versPixels(sharp(grand, { raw: { width: l, height: h, channels: 3 } }).extract({ left: (l - p.largeur) >> 1, top: (h - p.hauteur) >> 1, width: p.largeur, height: p.hauteur }));
+  return versPixels(
+    sharp(grand, { raw: { width: l, height: h, channels: 3 } }).extract({
+      left: (l - p.largeur) >> 1,
+      top: (h - p.hauteur) >> 1,
+      width: p.largeur,
+      height: p.hauteur,
+    }),
+  );
 };
 
 /** The photo turned by `degres` about its centre and cropped back to its frame (a straightening). */
 export const tourner = async (p: Pixels, degres: number): Promise<Pixels> => {
   const { data, info } = await depuisPixels(p).rotate(degres, { background: '#808080' }).raw().toBuffer({ resolveWithObject: true });
-  return versPixels(sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).extract({ left: (info.width - p.largeur) >> 1, top: (info.height - p.hauteur) >> 1, width: p.largeur, height: p.hauteur }));
+  return versPixels(
+    sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).extract({
+      left: (info.width - p.largeur) >> 1,
+      top: (info.height - p.hauteur) >> 1,
+      width: p.largeur,
+      height: p.hauteur,
+    }),
+  );
 };
 
 /** A region (one byte per pixel, 1 = compare) made of boxes widened by `marge` (fraction of the width). */
@@ -325,7 +345,14 @@ export const casStructure = async (largeur = LARGEUR, hauteur = HAUTEUR): Promis
   const d = Math.round(0.03 * largeur);
   // σ 2 px at 12 MP (4 000 px wide), in this scene's pixels.
   const sigma = Math.max(0.3, (2 * largeur) / 4000);
-  const c = (nom: string, description: string, avant: Pixels, apres: Pixels, fidele: boolean, region: Uint8Array | null = null): CasStructure => ({ nom, description, avant, apres, region, fidele });
+  const c = (nom: string, description: string, avant: Pixels, apres: Pixels, fidele: boolean, region: Uint8Array | null = null): CasStructure => ({
+    nom,
+    description,
+    avant,
+    apres,
+    region,
+    fidele,
+  });
   return [
     c('identique', 'room, the same photo', p0, p0, true),
     c('murs-repeints', 'room, walls repainted sage green (redrawn)', p0, piece({ mur: [150, 170, 146] }), true),
@@ -343,7 +370,13 @@ export const casStructure = async (largeur = LARGEUR, hauteur = HAUTEUR): Promis
     c('facade-decalee-1px', 'house, moved 1 px right and down', f0, decaler(f0, 1, 1), true),
     c('facade-plus-claire', 'house, brightness +15 %', f0, eclaircir(f0, 1.15), true),
 
-    c('fenetre-deplacee', 'room, the window moved sideways by 3 % of the width', p0, piece({ fenetres: [decalee(fen, 0.03)], radiateur: decalee(PIECE.radiateur!, 0.03) }), false),
+    c(
+      'fenetre-deplacee',
+      'room, the window moved sideways by 3 % of the width',
+      p0,
+      piece({ fenetres: [decalee(fen, 0.03)], radiateur: decalee(PIECE.radiateur!, 0.03) }),
+      false,
+    ),
     c('fenetre-muree', 'room, the window painted over with wall', p0, piece({ fenetres: [] }), false),
     c('fenetre-ajoutee', 'room, a second window added on the back wall', p0, piece({ fenetres: [fen, { x0: 0.52, x1: 0.6, y0: 0.27, y1: 0.5 }] }), false),
     c('porte-deplacee', 'room, the door moved sideways by 3 % of the width', p0, piece({ porte: decalee(PIECE.porte!, -0.03) }), false),
@@ -364,7 +397,14 @@ export const casRegion = async (largeur = LARGEUR, hauteur = HAUTEUR): Promise<C
   const avant = dessinerPiece({}, largeur, hauteur);
   const fen = PIECE.fenetres[0]!;
   const apres = dessinerPiece({ grain: 2, fenetres: [decalee(fen, 0.03)] }, largeur, hauteur);
-  const c = (nom: string, description: string, region: Uint8Array | null, fidele: boolean): CasStructure => ({ nom, description, avant, apres, region, fidele });
+  const c = (nom: string, description: string, region: Uint8Array | null, fidele: boolean): CasStructure => ({
+    nom,
+    description,
+    avant,
+    apres,
+    region,
+    fidele,
+  });
   return [
     c('region-porte', 'room, window moved by 3 %, region = the door only', regionBoites([PIECE.porte!], largeur, hauteur), true),
     c('region-fenetre', 'room, window moved by 3 %, region = the window', regionBoites([fen], largeur, hauteur), false),
@@ -379,10 +419,29 @@ export const casRegion = async (largeur = LARGEUR, hauteur = HAUTEUR): Promise<C
 export const casLimites = async (largeur = LARGEUR, hauteur = HAUTEUR): Promise<CasStructure[]> => {
   const p0 = dessinerPiece({}, largeur, hauteur);
   const f0 = dessinerFacade({}, largeur, hauteur);
-  const c = (nom: string, description: string, avant: Pixels, apres: Pixels, fidele: boolean, region: Uint8Array | null = null): CasStructure => ({ nom, description, avant, apres, region, fidele });
+  const c = (nom: string, description: string, avant: Pixels, apres: Pixels, fidele: boolean, region: Uint8Array | null = null): CasStructure => ({
+    nom,
+    description,
+    avant,
+    apres,
+    region,
+    fidele,
+  });
   return [
-    c('sol-change-cadre', 'room, oak floor replaced by grey tiles, whole frame: plank and tile joints are lines too', p0, dessinerPiece({ grain: 2, sol: 'carrelage' }, largeur, hauteur), true),
-    c('meubles-cadre', 'room, sofa and table added, whole frame (staging must pass its region)', p0, dessinerPiece({ grain: 2, meubles: true }, largeur, hauteur), false),
+    c(
+      'sol-change-cadre',
+      'room, oak floor replaced by grey tiles, whole frame: plank and tile joints are lines too',
+      p0,
+      dessinerPiece({ grain: 2, sol: 'carrelage' }, largeur, hauteur),
+      true,
+    ),
+    c(
+      'meubles-cadre',
+      'room, sofa and table added, whole frame (staging must pass its region)',
+      p0,
+      dessinerPiece({ grain: 2, meubles: true }, largeur, hauteur),
+      false,
+    ),
     c('tres-doux', 'room, blurred σ 2 px at this size (σ ≈ 7 px at 12 MP)', p0, await flouter(p0, 2), true),
     c('tres-doux-facade', 'house, blurred σ 2 px at this size', f0, await flouter(f0, 2), true),
     c('jpeg-50', 'room, JPEG quality 50', p0, await jpeg(p0, 50), true),

@@ -106,7 +106,13 @@ describe('the state machine never dies silently', () => {
   it("retries a Lambda timeout (Lambda.Unknown) and Lambda's transient failures in every task", () => {
     for (const [nom, tache] of taches) {
       const erreurs = (tache.Retry ?? []).flatMap((r) => r.ErrorEquals);
-      for (const e of ['Lambda.Unknown', 'Lambda.ServiceException', 'Lambda.ClientExecutionTimeoutException', 'Lambda.TooManyRequestsException', 'erreur_transitoire']) {
+      for (const e of [
+        'Lambda.Unknown',
+        'Lambda.ServiceException',
+        'Lambda.ClientExecutionTimeoutException',
+        'Lambda.TooManyRequestsException',
+        'erreur_transitoire',
+      ]) {
         expect(erreurs, `${nom} retries ${e}`).toContain(e);
       }
     }

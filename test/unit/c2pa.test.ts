@@ -26,8 +26,18 @@ describe('C2PA marking', () => {
   it('the production engine: renovation is an image rendered whole from the photo, the other tools an AI edit of it', async () => {
     const marqueur = creerMarqueur(pki);
     const entree = await imageTest(1);
-    const { fichier: resultat } = await fichierResultat(pixels, 'jpeg', { outil: 'renovation', valeurs: {}, apercu: false, graine: 1, personnes: aucunePersonne });
-    const renovation = await verifierC2pa(await marqueur.marquer(resultat, 'jpeg', { outil: 'renovation', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: 'maison.jpg' }), 'jpeg', pki.autorite);
+    const { fichier: resultat } = await fichierResultat(pixels, 'jpeg', {
+      outil: 'renovation',
+      valeurs: {},
+      apercu: false,
+      graine: 1,
+      personnes: aucunePersonne,
+    });
+    const renovation = await verifierC2pa(
+      await marqueur.marquer(resultat, 'jpeg', { outil: 'renovation', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: 'maison.jpg' }),
+      'jpeg',
+      pki.autorite,
+    );
     expect(renovation.erreurs).toEqual([]);
     expect(renovation.manifeste.actions).toEqual([
       expect.objectContaining({
@@ -39,7 +49,11 @@ describe('C2PA marking', () => {
     ]);
     expect(renovation.manifeste.ingredients).toEqual([expect.objectContaining({ titre: 'maison.jpg', relation: 'inputTo' })]);
 
-    const ciel = await verifierC2pa(await marqueur.marquer(resultat, 'jpeg', { outil: 'ciel', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: null }), 'jpeg', pki.autorite);
+    const ciel = await verifierC2pa(
+      await marqueur.marquer(resultat, 'jpeg', { outil: 'ciel', moteur: 'bedrock', entree, formatEntree: 'jpeg', titre: null }),
+      'jpeg',
+      pki.autorite,
+    );
     expect(ciel.erreurs).toEqual([]);
     expect(ciel.manifeste.actions.map((a) => [a.action, a.digitalSourceType])).toEqual([
       ['c2pa.opened', undefined],
@@ -59,7 +73,9 @@ describe('C2PA marking', () => {
     const autre = await creerPkiTest('Other');
     const marqueur = creerMarqueur({ clePrivee: autre.clePrivee, chaine: pki.chaine });
     const image = await imageTest(2);
-    await expect(marqueur.marquer(image, 'jpeg', { outil: 'ciel', moteur: 'local', entree: image, formatEntree: 'jpeg', titre: null })).rejects.toThrow(/does not match the leaf/);
+    await expect(marqueur.marquer(image, 'jpeg', { outil: 'ciel', moteur: 'local', entree: image, formatEntree: 'jpeg', titre: null })).rejects.toThrow(
+      /does not match the leaf/,
+    );
     expect(() => lireCleC2pa('{"clePrivee": "x"}')).toThrow(/must hold/);
   });
 });

@@ -68,7 +68,10 @@ const secretSimule = () => {
 let simule: ReturnType<typeof secretSimule>;
 afterEach(() => simule?.sm.restore());
 
-const image = () => sharp({ create: { width: 24, height: 16, channels: 3, background: '#7aa0c8' } }).jpeg().toBuffer();
+const image = () =>
+  sharp({ create: { width: 24, height: 16, channels: 3, background: '#7aa0c8' } })
+    .jpeg()
+    .toBuffer();
 
 /** Signs an image with what the secret holds, exactly as the tool function would, and reads it back with c2pa-rs. */
 const signerEtLire = async (texteSecret: string) => {
@@ -109,13 +112,9 @@ const chaineOperateur = async (clePrivee: string, options: { eku?: string[]; usa
     ],
   });
   const { createPrivateKey, createPublicKey } = await import('node:crypto');
-  const publique = await webcrypto.subtle.importKey(
-    'spki',
-    createPublicKey(createPrivateKey(clePrivee)).export({ type: 'spki', format: 'der' }),
-    EC,
-    true,
-    ['verify'],
-  );
+  const publique = await webcrypto.subtle.importKey('spki', createPublicKey(createPrivateKey(clePrivee)).export({ type: 'spki', format: 'der' }), EC, true, [
+    'verify',
+  ]);
   const feuille = await x509.X509CertificateGenerator.create({
     subject: 'CN=Retouche SAS C2PA, O=Retouche SAS, C=FR',
     issuer: ca.subject,
@@ -142,7 +141,12 @@ describe('C2PA key custom resource', () => {
     expect(reponse.Status).toBe('SUCCESS');
     expect(simule.ecritures()).toBe(1);
     const contenu = simule.contenu();
-    expect(contenu).toEqual({ clePrivee: expect.stringContaining('BEGIN PRIVATE KEY'), chaine: [expect.any(String), expect.any(String)], generation: '1', test: true });
+    expect(contenu).toEqual({
+      clePrivee: expect.stringContaining('BEGIN PRIVATE KEY'),
+      chaine: [expect.any(String), expect.any(String)],
+      generation: '1',
+      test: true,
+    });
     expect(problemesChaine(contenu.clePrivee, contenu.chaine)).toEqual([]);
 
     // Nothing secret in what CloudFormation receives (it ends up in the stack's outputs and events).
@@ -160,7 +164,10 @@ describe('C2PA key custom resource', () => {
     expect(Buffer.from(csr.publicKey.rawData)).toEqual(createPublicKey(createPrivateKey(contenu.clePrivee)).export({ type: 'spki', format: 'der' }));
     expect(csr.subjectName.getField('O')).toEqual([ORGANISATION]);
     const demandees = csr.extensions;
-    expect(demandees.map((x) => [x.type, x.critical])).toEqual([['2.5.29.15', true], ['2.5.29.37', false]]);
+    expect(demandees.map((x) => [x.type, x.critical])).toEqual([
+      ['2.5.29.15', true],
+      ['2.5.29.37', false],
+    ]);
     expect((demandees[0] as x509.KeyUsagesExtension).usages).toBe(x509.KeyUsageFlags.digitalSignature);
     expect((demandees[1] as x509.ExtendedKeyUsageExtension).usages.map(String)).toEqual(['1.3.6.1.5.5.7.3.4', '1.3.6.1.5.5.7.3.36']);
 
@@ -175,10 +182,7 @@ describe('C2PA key custom resource', () => {
     simule = secretSimule();
     const creation = await traiter(simule.client, evenement('Create'));
     const avant = simule.etat.courant;
-    const mise = await traiter(
-      simule.client,
-      evenement('Update', { PhysicalResourceId: creation.PhysicalResourceId, OldResourceProperties: proprietes() }),
-    );
+    const mise = await traiter(simule.client, evenement('Update', { PhysicalResourceId: creation.PhysicalResourceId, OldResourceProperties: proprietes() }));
     expect(mise.Status).toBe('SUCCESS');
     expect(mise.PhysicalResourceId).toBe(creation.PhysicalResourceId);
     expect(simule.ecritures()).toBe(1);
@@ -225,7 +229,10 @@ describe('C2PA key custom resource', () => {
 
     // The same chain again: nothing to write.
     const ecritures = simule.ecritures();
-    await traiter(simule.client, evenement('Update', { ResourceProperties: proprietes({ Chaine: texte, Organisation: 'x' }), OldResourceProperties: proprietes({ Chaine: texte }) }));
+    await traiter(
+      simule.client,
+      evenement('Update', { ResourceProperties: proprietes({ Chaine: texte, Organisation: 'x' }), OldResourceProperties: proprietes({ Chaine: texte }) }),
+    );
     expect(simule.ecritures()).toBe(ecritures);
 
     // c2paChaine taken out of the context: back to a test chain, same key.
@@ -239,7 +246,11 @@ describe('C2PA key custom resource', () => {
     simule = secretSimule();
     await traiter(simule.client, evenement('Create'));
     const avant = simule.etat.courant;
-    const autre = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const autre = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const texte = await chaineOperateur(autre.privateKey);
     const maj = evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes() });
     await expect(traiter(simule.client, maj)).rejects.toThrow(MESSAGE_AUTRE_CLE);
@@ -262,7 +273,14 @@ describe('C2PA key custom resource', () => {
     expect(envois).toEqual([
       {
         url: 'https://cloudformation-response.invalid/',
-        corps: { Status: 'FAILED', Reason: MESSAGE_AUTRE_CLE, PhysicalResourceId: 'echec', StackId: 'pile', RequestId: 'requete', LogicalResourceId: 'CleC2pa' },
+        corps: {
+          Status: 'FAILED',
+          Reason: MESSAGE_AUTRE_CLE,
+          PhysicalResourceId: 'echec',
+          StackId: 'pile',
+          RequestId: 'requete',
+          LogicalResourceId: 'CleC2pa',
+        },
       },
     ]);
     expect(simule.etat.courant).toBe(avant);
@@ -270,7 +288,13 @@ describe('C2PA key custom resource', () => {
 
   it('refuses at first deploy a chain that cannot fit the key just made, and a chain a C2PA signer cannot use', async () => {
     simule = secretSimule();
-    const quelconque = await chaineOperateur(generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
+    const quelconque = await chaineOperateur(
+      generateKeyPairSync('ec', {
+        namedCurve: 'P-256',
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      }).privateKey,
+    );
     await expect(traiter(simule.client, evenement('Create', { ResourceProperties: proprietes({ Chaine: quelconque }) }))).rejects.toThrow(MESSAGE_NOUVELLE_CLE);
     expect(MESSAGE_NOUVELLE_CLE).toContain('deploy once without c2paChaine');
     expect(simule.ecritures()).toBe(0);
@@ -296,7 +320,9 @@ describe('C2PA key custom resource', () => {
         entree: { hash: Buffer.alloc(32), format: 'jpeg' },
       }),
     ).rejects.toThrow(/missing required EKU/);
-    await expect(traiter(simule.client, maj(await chaineOperateur(cle, { usages: x509.KeyUsageFlags.keyEncipherment })))).rejects.toThrow(/lacks keyUsage digitalSignature/);
+    await expect(traiter(simule.client, maj(await chaineOperateur(cle, { usages: x509.KeyUsageFlags.keyEncipherment })))).rejects.toThrow(
+      /lacks keyUsage digitalSignature/,
+    );
     // The CA first, the leaf second: refused, with the order to use.
     const [feuille, ca] = (await chaineOperateur(cle)).match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
     await expect(traiter(simule.client, maj(`${ca}\n${feuille}`))).rejects.toThrow(
@@ -315,12 +341,18 @@ describe('C2PA key custom resource', () => {
 
     // New Generation, chain still configured: it fits the old key only, so the update fails and writes nothing.
     await expect(
-      traiter(simule.client, evenement('Update', { ResourceProperties: proprietes({ Generation: '2', Chaine: texte }), OldResourceProperties: proprietes({ Chaine: texte }) })),
+      traiter(
+        simule.client,
+        evenement('Update', { ResourceProperties: proprietes({ Generation: '2', Chaine: texte }), OldResourceProperties: proprietes({ Chaine: texte }) }),
+      ),
     ).rejects.toThrow(MESSAGE_NOUVELLE_CLE);
     expect(simule.contenu()).toMatchObject({ clePrivee: ancienne, generation: '1', test: false });
 
     // New Generation without the chain: a new key, a test chain, a new CSR and physical id.
-    const rotation = await traiter(simule.client, evenement('Update', { ResourceProperties: proprietes({ Generation: '2' }), OldResourceProperties: proprietes({ Chaine: texte }) }));
+    const rotation = await traiter(
+      simule.client,
+      evenement('Update', { ResourceProperties: proprietes({ Generation: '2' }), OldResourceProperties: proprietes({ Chaine: texte }) }),
+    );
     const nouvelle = simule.contenu();
     expect(nouvelle.clePrivee).not.toBe(ancienne);
     expect(nouvelle).toMatchObject({ generation: '2', test: true });
@@ -332,7 +364,10 @@ describe('C2PA key custom resource', () => {
     expect((await signerEtLire(simule.etat.courant)).validation_state).toBe('Valid');
 
     // Another resource of the same deploy failed: CloudFormation rolls this one back to Generation 1 and its chain.
-    const retour = await traiter(simule.client, evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes({ Generation: '2' }) }));
+    const retour = await traiter(
+      simule.client,
+      evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes({ Generation: '2' }) }),
+    );
     expect(retour).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: creation.PhysicalResourceId, Data: { Test: 'false' } });
     expect(simule.contenu()).toMatchObject({ clePrivee: ancienne, generation: '1', test: false });
 

@@ -32,7 +32,12 @@ const tableau = (): Map<string, string> => {
     .trim()
     .split('\n')
     .slice(2)
-    .map((ligne) => ligne.split('|').slice(1, -1).map((c) => c.trim()));
+    .map((ligne) =>
+      ligne
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   return new Map(rangees.map(([quoi, duree]) => [quoi!, duree!]));
 };
 

@@ -61,7 +61,9 @@ const photo = async (largeur: number, hauteur: number): Promise<Buffer> => {
       data[i + 2] = ciel ? 230 : 84 + ((x * y) % 5);
     }
   }
-  return sharp(data, { raw: { width: largeur, height: hauteur, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(data, { raw: { width: largeur, height: hauteur, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 };
 
 /** Answers as the Rekognition API reference shows them: instance boxes as ratios, a face, a line of text. */
@@ -69,16 +71,28 @@ const repondreRekognition = () => {
   rek.reset();
   rek.on(DetectLabelsCommand).resolves({
     Labels: [
-      { Name: 'Couch', Confidence: 97.1, Instances: [{ BoundingBox: { Left: 0.4, Top: 0.6, Width: 0.3, Height: 0.3 }, Confidence: 96.4 }], Parents: [{ Name: 'Furniture' }] },
+      {
+        Name: 'Couch',
+        Confidence: 97.1,
+        Instances: [{ BoundingBox: { Left: 0.4, Top: 0.6, Width: 0.3, Height: 0.3 }, Confidence: 96.4 }],
+        Parents: [{ Name: 'Furniture' }],
+      },
       { Name: 'Window', Confidence: 91.3, Instances: [{ BoundingBox: { Left: 0.08, Top: 0.5, Width: 0.16, Height: 0.25 }, Confidence: 90.2 }], Parents: [] },
-      { Name: 'Car', Confidence: 93.0, Instances: [{ BoundingBox: { Left: 0.75, Top: 0.7, Width: 0.2, Height: 0.15 }, Confidence: 92.5 }], Parents: [{ Name: 'Vehicle' }] },
+      {
+        Name: 'Car',
+        Confidence: 93.0,
+        Instances: [{ BoundingBox: { Left: 0.75, Top: 0.7, Width: 0.2, Height: 0.15 }, Confidence: 92.5 }],
+        Parents: [{ Name: 'Vehicle' }],
+      },
       { Name: 'Indoors', Confidence: 99.0, Instances: [], Parents: [] },
     ],
     LabelModelVersion: '3.0',
   });
   rek.on(DetectFacesCommand).resolves({ FaceDetails: [{ BoundingBox: { Left: 0.5, Top: 0.2, Width: 0.05, Height: 0.08 }, Confidence: 99.2 }] });
   rek.on(DetectTextCommand).resolves({
-    TextDetections: [{ DetectedText: 'AB-123-CD', Type: 'LINE', Id: 0, Confidence: 98.4, Geometry: { BoundingBox: { Left: 0.4, Top: 0.6, Width: 0.2, Height: 0.08 } } }],
+    TextDetections: [
+      { DetectedText: 'AB-123-CD', Type: 'LINE', Id: 0, Confidence: 98.4, Geometry: { BoundingBox: { Left: 0.4, Top: 0.6, Width: 0.2, Height: 0.08 } } },
+    ],
   });
 };
 
@@ -94,7 +108,9 @@ const repondreStability = () => {
     return { body: new TextEncoder().encode(reponse) as unknown as InvokeModelCommandOutput['body'], contentType: 'application/json' };
   });
   bedrock.on(ConverseCommand).resolves({
-    output: { message: { role: 'assistant', content: [{ text: '# Maison à Gent\n\nUne maison lumineuse.\n\n## Les faits\n\n- 3 chambres\n\nContactez l’agence.' }] } },
+    output: {
+      message: { role: 'assistant', content: [{ text: '# Maison à Gent\n\nUne maison lumineuse.\n\n## Les faits\n\n- 3 chambres\n\nContactez l’agence.' }] },
+    },
     stopReason: 'end_turn',
     usage: { inputTokens: 1200, outputTokens: 60, totalTokens: 1260 },
     metrics: { latencyMs: 900 },
@@ -106,7 +122,8 @@ const verifierAppels = async (): Promise<string[]> => {
   const erreurs: string[] = [];
   for (const appel of bedrock.commandCalls(InvokeModelCommand)) {
     const { modelId, body, contentType, accept } = appel.args[0].input;
-    if (contentType !== 'application/json' || accept !== 'application/json') erreurs.push(`InvokeModel ${modelId}: contentType/accept ${contentType}/${accept}`);
+    if (contentType !== 'application/json' || accept !== 'application/json')
+      erreurs.push(`InvokeModel ${modelId}: contentType/accept ${contentType}/${accept}`);
     const corps = JSON.parse(String(body)) as Record<string, string>;
     erreurs.push(...problemes(CORPS_STABILITY[serviceStability(modelId!)], corps).map((p) => `${modelId}: ${p}`));
     for (const champ of ['image', 'mask'] as const) {
@@ -117,7 +134,8 @@ const verifierAppels = async (): Promise<string[]> => {
     }
     if (corps.mask) {
       const [image, masque] = await Promise.all([sharp(Buffer.from(corps.image!, 'base64')).metadata(), sharp(Buffer.from(corps.mask, 'base64')).metadata()]);
-      if (image.width !== masque.width || image.height !== masque.height) erreurs.push(`${modelId}: mask ${masque.width}×${masque.height}, image ${image.width}×${image.height}`);
+      if (image.width !== masque.width || image.height !== masque.height)
+        erreurs.push(`${modelId}: mask ${masque.width}×${masque.height}, image ${image.width}×${image.height}`);
     }
   }
   for (const appel of bedrock.commandCalls(ConverseCommand)) {
@@ -190,7 +208,16 @@ describe('the Bedrock engine calls AWS as AWS documents it', () => {
 
   it('annonce: a Converse request within the documented limits, with six photos up to 24 MP, and the documented answer read', async () => {
     repondreStability();
-    const images = await Promise.all([[6000, 4000], [4000, 6000], [640, 480], [3000, 900], [1600, 1200], [800, 800]].map(([l, h]) => photo(l!, h!)));
+    const images = await Promise.all(
+      [
+        [6000, 4000],
+        [4000, 6000],
+        [640, 480],
+        [3000, 900],
+        [1600, 1200],
+        [800, 800],
+      ].map(([l, h]) => photo(l!, h!)),
+    );
     const { texte } = await moteur.rediger({ valeurs: { lieu: 'Gent', langue: 'French', infos: '3 chambres' }, images, travail: 'contrat-annonce' });
     expect(texte).toContain('Maison à Gent');
     expect(await verifierAppels()).toEqual([]);
@@ -198,14 +225,22 @@ describe('the Bedrock engine calls AWS as AWS documents it', () => {
   });
 
   it('reads a documented Stability answer, and a filtered one (a 200 with a finish reason) as the content refused', async () => {
-    const image = (await sharp({ create: { width: 64, height: 64, channels: 3, background: '#777' } }).jpeg().toBuffer()).toString('base64');
+    const image = (
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: '#777' } })
+        .jpeg()
+        .toBuffer()
+    ).toString('base64');
     const corps = { prompt: 'a room', image, seed: 7, output_format: 'jpeg' };
     expect(problemes(CORPS_STABILITY['control-structure'], corps)).toEqual([]);
     bedrock.reset();
-    bedrock.on(InvokeModelCommand).resolves({ body: new TextEncoder().encode(JSON.stringify({ images: [image], seeds: [7], finish_reasons: [null] })) as never });
+    bedrock
+      .on(InvokeModelCommand)
+      .resolves({ body: new TextEncoder().encode(JSON.stringify({ images: [image], seeds: [7], finish_reasons: [null] })) as never });
     expect((await invoquerStability(client, 'us.stability.stable-image-control-structure-v1:0', corps)).graine).toBe(7);
     bedrock.reset();
-    bedrock.on(InvokeModelCommand).resolves({ body: new TextEncoder().encode(JSON.stringify({ images: [image], seeds: [7], finish_reasons: ['Filter reason: prompt'] })) as never });
+    bedrock
+      .on(InvokeModelCommand)
+      .resolves({ body: new TextEncoder().encode(JSON.stringify({ images: [image], seeds: [7], finish_reasons: ['Filter reason: prompt'] })) as never });
     await expect(invoquerStability(client, 'us.stability.stable-image-control-structure-v1:0', corps)).rejects.toMatchObject({ name: 'contenu_refuse' });
   });
 
@@ -223,7 +258,9 @@ describe('the Bedrock engine calls AWS as AWS documents it', () => {
     expect(imageStabilityValide(63, 200)).toMatch(/side/);
     expect(imageStabilityValide(3776, 2496)).toBeNull();
     expect(problemes(REQUETE_DETECT_LABELS, { Image: { Bytes: new Uint8Array(REKOGNITION.octetsMax + 1) } })).not.toEqual([]);
-    expect(problemes(REQUETE_CONVERSE, { modelId: 'm', messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: { maxTokens: 0 } })).not.toEqual([]);
+    expect(
+      problemes(REQUETE_CONVERSE, { modelId: 'm', messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: { maxTokens: 0 } }),
+    ).not.toEqual([]);
     expect(formatRekognition(new Uint8Array([0x52, 0x49, 0x46, 0x46]))).toBeNull();
   });
 });

@@ -9,14 +9,15 @@ import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
 import { photoPourConverse } from '../../lambdas/moteurs/bedrock/annonce';
 import { decoder } from '../../lambdas/moteurs/pixels';
 
-const image = (largeur: number, hauteur: number) =>
-  sharp({ create: { width: largeur, height: hauteur, channels: 3, background: '#6a8caf' } });
+const image = (largeur: number, hauteur: number) => sharp({ create: { width: largeur, height: hauteur, channels: 3, background: '#6a8caf' } });
 
 /** 16000×16000 pixels of one colour: 256 megapixels (768 MB as RGB) in under 1 MB of PNG. */
 let bombe: Buffer;
 beforeAll(async () => {
   // Grey: its rows deflate best (under 800 KB at the default compression, in a fraction of a second).
-  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).png().toBuffer();
+  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
   bombe = await sharp(minuscule).resize(16000, 16000, { kernel: 'nearest' }).png().toBuffer();
 });
 
@@ -37,11 +38,21 @@ describe('lireDimensions', () => {
     // The three WebP flavours: lossy (VP8), lossless (VP8L), extended (VP8X, here for the EXIF).
     expect(lireDimensions(await image(301, 17).webp().toBuffer())).toEqual({ largeur: 301, hauteur: 17 });
     expect(lireDimensions(await image(301, 17).webp({ lossless: true }).toBuffer())).toEqual({ largeur: 301, hauteur: 17 });
-    expect(lireDimensions(await image(301, 17).withExif({ IFD0: { Software: 'test' } }).webp().toBuffer())).toEqual({ largeur: 301, hauteur: 17 });
+    expect(
+      lireDimensions(
+        await image(301, 17)
+          .withExif({ IFD0: { Software: 'test' } })
+          .webp()
+          .toBuffer(),
+      ),
+    ).toEqual({ largeur: 301, hauteur: 17 });
   });
 
   it('reads a JPEG whose frame header comes after an EXIF segment, as a camera writes it', async () => {
-    const jpeg = await image(640, 480).withExif({ IFD0: { Make: 'Retouche', Model: 'Test', Software: 'x'.repeat(2000) } }).jpeg().toBuffer();
+    const jpeg = await image(640, 480)
+      .withExif({ IFD0: { Make: 'Retouche', Model: 'Test', Software: 'x'.repeat(2000) } })
+      .jpeg()
+      .toBuffer();
     expect(lireDimensions(jpeg)).toEqual({ largeur: 640, hauteur: 480 });
   });
 

@@ -18,11 +18,7 @@ import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/idempotence';
 import { MAX_OCTETS_IMAGE, MAX_OCTETS_REQUETE } from '../../lambdas/core/images';
 import { VALIDITE_LIEN_SECONDES } from '../../lambdas/core/liens';
 import { CATALOGUE, estOutil, LONGUEUR_MAX_TEXTE, MAX_IMAGES_ANNONCE, MAX_IMAGES_LOT, OUTILS } from '../../lambdas/core/outils';
-import {
-  RETENTION_RESULTATS_JOURS,
-  UTILISATION_TELEVERSEMENT_MINUTES,
-  VALIDITE_URL_TELEVERSEMENT_SECONDES,
-} from '../../lambdas/core/retention';
+import { RETENTION_RESULTATS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/retention';
 import { MAX_CARACTERES_URL, MAX_FICHIERS_TELEVERSEMENT } from '../../lambdas/core/schemas';
 import { ROUTES } from '../../lambdas/http/routes';
 
@@ -57,7 +53,12 @@ const tableau = (lignes: string[]): string[][] => {
   const rangees: string[][] = [];
   for (const ligne of lignes.slice(debut + 2)) {
     if (!ligne.startsWith('|')) break;
-    rangees.push(ligne.slice(1, ligne.endsWith('|') ? -1 : undefined).split('|').map((c) => c.trim()));
+    rangees.push(
+      ligne
+        .slice(1, ligne.endsWith('|') ? -1 : undefined)
+        .split('|')
+        .map((c) => c.trim()),
+    );
   }
   return rangees;
 };

@@ -109,8 +109,7 @@ describe('result file names', () => {
 });
 
 describe('unknown routes', () => {
-  const appel = (httpMethod: string, path: string) =>
-    creerIntrouvable()({ httpMethod, path, headers: {} } as unknown as APIGatewayProxyEvent, {} as Context);
+  const appel = (httpMethod: string, path: string) => creerIntrouvable()({ httpMethod, path, headers: {} } as unknown as APIGatewayProxyEvent, {} as Context);
 
   it('answers 405 with Allow on a known path, 404 elsewhere, both with an Erreur body', async () => {
     const methode = await appel('PUT', '/api/v1/travaux');

@@ -10,7 +10,6 @@ import { validerRequete } from '../../lambdas/core/messages';
 import { MAX_CARACTERES_URL } from '../../lambdas/core/schemas';
 import { refus } from '../support/refus';
 
-
 const json = (texte: string) => lireCorpsJson(Buffer.from(texte));
 
 describe('lireCorpsJson', () => {

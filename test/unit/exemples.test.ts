@@ -13,7 +13,9 @@ describe('README examples', () => {
   it('writes a before | after image per image tool, whose two halves differ, and a listing', async () => {
     const fichiers = await genererExemples(dossier);
     for (const { outil } of EXEMPLES) {
-      const { data, info } = await sharp(await readFile(fichiers[outil])).raw().toBuffer({ resolveWithObject: true });
+      const { data, info } = await sharp(await readFile(fichiers[outil]))
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       expect(info.width, outil).toBe(968);
       const moitie = (debut: number) => {
         const m = Buffer.alloc(480 * info.height * 3);

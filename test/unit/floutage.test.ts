@@ -64,12 +64,22 @@ describe('the production detector: Rekognition, on recorded answers', () => {
   const [visage, plaque, voiture] = [scene.visages[0]!, scene.plaques[0]!, scene.voitures[0]!];
   const boite = (r: Rectangle) => ({ Left: r.x0, Top: r.y0, Width: r.x1 - r.x0, Height: r.y1 - r.y0 });
   // What DetectFaces answers for the street: the face, and a weak guess under the floor.
-  const FACES = { FaceDetails: [{ BoundingBox: boite(visage), Confidence: 99.7 }, { BoundingBox: { Left: 0.05, Top: 0.05, Width: 0.02, Height: 0.03 }, Confidence: 31 }] };
+  const FACES = {
+    FaceDetails: [
+      { BoundingBox: boite(visage), Confidence: 99.7 },
+      { BoundingBox: { Left: 0.05, Top: 0.05, Width: 0.02, Height: 0.03 }, Confidence: 31 },
+    ],
+  };
   // DetectLabels: a car with its box, a scene label without one, a wheel (a part, not a vehicle).
   const LABELS = {
     Labels: [
       { Name: 'Car', Confidence: 98, Instances: [{ BoundingBox: boite(voiture), Confidence: 97 }], Parents: [{ Name: 'Vehicle' }, { Name: 'Transportation' }] },
-      { Name: 'Wheel', Confidence: 90, Instances: [{ BoundingBox: { Left: 0.55, Top: 0.85, Width: 0.05, Height: 0.05 }, Confidence: 90 }], Parents: [{ Name: 'Machine' }] },
+      {
+        Name: 'Wheel',
+        Confidence: 90,
+        Instances: [{ BoundingBox: { Left: 0.55, Top: 0.85, Width: 0.05, Height: 0.05 }, Confidence: 90 }],
+        Parents: [{ Name: 'Machine' }],
+      },
       { Name: 'Street', Confidence: 92, Instances: [], Parents: [{ Name: 'Road' }] },
     ],
   };
@@ -118,13 +128,15 @@ describe('the production detector: Rekognition, on recorded answers', () => {
     expect(mock.commandCalls(DetectTextCommand)).toHaveLength(0);
   });
 
-  it('tiles a large photo so that small faces are still found, and maps a tile\'s boxes back to the photo', () => {
+  it("tiles a large photo so that small faces are still found, and maps a tile's boxes back to the photo", () => {
     expect(tuiles(1920, 1280)).toHaveLength(1);
     const t = tuiles(6000, 4000);
     expect(t[0]).toEqual({ gauche: 0, haut: 0, largeur: 6000, hauteur: 4000 });
     expect(t.length).toBe(5);
     for (const tuile of t.slice(1)) expect(Math.max(tuile.largeur, tuile.hauteur)).toBeLessThanOrEqual(3200 + 200);
-    expect(versPhoto({ Left: 0.5, Top: 0.5, Width: 0.1, Height: 0.1 }, { gauche: 3000, haut: 2000, largeur: 3000, hauteur: 2000 }, { largeur: 6000, hauteur: 4000 })).toEqual({
+    expect(
+      versPhoto({ Left: 0.5, Top: 0.5, Width: 0.1, Height: 0.1 }, { gauche: 3000, haut: 2000, largeur: 3000, hauteur: 2000 }, { largeur: 6000, hauteur: 4000 }),
+    ).toEqual({
       x0: 0.75,
       y0: 0.75,
       x1: 0.8,
@@ -204,12 +216,18 @@ describe('the local stand-in', () => {
     }
   });
 
-  it('finds nothing in the project\'s rooms, facades and gardens', async () => {
+  it("finds nothing in the project's rooms, facades and gardens", async () => {
     for (const n of [0, 1, 2, 3]) {
       const { pixels } = await decoder(await imageTest(n, 'png', 640, 427));
       expect(await detecteurPersonnesLocal.detecter(pixels, new Set(['visage', 'plaque'])), `imageTest ${n}`).toEqual([]);
     }
-    const vide = { data: (await sharp({ create: { width: 320, height: 240, channels: 3, background: '#d8c8b0' } }).raw().toBuffer()), largeur: 320, hauteur: 240 };
+    const vide = {
+      data: await sharp({ create: { width: 320, height: 240, channels: 3, background: '#d8c8b0' } })
+        .raw()
+        .toBuffer(),
+      largeur: 320,
+      hauteur: 240,
+    };
     expect(await detecteurPersonnesLocal.detecter(vide, new Set(['visage', 'plaque']))).toEqual([]);
   });
 });

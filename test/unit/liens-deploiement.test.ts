@@ -77,7 +77,12 @@ describe('GET /fichiers/... (links checked by the API when CloudFront is not dep
   const base = 'https://api.example.test/v1/api/v1/fichiers';
   const maintenant = new Date('2026-11-23T10:00:00Z');
   const handler = creerFichier(() => ({
-    objets: objetsSignes({ bucket: 'fichiers', region: 'eu-west-1', cheminStyle: false, identifiants: { accessKeyId: 'AKIDEXEMPLE', secretAccessKey: 'secret' } }),
+    objets: objetsSignes({
+      bucket: 'fichiers',
+      region: 'eu-west-1',
+      cheminStyle: false,
+      identifiants: { accessKeyId: 'AKIDEXEMPLE', secretAccessKey: 'secret' },
+    }),
     base,
     clesPubliques: { [Data!.IdCle!]: Data!.ClePublique! },
     horloge: () => maintenant,

@@ -82,7 +82,9 @@ const pasMax = (w: Buffer, l: number, h: number) => {
 
 const moteur = creerMoteurLocal();
 const retoucher = async (s: SceneLumiere, outil: 'saison' | 'renovation', valeurs: Record<string, string> = {}) => {
-  const png = await sharp(s.pixels.data, { raw: { width: s.pixels.largeur, height: s.pixels.hauteur, channels: 3 } }).png().toBuffer();
+  const png = await sharp(s.pixels.data, { raw: { width: s.pixels.largeur, height: s.pixels.hauteur, channels: 3 } })
+    .png()
+    .toBuffer();
   const { image } = await moteur.retoucher({ outil, valeurs, image: png, travail: 't' });
   return (await decoder(image)).pixels.data;
 };
@@ -94,13 +96,14 @@ describe('saison preview', () => {
     const { pelouse, ciel } = await zonesSaison(s.pixels);
     const apres = await retoucher(s, 'saison');
     // No edited pixel inside the sky.
-    for (let q = 0; q < ciel.length; q++) if (ciel[q]! >= 128) expect(apres.subarray(q * 3, q * 3 + 3).equals(s.pixels.data.subarray(q * 3, q * 3 + 3)), `pixel ${q}`).toBe(true);
+    for (let q = 0; q < ciel.length; q++)
+      if (ciel[q]! >= 128) expect(apres.subarray(q * 3, q * 3 + 3).equals(s.pixels.data.subarray(q * 3, q * 3 + 3)), `pixel ${q}`).toBe(true);
     // No lawn on the facade, the roof or the sky; the ground's snow is (nearly) all lawn: no strips left.
     const [sol, facade] = [verite(s, 'sol'), verite(s, 'facade')];
     let [surSol, nSol, surFacade, nFacade] = [0, 0, 0, 0];
     for (let q = 0; q < pelouse.length; q++) {
-      if (sol[q]) surSol += pelouse[q]! / 255, nSol++;
-      if (facade[q]) surFacade += pelouse[q]! / 255, nFacade++;
+      if (sol[q]) ((surSol += pelouse[q]! / 255), nSol++);
+      if (facade[q]) ((surFacade += pelouse[q]! / 255), nFacade++);
     }
     expect(surSol / nSol).toBeGreaterThanOrEqual(0.9);
     expect(surFacade / nFacade).toBeLessThanOrEqual(0.02);
@@ -111,7 +114,10 @@ describe('saison preview', () => {
   it('leaves a green summer garden and a street without snow without lawn', async () => {
     for (const nom of ['bien-exposee', 'rue-couverte']) {
       const { pelouse } = await zonesSaison(scene(nom).pixels);
-      expect(pelouse.every((v) => v === 0), nom).toBe(true);
+      expect(
+        pelouse.every((v) => v === 0),
+        nom,
+      ).toBe(true);
     }
   });
 });
@@ -126,15 +132,19 @@ describe('renovation preview (facade)', () => {
     const delta = (q: number) => lum(apres, q) - lum(s.pixels.data, q);
     // Sky, ground and trees (the truth, not the tool's own zone): the mean change is ~0. Bare
     // branches next to the walls take a little of the feathered edge (2.4 levels measured): bound 3.
-    for (const [z, borne] of [['ciel', 1.5], ['sol', 1.5], ['vegetation', 3]] as const) {
+    for (const [z, borne] of [
+      ['ciel', 1.5],
+      ['sol', 1.5],
+      ['vegetation', 3],
+    ] as const) {
       const v = verite(s, z);
       let [somme, n] = [0, 0];
-      for (let q = 0; q < v.length; q++) if (v[q]) somme += delta(q), n++;
+      for (let q = 0; q < v.length; q++) if (v[q]) ((somme += delta(q)), n++);
       expect(Math.abs(somme / n), `${nom} ${z}`).toBeLessThan(borne);
     }
     const facade = verite(s, 'facade');
     let [somme, n] = [0, 0];
-    for (let q = 0; q < facade.length; q++) if (facade[q]) somme += Math.abs(delta(q)), n++;
+    for (let q = 0; q < facade.length; q++) if (facade[q]) ((somme += Math.abs(delta(q))), n++);
     expect(somme / n).toBeGreaterThan(8);
     // Streaks: column means of the change, compared with their neighbours' (a streak is a column unlike both sides).
     const colonnes = Float64Array.from({ length: l }, (_, x) => {

@@ -109,7 +109,9 @@ describe('POST /travaux in JSON: the common mistakes', () => {
     );
     // An empty array was taken for {} (valibot reads arrays as objects); the spec and the OpenAPI document say an object.
     for (const outil of ['ciel', 'staging'] as const) {
-      expect(seul(await json({ outil, valeurs: [], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(/^valeurs must be an object(?: of settings)?, not an array/);
+      expect(seul(await json({ outil, valeurs: [], images: [image] }), 422, 'invalid_settings', 'valeurs')).toMatch(
+        /^valeurs must be an object(?: of settings)?, not an array/,
+      );
     }
     expect(seul(await json({ outil: 'ciel', valeurs: 'x', images: [image] }), 422, 'invalid_settings', 'valeurs')).toBe(
       'valeurs must be an object of settings, not the text "x": floutage optional, e.g. {"outil":"ciel","valeurs":{"floutage":"none"}}',
@@ -198,7 +200,9 @@ describe('POST /travaux in JSON: the common mistakes', () => {
     expect(seul(await json({ outil: 'ciel', images: [image, image, 3] }), 422, 'invalid_image', 'images[2]')).toMatch(
       /^images\[2\] must be an object, not the number 3: an image is \{"url":"https:\/\/…"\}, \{"base64":"…"\} or \{"televersement":/,
     );
-    expect(seul(await json({ outil: 'ciel', images: [{}] }), 422, 'invalid_image', 'images[0]')).toMatch(/^images\[0\] has no url, base64 or televersement\. An image is /);
+    expect(seul(await json({ outil: 'ciel', images: [{}] }), 422, 'invalid_image', 'images[0]')).toMatch(
+      /^images\[0\] has no url, base64 or televersement\. An image is /,
+    );
     expect(seul(await json({ outil: 'ciel', images: [{ link: 'https://a.example/x.jpg' }] }), 422, 'invalid_image', 'images[0]')).toContain(
       'did you mean url instead of link?',
     );
@@ -238,7 +242,9 @@ describe('POST /travaux in JSON: the common mistakes', () => {
       'images is empty: ciel needs at least 1 image, e.g. "images":[{"url":"https://example.com/photo.jpg"}]',
     );
     const sept = Array.from({ length: 7 }, () => image);
-    expect(seul(await json({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: sept }), 422, 'invalid_image', 'images')).toBe('images holds 7 images: annonce takes at most 6');
+    expect(seul(await json({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: sept }), 422, 'invalid_image', 'images')).toBe(
+      'images holds 7 images: annonce takes at most 6',
+    );
   });
 
   it('unknown members of the body, with the closest one', async () => {
@@ -252,7 +258,10 @@ describe('POST /travaux in JSON: the common mistakes', () => {
       { chemin: 'image', message: 'image is not a member of the body: did you mean images? The body has outil, valeurs and images' },
     ]);
     const url = sansJargon(await json({ outil: 'ciel', url: 'https://photos.example.com/a.jpg' }));
-    expect(url[1]).toEqual({ chemin: 'url', message: 'url is not a member of the body: an image goes inside images, e.g. "images":[{"url":"https://photos.example.com/a.jpg"}]' });
+    expect(url[1]).toEqual({
+      chemin: 'url',
+      message: 'url is not a member of the body: an image goes inside images, e.g. "images":[{"url":"https://photos.example.com/a.jpg"}]',
+    });
   });
 
   it('outil missing, misspelt, of the wrong type', async () => {
@@ -267,8 +276,12 @@ describe('POST /travaux in JSON: the common mistakes', () => {
     expect(seul(await json({ outil: 'peinture' }), 422, 'invalid_tool', 'outil')).toBe(
       'outil "peinture" is not a tool. The tools are vider, staging, renovation, saison, ciel, annonce (GET /outils describes them)',
     );
-    expect(seul(await json({ outil: ['ciel'] }), 422, 'invalid_tool', 'outil')).toBe('outil must be a string, one of vider, staging, renovation, saison, ciel, annonce, not an array');
-    expect(seul(await json({ outil: '' }), 422, 'invalid_tool', 'outil')).toBe('outil is empty: it must be one of vider, staging, renovation, saison, ciel, annonce');
+    expect(seul(await json({ outil: ['ciel'] }), 422, 'invalid_tool', 'outil')).toBe(
+      'outil must be a string, one of vider, staging, renovation, saison, ciel, annonce, not an array',
+    );
+    expect(seul(await json({ outil: '' }), 422, 'invalid_tool', 'outil')).toBe(
+      'outil is empty: it must be one of vider, staging, renovation, saison, ciel, annonce',
+    );
   });
 
   it('several problems: each in details with its path, the first three in the summary', async () => {
@@ -384,7 +397,9 @@ describe('POST /travaux as a form: the fields the client used', () => {
       f.append('image_url', 'https://a.example/ok.jpg');
       f.append('image_url', 'http://a.example/x.jpg');
     });
-    expect(seul(url, 422, 'invalid_image', 'image_url')).toBe('image_url must be an https URL (http and other schemes are refused), not the text "http://a.example/x.jpg"');
+    expect(seul(url, 422, 'invalid_image', 'image_url')).toBe(
+      'image_url must be an https URL (http and other schemes are refused), not the text "http://a.example/x.jpg"',
+    );
     const televersement = await formulaire((f) => {
       f.append('outil', 'ciel');
       f.append('televersement', 'salon.jpg');
@@ -414,7 +429,8 @@ describe('POST /travaux as a form: the fields the client used', () => {
     expect(mal.code).toBe('invalid_settings');
     expect(sansJargon(mal)[0]).toEqual({
       chemin: 'imageurl',
-      message: "imageurl is not a field of this form: did you mean image_url? A form has outil, the tool's settings, files (under any field name), image_url and televersement fields",
+      message:
+        "imageurl is not a field of this form: did you mean image_url? A form has outil, the tool's settings, files (under any field name), image_url and televersement fields",
     });
     expect(seul(await formulaire((f) => f.append('tool', 'ciel')), 422, 'invalid_tool', 'outil')).toBe(
       'outil is required: add the form field outil, one of vider, staging, renovation, saison, ciel, annonce; the form has tool: did you mean outil?',
@@ -425,17 +441,30 @@ describe('POST /travaux as a form: the fields the client used', () => {
 
 describe('POST /televersements', () => {
   // Validation comes first: the dependencies are never reached.
-  const d = new Proxy({}, { get: () => { throw new Error('reached a dependency'); } }) as Parameters<typeof creerTeleversements>[0];
+  const d = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('reached a dependency');
+      },
+    },
+  ) as Parameters<typeof creerTeleversements>[0];
   const annoncer = (corps: unknown) => refusAsync(creerTeleversements(d, 'compte', 'application/json', Buffer.from(JSON.stringify(corps))));
   const EXEMPLE = '{"fichiers":[{"nom":"salon.jpg","type":"image/jpeg","taille":2483116}]}';
 
   it('fichiers missing, empty, not an array, too many', async () => {
     expect(seul(await annoncer({}), 422, 'invalid_image', 'fichiers')).toBe(`fichiers is required: the list of files you are about to upload, e.g. ${EXEMPLE}`);
     expect(seul(await annoncer({ fichiers: [] }), 422, 'invalid_image', 'fichiers')).toBe(`fichiers is empty: announce at least 1 file, e.g. ${EXEMPLE}`);
-    expect(seul(await annoncer({ fichiers: 'salon.jpg' }), 422, 'invalid_image', 'fichiers')).toBe(`fichiers must be an array of files, not the text "salon.jpg", e.g. ${EXEMPLE}`);
-    expect(seul(await annoncer({ fichiers: { type: 'image/jpeg', taille: 3 } }), 422, 'invalid_image', 'fichiers')).toContain('not an object: put the file inside [ ]');
+    expect(seul(await annoncer({ fichiers: 'salon.jpg' }), 422, 'invalid_image', 'fichiers')).toBe(
+      `fichiers must be an array of files, not the text "salon.jpg", e.g. ${EXEMPLE}`,
+    );
+    expect(seul(await annoncer({ fichiers: { type: 'image/jpeg', taille: 3 } }), 422, 'invalid_image', 'fichiers')).toContain(
+      'not an object: put the file inside [ ]',
+    );
     const trop = Array.from({ length: 51 }, () => ({ type: 'image/jpeg', taille: 1 }));
-    expect(seul(await annoncer({ fichiers: trop }), 422, 'invalid_image', 'fichiers')).toBe('fichiers holds 51 files; at most 50 per request: announce the others in another request');
+    expect(seul(await annoncer({ fichiers: trop }), 422, 'invalid_image', 'fichiers')).toBe(
+      'fichiers holds 51 files; at most 50 per request: announce the others in another request',
+    );
     const files = sansJargon(await annoncer({ files: [{ type: 'image/jpeg', taille: 1 }] }));
     expect(files.map((p) => p.chemin)).toEqual(['fichiers', 'files']);
     expect(files[1]!.message).toBe(`files is not a member of the body: did you mean fichiers? The body is ${EXEMPLE}`);
@@ -445,8 +474,12 @@ describe('POST /televersements', () => {
     expect(seul(await annoncer({ fichiers: [{ type: 'image/gif', taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toBe(
       'fichiers[0].type must be one of "image/jpeg", "image/png" or "image/webp", not "image/gif"',
     );
-    expect(seul(await annoncer({ fichiers: [{ type: 'jpg', taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toContain('not "jpg": did you mean "image/jpeg"?');
-    expect(seul(await annoncer({ fichiers: [{ type: 'image/jpg', taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toContain('did you mean "image/jpeg"?');
+    expect(seul(await annoncer({ fichiers: [{ type: 'jpg', taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toContain(
+      'not "jpg": did you mean "image/jpeg"?',
+    );
+    expect(seul(await annoncer({ fichiers: [{ type: 'image/jpg', taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toContain(
+      'did you mean "image/jpeg"?',
+    );
     expect(seul(await annoncer({ fichiers: [{ taille: 10 }] }), 422, 'invalid_image', 'fichiers[0].type')).toBe(
       'fichiers[0].type is required: the Content-Type the file will be uploaded with, one of "image/jpeg", "image/png" or "image/webp"',
     );
@@ -454,7 +487,9 @@ describe('POST /televersements', () => {
 
   it('taille missing, not a number, not whole, zero', async () => {
     const fichier = { type: 'image/png' };
-    expect(seul(await annoncer({ fichiers: [fichier] }), 422, 'invalid_image', 'fichiers[0].taille')).toBe('fichiers[0].taille is required: the exact size of the file in bytes, e.g. 2483116');
+    expect(seul(await annoncer({ fichiers: [fichier] }), 422, 'invalid_image', 'fichiers[0].taille')).toBe(
+      'fichiers[0].taille is required: the exact size of the file in bytes, e.g. 2483116',
+    );
     expect(seul(await annoncer({ fichiers: [{ ...fichier, taille: '2483116' }] }), 422, 'invalid_image', 'fichiers[0].taille')).toBe(
       'fichiers[0].taille must be a number (the exact size of the file in bytes), not the text "2483116": write 2483116 without quotes',
     );
@@ -470,7 +505,10 @@ describe('POST /televersements', () => {
     const erreur = await annoncer({ fichiers: [{ type: 'image/jpeg', taille: 1 }, 'salon.jpg', { type: 'image/jpeg', size: 3 }, ['image/jpeg', 3]] });
     const details = sansJargon(erreur);
     expect(details).toEqual([
-      { chemin: 'fichiers[1]', message: 'fichiers[1] must be an object, not the text "salon.jpg": each file is {"nom":"salon.jpg","type":"image/jpeg","taille":2483116}' },
+      {
+        chemin: 'fichiers[1]',
+        message: 'fichiers[1] must be an object, not the text "salon.jpg": each file is {"nom":"salon.jpg","type":"image/jpeg","taille":2483116}',
+      },
       { chemin: 'fichiers[2].taille', message: 'fichiers[2].taille is required: the exact size of the file in bytes, e.g. 2483116' },
       { chemin: 'fichiers[2].size', message: 'fichiers[2].size is not a member of a file: did you mean taille? A file has nom (optional), type and taille' },
       { chemin: 'fichiers[3]', message: 'fichiers[3] must be an object, not an array: each file is {"nom":"salon.jpg","type":"image/jpeg","taille":2483116}' },
@@ -479,9 +517,16 @@ describe('POST /televersements', () => {
   });
 
   it('a file over 15 MB stays a 413, now with the same details', async () => {
-    const erreur = await annoncer({ fichiers: [{ type: 'image/jpeg', taille: 1 }, { type: 'image/jpeg', taille: 20_000_000 }] });
+    const erreur = await annoncer({
+      fichiers: [
+        { type: 'image/jpeg', taille: 1 },
+        { type: 'image/jpeg', taille: 20_000_000 },
+      ],
+    });
     expect(erreur).toMatchObject({ statut: 413, code: 'image_too_large', details: { index: 1, taille: 20_000_000 } });
-    expect(sansJargon(erreur)).toEqual([{ chemin: 'fichiers[1].taille', message: 'fichiers[1].taille is 20000000 bytes; an image is at most 15 MB (15728640 bytes)' }]);
+    expect(sansJargon(erreur)).toEqual([
+      { chemin: 'fichiers[1].taille', message: 'fichiers[1].taille is 20000000 bytes; an image is at most 15 MB (15728640 bytes)' },
+    ]);
   });
 });
 
@@ -490,7 +535,9 @@ describe('bodies that are not JSON objects (400)', () => {
   it('say what is wrong and where, with the usual cause', () => {
     expect(seul(corps(''), 400, 'invalid_body', '')).toBe('The body is empty: send a JSON object');
     expect(seul(corps('{"outil":"ciel",}'), 400, 'invalid_body', '')).toBe('The body is not valid JSON at line 1, column 17 ("}"): remove the comma before }');
-    expect(seul(corps("{'outil':'ciel'}"), 400, 'invalid_body', '')).toBe('The body is not valid JSON at line 1, column 2 ("\'"): JSON strings and names take double quotes (")');
+    expect(seul(corps("{'outil':'ciel'}"), 400, 'invalid_body', '')).toBe(
+      'The body is not valid JSON at line 1, column 2 ("\'"): JSON strings and names take double quotes (")',
+    );
     expect(seul(corps('{\n  outil: "ciel"\n}'), 400, 'invalid_body', '')).toBe(
       'The body is not valid JSON at line 2, column 3 ("o"): names of members take double quotes, e.g. {"outil":"ciel"}',
     );
@@ -540,7 +587,13 @@ describe('the wording follows the schemas', () => {
       const base = { outil, valeurs: outil === 'annonce' ? { lieu: 'Gent' } : {}, images: [image] };
       const corps: unknown[] = [];
       for (const m of mauvais) {
-        corps.push({ ...base, valeurs: m }, { ...base, images: m }, { ...base, images: [m] }, { ...base, images: [{ url: m }] }, { ...base, images: [{ base64: m }] });
+        corps.push(
+          { ...base, valeurs: m },
+          { ...base, images: m },
+          { ...base, images: [m] },
+          { ...base, images: [{ url: m }] },
+          { ...base, images: [{ base64: m }] },
+        );
         corps.push({ ...base, images: [{ televersement: m }] }, { ...base, images: [{ ...image, nom: m }] }, { ...base, [JSON.stringify(m).slice(0, 20)]: m });
         for (const c of CATALOGUE[outil].champs) corps.push({ ...base, valeurs: { ...base.valeurs, [c.nom]: m } }, { ...base, [c.nom]: m });
         for (const autre of OUTILS) for (const c of CATALOGUE[autre].champs) corps.push({ ...base, valeurs: { ...base.valeurs, [c.nom]: m } });

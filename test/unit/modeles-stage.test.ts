@@ -19,7 +19,12 @@ const clients = () => ({ bedrock: new BedrockClient({ region: 'us-east-1' }), ru
 const defauts = modelesBedrock({});
 const STAGE: ModelesStage = {
   region: defauts.region,
-  modeles: { modeleInpaint: defauts.images.vider, modeleStructure: defauts.images.renovation, modeleRemplacement: defauts.images.saison, modeleTexte: defauts.texte },
+  modeles: {
+    modeleInpaint: defauts.images.vider,
+    modeleStructure: defauts.images.renovation,
+    modeleRemplacement: defauts.images.saison,
+    modeleTexte: defauts.texte,
+  },
 };
 const cycle = (status: 'ACTIVE' | 'LEGACY', fin?: string) => ({
   modelDetails: { modelArn: 'arn', modelId: 'm', modelLifecycle: { status, ...(fin ? { endOfLifeTime: new Date(fin) } : {}) } },
@@ -61,7 +66,10 @@ describe('check-models', () => {
   });
 
   it('a model not enabled for the account says how to enable it: the Marketplace rights, and for Anthropic the first-time-use form', async () => {
-    const refus = new AccessDeniedException({ $metadata: {}, message: 'Model access is denied due to IAM user or service role is not authorized to perform the required AWS Marketplace actions' });
+    const refus = new AccessDeniedException({
+      $metadata: {},
+      message: 'Model access is denied due to IAM user or service role is not authorized to perform the required AWS Marketplace actions',
+    });
     runtime.on(InvokeModelCommand).rejects(refus).on(ConverseCommand).rejects(refus);
     const etats = await verifierModeles(STAGE, clients());
     expect(etats.every((e) => !e.ready && !e.invoked)).toBe(true);

@@ -63,7 +63,7 @@ describe('local preview engine', () => {
       const i = p * 3;
       if (a[i] === reference[i] && a[i + 1] === reference[i + 1] && a[i + 2] === reference[i + 2]) continue;
       const [x, y] = [p % largeur, Math.floor(p / largeur)];
-      zone.x0 = Math.min(zone.x0, x), zone.x1 = Math.max(zone.x1, x + 1), zone.y0 = Math.min(zone.y0, y), zone.y1 = Math.max(zone.y1, y + 1);
+      ((zone.x0 = Math.min(zone.x0, x)), (zone.x1 = Math.max(zone.x1, x + 1)), (zone.y0 = Math.min(zone.y0, y)), (zone.y1 = Math.max(zone.y1, y + 1)));
     }
     return zone;
   };
@@ -88,7 +88,10 @@ describe('local preview engine', () => {
   });
 
   it('vider and staging change only the area built from what the local detector found (zones.ts), and never a fixed element', async () => {
-    for (const [outil, valeurs] of [['vider', {}], ['staging', { piece: 'bedroom', style: 'industrial' }]] as const) {
+    for (const [outil, valeurs] of [
+      ['vider', {}],
+      ['staging', { piece: 'bedroom', style: 'industrial' }],
+    ] as const) {
       const source = await imageTest(4, 'png', 240, 160);
       const photo = (await decoder(source)).pixels;
       const objets = await detecteurLocal.detecter(photo);
@@ -109,7 +112,9 @@ describe('local preview engine', () => {
   });
 
   it('vider on a photo where the local detector finds no furniture: rien_a_retirer, as in production', async () => {
-    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } }).png().toBuffer();
+    const ciel = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } })
+      .png()
+      .toBuffer();
     await expect(moteur.retoucher({ outil: 'vider', valeurs: {}, image: ciel, travail: 't' })).rejects.toMatchObject({ name: 'rien_a_retirer' });
     await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: ciel, travail: 't' })).rejects.toMatchObject({ name: 'sol_introuvable' });
   });
@@ -142,7 +147,10 @@ describe('local preview engine', () => {
   });
 
   it('applies EXIF orientation: a portrait JPEG stored landscape comes back portrait', async () => {
-    const paysage = await sharp(await imageTest(5, 'jpeg', 90, 60)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const paysage = await sharp(await imageTest(5, 'jpeg', 90, 60))
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
     const { image } = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: paysage, travail: 't' });
     const meta = await sharp(image).metadata();
     expect([meta.width, meta.height]).toEqual([60, 90]);
@@ -187,7 +195,10 @@ describe('local listing writer', () => {
   });
 
   it('lists the facts given, split on commas, semicolons and lines, but not inside a number', () => {
-    const texte = redigerAnnonceLocale({ lieu: 'Gent', langue: 'English', infos: '3 bedrooms, €465,000; 2,5 km to the station\n120 m²', atouts: 'garden,quiet' }, 0);
+    const texte = redigerAnnonceLocale(
+      { lieu: 'Gent', langue: 'English', infos: '3 bedrooms, €465,000; 2,5 km to the station\n120 m²', atouts: 'garden,quiet' },
+      0,
+    );
     expect(texte).toContain('- 3 bedrooms\n- €465,000\n- 2,5 km to the station\n- 120 m²');
     expect(texte).toContain('- garden\n- quiet');
   });

@@ -82,7 +82,9 @@ describe('the verifying front, against the real SDK', () => {
   });
 
   it('refuses a wrong secret, a tampered signature and a changed path', async () => {
-    await expect(sdkAvec({ credentials: { ...identifiantsS3Local, secretAccessKey: 'autre' } }).send(new GetObjectCommand({ Bucket: SEAU, Key: 'x' }))).rejects.toMatchObject({
+    await expect(
+      sdkAvec({ credentials: { ...identifiantsS3Local, secretAccessKey: 'autre' } }).send(new GetObjectCommand({ Bucket: SEAU, Key: 'x' })),
+    ).rejects.toMatchObject({
       name: 'SignatureDoesNotMatch',
       $metadata: { httpStatusCode: 403 },
     });
@@ -129,10 +131,7 @@ describe('the verifying front, against the real SDK', () => {
       (args.request as { body: unknown }).body = octets('ABCDE');
       return next(args);
     };
-    tricheur.middlewareStack.addRelativeTo(
-      remplacer,
-      { relation: 'after', toMiddleware: 'awsAuthMiddleware', name: 'remplacerCorps' },
-    );
+    tricheur.middlewareStack.addRelativeTo(remplacer, { relation: 'after', toMiddleware: 'awsAuthMiddleware', name: 'remplacerCorps' });
     await expect(tricheur.send(new PutObjectCommand({ Bucket: SEAU, Key: 'sdk/hash.txt', Body: octets('abcde') }))).rejects.toMatchObject({
       name: 'XAmzContentSHA256Mismatch',
     });
@@ -238,11 +237,16 @@ describe('objetsSignes, against the verifying front', () => {
       operation: 'PutObject',
     });
     // A request S3 refuses is an error, never "not there": lireDebut only reads AccessDenied that way.
-    const erreur = await objetsAvec({ identifiants: { ...identifiantsS3Local, secretAccessKey: 'autre' } }).lireDebut('entrees/a.jpg', 4).catch((e: unknown) => e);
+    const erreur = await objetsAvec({ identifiants: { ...identifiantsS3Local, secretAccessKey: 'autre' } })
+      .lireDebut('entrees/a.jpg', 4)
+      .catch((e: unknown) => e);
     expect(erreur).toBeInstanceOf(ErreurObjets);
     expect(erreur).toMatchObject({ statut: 403, code: 'SignatureDoesNotMatch', operation: 'GetObject' });
     await expect(objetsAvec({ horloge: ilYA(3600_000) }).supprimer(['entrees/a.jpg'])).rejects.toMatchObject({ statut: 403, code: 'RequestTimeTooSkewed' });
-    await expect(objetsAvec({ region: 'eu-west-1' }).lireDebut('entrees/a.jpg', 4)).rejects.toMatchObject({ statut: 400, code: 'AuthorizationHeaderMalformed' });
+    await expect(objetsAvec({ region: 'eu-west-1' }).lireDebut('entrees/a.jpg', 4)).rejects.toMatchObject({
+      statut: 400,
+      code: 'AuthorizationHeaderMalformed',
+    });
     expect(prendreRefus().map((r) => r.code)).toEqual(['SignatureDoesNotMatch', 'RequestTimeTooSkewed', 'AuthorizationHeaderMalformed']);
     // The object is still there: the refused DELETE did not reach s3rver.
     expect(await objets.lireDebut('entrees/a.jpg', 1)).toMatchObject({ octets: octets('0'), taille: 10 });
@@ -250,11 +254,14 @@ describe('objetsSignes, against the verifying front', () => {
 
   it("AWS's 403 AccessDenied for a missing key reads as not there (the local S3 answers 404)", async () => {
     const repondre = (statut: number, corps: string): HttpHandler => ({
-      handle: async () => ({ response: new HttpResponse({ statusCode: statut, headers: { 'content-type': 'application/xml' }, body: Readable.from([octets(corps)]) }) }),
+      handle: async () => ({
+        response: new HttpResponse({ statusCode: statut, headers: { 'content-type': 'application/xml' }, body: Readable.from([octets(corps)]) }),
+      }),
       updateHttpClientConfig: () => undefined,
       httpHandlerConfigs: () => ({}),
     });
-    const sur = (gestionnaire: HttpHandler) => objetsSignes({ bucket: 'b', region: 'eu-west-1', cheminStyle: false, identifiants: identifiantsS3Local, gestionnaire });
+    const sur = (gestionnaire: HttpHandler) =>
+      objetsSignes({ bucket: 'b', region: 'eu-west-1', cheminStyle: false, identifiants: identifiantsS3Local, gestionnaire });
     expect(await sur(repondre(403, '<Error><Code>AccessDenied</Code></Error>')).lireDebut('k', 4)).toBeUndefined();
     await expect(sur(repondre(403, '<Error><Code>InvalidAccessKeyId</Code></Error>')).lireDebut('k', 4)).rejects.toMatchObject({ code: 'InvalidAccessKeyId' });
     expect(await sur(repondre(416, '<Error><Code>InvalidRange</Code></Error>')).lireDebut('k', 4)).toEqual({ octets: Buffer.alloc(0), taille: 0 });
@@ -268,7 +275,13 @@ describe('objetsSignes, against the verifying front', () => {
         envois.push(requete.method);
         const suivante = reponses.shift()!;
         if (suivante instanceof Error) throw suivante;
-        return { response: new HttpResponse({ statusCode: suivante, headers: {}, body: Readable.from([octets(suivante === 200 ? '' : '<Error><Code>SlowDown</Code></Error>')]) }) };
+        return {
+          response: new HttpResponse({
+            statusCode: suivante,
+            headers: {},
+            body: Readable.from([octets(suivante === 200 ? '' : '<Error><Code>SlowDown</Code></Error>')]),
+          }),
+        };
       },
       updateHttpClientConfig: () => undefined,
       httpHandlerConfigs: () => ({}),
@@ -317,7 +330,9 @@ describe('on AWS (no endpoint): the URLs have the shape of the SDK', () => {
 
       const lecture = new URL(await aws.urlLecture(cle, 'photo été (1).jpg', 60));
       const disposition = `attachment; filename*=UTF-8''${encodeURIComponent('photo été (1).jpg')}`;
-      const sdkLecture = new URL(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'retouche-medias', Key: cle, ResponseContentDisposition: disposition }), { expiresIn: 60 }));
+      const sdkLecture = new URL(
+        await getSignedUrl(client, new GetObjectCommand({ Bucket: 'retouche-medias', Key: cle, ResponseContentDisposition: disposition }), { expiresIn: 60 }),
+      );
       comparer(lecture, sdkLecture);
       expect(lecture.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
       expect(lecture.searchParams.get('response-content-disposition')).toBe(disposition);
@@ -351,7 +366,9 @@ describe('objetsDepuisEnv', () => {
   it('AWS_ENDPOINT_URL alone; AWS without an endpoint, virtual-hosted or path-style; no region or bucket is an error', async () => {
     identifiantsEnv();
     const origine = async (env: NodeJS.ProcessEnv) => new URL(await objetsDepuisEnv(env).urlLecture('k/l', 'l', 60)).href.split('?')[0];
-    expect(await origine({ RETOUCHE_BUCKET: 'b', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:4569', RETOUCHE_S3_CHEMIN: '1' })).toBe('http://127.0.0.1:4569/b/k/l');
+    expect(await origine({ RETOUCHE_BUCKET: 'b', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:4569', RETOUCHE_S3_CHEMIN: '1' })).toBe(
+      'http://127.0.0.1:4569/b/k/l',
+    );
     expect(await origine({ RETOUCHE_BUCKET: 'b', AWS_REGION: 'eu-west-1' })).toBe('https://b.s3.eu-west-1.amazonaws.com/k/l');
     expect(await origine({ RETOUCHE_BUCKET: 'b', AWS_REGION: 'eu-west-1', RETOUCHE_S3_CHEMIN: '1' })).toBe('https://s3.eu-west-1.amazonaws.com/b/k/l');
     expect(() => objetsDepuisEnv({ RETOUCHE_BUCKET: 'b' })).toThrow(/AWS_REGION/);

@@ -34,7 +34,13 @@ describe('how a result was made', () => {
     const { fichier } = await fichierResultat(pixels, format, { outil: 'ciel', valeurs: {}, apercu: false, graine: 7, personnes: detecteurPersonnesLocal });
     expect(await lireTypeSource(fichier)).toBe(TYPES_SOURCE.compositeWithTrainedAlgorithmicMedia);
     expect(await lireProvenance(fichier)).toBe('Edited by Retouche, tool ciel, seed 7');
-    const { fichier: renovation } = await fichierResultat(pixels, format, { outil: 'renovation', valeurs: {}, apercu: false, graine: 7, personnes: detecteurPersonnesLocal });
+    const { fichier: renovation } = await fichierResultat(pixels, format, {
+      outil: 'renovation',
+      valeurs: {},
+      apercu: false,
+      graine: 7,
+      personnes: detecteurPersonnesLocal,
+    });
     expect(await lireTypeSource(renovation)).toBe(TYPES_SOURCE.trainedAlgorithmicMedia);
     // The metadata changes nothing else: the same encode without it decodes to the same pixels.
     const image = depuisPixels(pixels);

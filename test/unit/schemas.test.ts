@@ -7,10 +7,14 @@ import { refus } from '../support/refus';
 
 const image = { url: 'https://photos.example.com/salon.jpg' };
 
-
 describe('validerRequete', () => {
   it('applies every default and records them in valeurs', () => {
-    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({ piece: 'living room', style: 'modern', mention: 'none', floutage: 'none' });
+    expect(validerRequete('staging', { outil: 'staging', images: [image] }).valeurs).toEqual({
+      piece: 'living room',
+      style: 'modern',
+      mention: 'none',
+      floutage: 'none',
+    });
     expect(validerRequete('renovation', { outil: 'renovation', images: [image], valeurs: { zone: 'interieur' } }).valeurs).toEqual({
       zone: 'interieur',
       niveau: 'complete',
@@ -94,8 +98,6 @@ describe('catalogue and OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     const requete = JSON.stringify(document.components.schemas.RequeteTravaux);
     for (const valeur of ['warm bohemian', 'rafraichissement', 'Italian', 'additionalProperties']) expect(requete).toContain(valeur);
-    expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(['/outils', '/solde', '/travaux', '/travaux/{id}', '/lots/{id}']),
-    );
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/outils', '/solde', '/travaux', '/travaux/{id}', '/lots/{id}']));
   });
 });

@@ -19,7 +19,16 @@ beforeAll(async () => {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '127.0.0.2' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '127.0.0.2' },
+        ],
+      },
+    ],
   });
   ca = pems.cert;
   serveur = createServer({ key: pems.private, cert: pems.cert }, (requete, reponse) => {

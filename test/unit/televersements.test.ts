@@ -16,7 +16,17 @@ const compte = 'compte-1';
 
 const dependances = (statutS3: number) => {
   const ddb = clientDocument(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }));
-  const enregistrement = { id, compte, cle: `televersements/${compte}/${id}`, nom: 'a.jpg', type_contenu: 'image/jpeg', taille: 10, statut: 'attendu', cree_le: '2026-11-23T10:00:00.000Z', utilisable_jusqua: '2026-11-24T10:00:00.000Z' };
+  const enregistrement = {
+    id,
+    compte,
+    cle: `televersements/${compte}/${id}`,
+    nom: 'a.jpg',
+    type_contenu: 'image/jpeg',
+    taille: 10,
+    statut: 'attendu',
+    cree_le: '2026-11-23T10:00:00.000Z',
+    utilisable_jusqua: '2026-11-24T10:00:00.000Z',
+  };
   // The upload's record exists; no job carries its id yet.
   mockClient(ddb)
     .on(GetCommand)
@@ -30,7 +40,12 @@ const dependances = (statutS3: number) => {
     identifiants: { accessKeyId: 'x', secretAccessKey: 'y' },
     gestionnaire: {
       handle: async () => ({
-        response: { statusCode: statutS3, reason: '', headers: { 'content-type': 'application/xml' }, body: Buffer.from(`<?xml version="1.0"?><Error><Code>${code}</Code><Message>…</Message></Error>`) },
+        response: {
+          statusCode: statutS3,
+          reason: '',
+          headers: { 'content-type': 'application/xml' },
+          body: Buffer.from(`<?xml version="1.0"?><Error><Code>${code}</Code><Message>…</Message></Error>`),
+        },
       }),
     } as unknown as NonNullable<Parameters<typeof objetsSignes>[0]['gestionnaire']>,
   });
@@ -44,12 +59,18 @@ describe('an upload that never arrived, on AWS', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(refus(() => {
-      throw erreur;
-    })).toMatchObject({ statut: 422, code: 'invalid_image', details: { raison: 'non_recu', index: 0 } });
+    expect(
+      refus(() => {
+        throw erreur;
+      }),
+    ).toMatchObject({ statut: 422, code: 'invalid_image', details: { raison: 'non_recu', index: 0 } });
   });
 
   it('any other S3 failure is not blamed on the client', async () => {
-    await expect(verifierTeleversements(dependances(500), compte, [{ index: 0, id, nom: null }])).rejects.toMatchObject({ name: 'ErreurObjets', statut: 500, code: 'InternalError' });
+    await expect(verifierTeleversements(dependances(500), compte, [{ index: 0, id, nom: null }])).rejects.toMatchObject({
+      name: 'ErreurObjets',
+      statut: 500,
+      code: 'InternalError',
+    });
   });
 });

@@ -43,13 +43,28 @@ describe('batch ZIP', () => {
   it('a missing source fails the whole ZIP and leaves no object behind', async () => {
     await client().send(new PutObjectCommand({ Bucket: bucket, Key: 'resultats/present.jpg', Body: randomBytes(10) }));
     await expect(
-      ecrireZip({ s3: client(), bucket, cle: 'zips/casse.zip', fichiers: [{ cle: 'resultats/present.jpg', nom: 'a.jpg' }, { cle: 'resultats/absent.jpg', nom: 'b.jpg' }] }),
+      ecrireZip({
+        s3: client(),
+        bucket,
+        cle: 'zips/casse.zip',
+        fichiers: [
+          { cle: 'resultats/present.jpg', nom: 'a.jpg' },
+          { cle: 'resultats/absent.jpg', nom: 'b.jpg' },
+        ],
+      }),
     ).rejects.toThrow();
     await expect(client().send(new HeadObjectCommand({ Bucket: bucket, Key: 'zips/casse.zip' }))).rejects.toThrow();
   });
 
   it('names inside the archive never carry paths or control characters', () => {
-    expect(nomsUniques(['a/b.jpg', 'a\\b.jpg', 'x\u0000y.jpg', '', 'A.jpg', 'a.jpg'])).toEqual(['a_b.jpg', 'a_b (2).jpg', 'x_y.jpg', 'fichier', 'A.jpg', 'a (2).jpg']);
+    expect(nomsUniques(['a/b.jpg', 'a\\b.jpg', 'x\u0000y.jpg', '', 'A.jpg', 'a.jpg'])).toEqual([
+      'a_b.jpg',
+      'a_b (2).jpg',
+      'x_y.jpg',
+      'fichier',
+      'A.jpg',
+      'a (2).jpg',
+    ]);
   });
 });
 

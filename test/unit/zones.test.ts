@@ -57,7 +57,7 @@ const couverture = (masque: Buffer | Uint8Array, p: Pixels, b: Rectangle, hors?:
   return n ? k / n : 1;
 };
 
-describe('the local detector (detecteur-local.ts) against the scenes\' geometry', () => {
+describe("the local detector (detecteur-local.ts) against the scenes' geometry", () => {
   // Measured: sofa IoU 0.71, armchair 0.94, plant 0.52 (covers 0.98, 1.9× its size), coffee table 0.46
   // (its box stops at the top: the legs join the rug), window 0.92, radiator 0.60.
   it.each(['Couch', 'Armchair', 'Potted Plant'])('salon: finds the %s', (nom) => {
@@ -97,10 +97,11 @@ describe('zoneVider (zones.ts)', () => {
     expect(zone.alpha.every((a, i) => a === 0 || zone.masque[i] === 255)).toBe(true);
   });
 
-  it('with the local detector\'s boxes: the big pieces are covered, the window is not', async () => {
+  it("with the local detector's boxes: the big pieces are covered, the window is not", async () => {
     const zone = await zoneVider(salon, trouvesSalon);
     // Measured: 1.0 for all four; the window 0.003 (the corner of a grown box at the reveal).
-    for (const nom of ['Couch', 'Armchair', 'Coffee Table', 'Potted Plant']) expect(couverture(zone.masque, salon, vrai(verite.salon, nom).boite), nom).toBeGreaterThanOrEqual(0.9);
+    for (const nom of ['Couch', 'Armchair', 'Coffee Table', 'Potted Plant'])
+      expect(couverture(zone.masque, salon, vrai(verite.salon, nom).boite), nom).toBeGreaterThanOrEqual(0.9);
     expect(couverture(zone.masque, salon, vrai(verite.salon, 'Window').boite)).toBeLessThanOrEqual(0.02);
   });
 
@@ -109,7 +110,7 @@ describe('zoneVider (zones.ts)', () => {
     await expect(zoneVider(pieceVide, enObjets(verite.pieceVide))).rejects.toMatchObject({ name: 'rien_a_retirer' });
   });
 
-  it('furniture in front of a window: the window\'s part stays out of the mask; furniture entirely within it leaves nothing to remove', async () => {
+  it("furniture in front of a window: the window's part stays out of the mask; furniture entirely within it leaves nothing to remove", async () => {
     const fenetre: ObjetDetecte = { nom: 'Window', nature: 'fixe', boite: { x0: 0.3, y0: 0.2, x1: 0.55, y1: 0.65 }, confiance: 0.9 };
     const fauteuil: ObjetDetecte = { nom: 'Armchair', nature: 'meuble', boite: { x0: 0.4, y0: 0.45, x1: 0.7, y1: 0.9 }, confiance: 0.9 };
     const zone = await zoneVider(pieceVide, [fenetre, fauteuil]);

@@ -85,12 +85,7 @@ export const nettoyerAnnonce = (texte: string): string =>
     .replace(/</g, '&lt;')
     .trim();
 
-export const redigerAnnonce = async (
-  client: BedrockRuntimeClient,
-  demande: DemandeAnnonce,
-  modele: string,
-  maxTokens: number,
-): Promise<TexteRedige> => {
+export const redigerAnnonce = async (client: BedrockRuntimeClient, demande: DemandeAnnonce, modele: string, maxTokens: number): Promise<TexteRedige> => {
   const requete = await requeteAnnonce(demande, modele, maxTokens);
   let reponse;
   try {

@@ -90,8 +90,7 @@ export const configurationBedrock = (env: Env = process.env): ConfigurationBedro
 export const SORTIE_MOTEUR = 'MoteurBedrock';
 
 /** Every distinct id the engine calls (images and text), for a grant or a dashboard. */
-export const identifiantsBedrock = (modeles: ModelesBedrock): string[] =>
-  [...new Set([...Object.values(modeles.images), modeles.texte])].sort();
+export const identifiantsBedrock = (modeles: ModelesBedrock): string[] => [...new Set([...Object.values(modeles.images), modeles.texte])].sort();
 
 const PREFIXES_PROFIL = /^(us|eu|apac|us-gov|jp|au|ca|global)\./;
 
@@ -108,7 +107,20 @@ export const REGIONS_GEOGRAPHIE: Readonly<Record<string, readonly string[]>> = {
   'us-gov': ['us-gov-east-1', 'us-gov-west-1'],
   ca: ['ca-central-1', 'ca-west-1'],
   eu: ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
-  apac: ['ap-east-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'ap-south-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-southeast-4', 'ap-southeast-5', 'ap-southeast-7'],
+  apac: [
+    'ap-east-2',
+    'ap-northeast-1',
+    'ap-northeast-2',
+    'ap-northeast-3',
+    'ap-south-1',
+    'ap-south-2',
+    'ap-southeast-1',
+    'ap-southeast-2',
+    'ap-southeast-3',
+    'ap-southeast-4',
+    'ap-southeast-5',
+    'ap-southeast-7',
+  ],
   jp: ['ap-northeast-1', 'ap-northeast-3'],
   au: ['ap-southeast-2', 'ap-southeast-4'],
   global: ['*'],

@@ -115,7 +115,8 @@ export const extraire = async (p: Pixels, d: Decoupe): Promise<Pixels> =>
 /** One channel of a photo-sized mask, cut to the crop. */
 export const extraireMasque = <M extends Buffer | Uint8Array>(masque: M, largeur: number, d: Decoupe): Buffer => {
   const sortie = Buffer.alloc(d.largeur * d.hauteur);
-  for (let y = 0; y < d.hauteur; y++) sortie.set(masque.subarray((d.haut + y) * largeur + d.gauche, (d.haut + y) * largeur + d.gauche + d.largeur), y * d.largeur);
+  for (let y = 0; y < d.hauteur; y++)
+    sortie.set(masque.subarray((d.haut + y) * largeur + d.gauche, (d.haut + y) * largeur + d.gauche + d.largeur), y * d.largeur);
   return sortie;
 };
 
@@ -140,7 +141,10 @@ export const reduire = (p: Pixels, cadre: Cadre): Promise<Pixels> =>
  * the difference mask counts as a change. Pixels outside the edited area are never the model's.
  */
 export const imageDeTravail = (reduite: Pixels, cadre: Cadre): Promise<Buffer> =>
-  depuisPixels(reduite).extend({ ...etendre(cadre.marges), extendWith: 'mirror' }).jpeg({ quality: 95, chromaSubsampling: '4:4:4' }).toBuffer();
+  depuisPixels(reduite)
+    .extend({ ...etendre(cadre.marges), extendWith: 'mirror' })
+    .jpeg({ quality: 95, chromaSubsampling: '4:4:4' })
+    .toBuffer();
 
 /** A mask (one channel, 255 = edit) at the working size, as a greyscale PNG: the padding is never edited. */
 export const masqueDeTravail = async (masque: Buffer, cadre: Cadre): Promise<Buffer> => {
@@ -148,7 +152,10 @@ export const masqueDeTravail = async (masque: Buffer, cadre: Cadre): Promise<Buf
   const reduit = await redimensionnerMasque(masque, cadre.source, photo);
   const travail = Buffer.alloc(cadre.largeur * cadre.hauteur);
   for (let y = 0; y < photo.hauteur; y++) reduit.copy(travail, (y + marges.haut) * cadre.largeur + marges.gauche, y * photo.largeur, (y + 1) * photo.largeur);
-  return sharp(travail, { raw: { width: cadre.largeur, height: cadre.hauteur, channels: 1 } }).toColourspace('b-w').png().toBuffer();
+  return sharp(travail, { raw: { width: cadre.largeur, height: cadre.hauteur, channels: 1 } })
+    .toColourspace('b-w')
+    .png()
+    .toBuffer();
 };
 
 type Taille = { largeur: number; hauteur: number };

@@ -77,7 +77,7 @@ const zoneDe = (recette: Recette, photo: Pixels, objets: Parameters<typeof zoneV
   recette.zone.type === 'objets' ? zoneVider(photo, objets) : recette.zone.type === 'sol' ? zoneStaging(photo, objets) : null;
 
 /** The second run asks another seed, still derived from the job alone. */
-const graineEssai = (travail: string, essai: 1 | 2): number => graineStability(((graineDe(travail) + essai - 1) % GRAINE_MAX) || 1);
+const graineEssai = (travail: string, essai: 1 | 2): number => graineStability((graineDe(travail) + essai - 1) % GRAINE_MAX || 1);
 
 export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur => {
   const configuration = options.configuration ?? configurationBedrock(options.env ?? process.env);
@@ -128,7 +128,14 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
         const composee = { data: recomposer(partie, resultat, alpha), largeur: partie.largeur, hauteur: partie.hauteur };
         return { pixels: replacer(base, composee, decoupe), graine: reponse.graine };
       });
-      const { fichier, floutage } = await fichierResultat(pixels, format, { outil: demande.outil, valeurs: demande.valeurs, apercu: false, graine, personnes, avant: base });
+      const { fichier, floutage } = await fichierResultat(pixels, format, {
+        outil: demande.outil,
+        valeurs: demande.valeurs,
+        apercu: false,
+        graine,
+        personnes,
+        avant: base,
+      });
       return { image: fichier, format, graine, structure, floutage };
     },
 

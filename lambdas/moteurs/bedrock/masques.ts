@@ -38,7 +38,11 @@ export const bornesRectangle = (largeur: number, hauteur: number, r: Rectangle) 
 
 const flouter = async (masque: Buffer, largeur: number, hauteur: number, sigma: number): Promise<Buffer> =>
   // sharp writes a one-channel raw input back as sRGB unless told otherwise.
-  sharp(masque, { raw: { width: largeur, height: hauteur, channels: 1 } }).blur(sigma).extractChannel(0).raw().toBuffer();
+  sharp(masque, { raw: { width: largeur, height: hauteur, channels: 1 } })
+    .blur(sigma)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
 
 /** Blur radius of seams: about half a percent of the short side, at least a pixel. */
 const sigmaDe = (largeur: number, hauteur: number) => Math.max(1, Math.min(largeur, hauteur) * 0.005);
@@ -92,4 +96,3 @@ export const masqueDifference = async (origine: Pixels, resultat: Pixels, haut: 
   }
   return masque;
 };
-

@@ -25,14 +25,7 @@
  * transactions per second), by a client that retries throttling a few times itself: this detector runs
  * after the paid model call, which a failure here would repeat.
  */
-import {
-  DetectFacesCommand,
-  DetectLabelsCommand,
-  DetectTextCommand,
-  type BoundingBox,
-  type Label,
-  type RekognitionClient,
-} from '@aws-sdk/client-rekognition';
+import { DetectFacesCommand, DetectLabelsCommand, DetectTextCommand, type BoundingBox, type Label, type RekognitionClient } from '@aws-sdk/client-rekognition';
 import type { Rectangle } from './masques';
 import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../personnes';
 import { depuisPixels, type Pixels } from '../pixels';
@@ -118,7 +111,22 @@ export const versPhoto = (b: BoundingBox | undefined, t: Tuile, photo: { largeur
 };
 
 /** Vehicle labels whose instances may carry a plate: by name or by parent (Sedan → Car). Parts of a vehicle are not vehicles. */
-const VEHICULES = new Set(['Car', 'Truck', 'Bus', 'Van', 'Motorcycle', 'Vehicle', 'Automobile', 'Pickup Truck', 'Suv', 'Caravan', 'Trailer', 'Tractor', 'Moped', 'Motor Scooter']);
+const VEHICULES = new Set([
+  'Car',
+  'Truck',
+  'Bus',
+  'Van',
+  'Motorcycle',
+  'Vehicle',
+  'Automobile',
+  'Pickup Truck',
+  'Suv',
+  'Caravan',
+  'Trailer',
+  'Tractor',
+  'Moped',
+  'Motor Scooter',
+]);
 const PIECES = new Set(['Wheel', 'Tire', 'Car Wheel', 'Alloy Wheel', 'Spoke', 'Bumper', 'Headlight', 'Windshield', 'Car Mirror', 'Machine']);
 export const PLAQUE = 'License Plate';
 

@@ -72,11 +72,7 @@ const EKU_TOUT_USAGE = '2.5.29.37.0';
  * The subject of the signing certificate, as a list of attributes rather than an RFC 4514 string:
  * an organisation name such as "Retouche dev (test, not trusted)" holds a comma.
  */
-export const sujetSignataire = (organisation: string): x509.JsonName => [
-  { CN: [`${organisation} C2PA Signer`] },
-  { O: [organisation] },
-  { C: ['FR'] },
-];
+export const sujetSignataire = (organisation: string): x509.JsonName => [{ CN: [`${organisation} C2PA Signer`] }, { O: [organisation] }, { C: ['FR'] }];
 
 /** The web crypto key pair of a PEM private key (PKCS#8 or SEC1), EC P-256 only. */
 async function paireDepuisPem(clePrivee: string): Promise<webcrypto.CryptoKeyPair> {
@@ -197,7 +193,9 @@ export function problemesChaine(clePrivee: string, chaine: string[], maintenant 
   for (let i = 0; i + 1 < certificats.length; i++) {
     const [c, emetteur] = [certificats[i]!, certificats[i + 1]!];
     if (!c.checkIssued(emetteur) || !c.verify(emetteur.publicKey)) {
-      problemes.push(`certificate ${i + 1} (${c.subject.replace(/\n/g, ', ')}) was not issued by certificate ${i + 2}: give the chain leaf first, then each issuer`);
+      problemes.push(
+        `certificate ${i + 1} (${c.subject.replace(/\n/g, ', ')}) was not issued by certificate ${i + 2}: give the chain leaf first, then each issuer`,
+      );
     }
   }
   return problemes;

@@ -199,14 +199,18 @@ function tailleReservee(chaineDer: Uint8Array[]): number {
  * by the signature.
  */
 async function coseSign1(claim: Uint8Array, chaineDer: Uint8Array[], signature: SignatureEs256, taille: number): Promise<Uint8Array> {
-  const protege = cbor(new Map<number, Cbor>([[COSE_ALG, ES256], [COSE_X5CHAIN, chaineDer.length === 1 ? chaineDer[0]! : chaineDer]]));
+  const protege = cbor(
+    new Map<number, Cbor>([
+      [COSE_ALG, ES256],
+      [COSE_X5CHAIN, chaineDer.length === 1 ? chaineDer[0]! : chaineDer],
+    ]),
+  );
   // Sig_structure: ["Signature1", body_protected, external_aad (empty), payload]
   const aSigner = cbor(['Signature1', protege, new Uint8Array(0), claim]);
   const sig = await signature(aSigner);
   if (sig.length !== 64) throw new Error(`ES256 signature must be 64 bytes r‖s (got ${sig.length}); convert DER with signatureDerVersP1363`);
 
-  const assembler = (nonProtege: Map<string, Cbor>): Buffer =>
-    cbor({ tag: TAG_COSE_SIGN1, valeur: [protege, nonProtege, null, sig] });
+  const assembler = (nonProtege: Map<string, Cbor>): Buffer => cbor({ tag: TAG_COSE_SIGN1, valeur: [protege, nonProtege, null, sig] });
 
   // Sizes: "pad" key = 4 bytes, "pad2" = 5; a byte string of n bytes costs n + its head (1, 2, 3 or 5).
   // Some totals cannot be reached with one field (head sizes jump), hence the optional empty "pad2".
@@ -379,12 +383,7 @@ export async function signerC2pa(image: Buffer, format: FormatImage, options: Op
 }
 
 /** Same, with any ES256 signing primitive (KMS, HSM). */
-export async function signerC2paAvec(
-  image: Buffer,
-  format: FormatImage,
-  options: OptionsSansCle,
-  signature: SignatureEs256,
-): Promise<Buffer> {
+export async function signerC2paAvec(image: Buffer, format: FormatImage, options: OptionsSansCle, signature: SignatureEs256): Promise<Buffer> {
   initialiserC2pa();
   const chaineDer = options.chaine.map(pemVersDer);
   if (chaineDer.length === 0) throw new Error('chaine: the leaf certificate is required');
