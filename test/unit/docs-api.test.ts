@@ -136,16 +136,27 @@ describe('docs/api.md: the JSON examples', () => {
   });
 
   it('charge what the catalogue says: cout per job, cout_total for the jobs started', () => {
+    let couts = 0;
+    let totaux = 0;
     for (const { objet, outil } of objetsJson()) {
       if (!estOutil(outil)) continue;
-      if (typeof objet.cout === 'number' && typeof objet.outil === 'string') expect(objet.cout, `cout of a ${outil} job`).toBe(CATALOGUE[outil].cout);
+      if (typeof objet.cout === 'number' && typeof objet.outil === 'string') {
+        expect(objet.cout, `cout of a ${outil} job`).toBe(CATALOGUE[outil].cout);
+        couts++;
+      }
       if (typeof objet.cout_total === 'number' && Array.isArray(objet.travaux)) {
         expect(objet.cout_total, `cout_total of a ${outil} request`).toBe(objet.travaux.length * CATALOGUE[outil].cout);
+        totaux++;
       }
     }
+    // The examples carry what is checked: a page whose examples lost their costs would pass silently otherwise.
+    expect(couts).toBeGreaterThanOrEqual(3);
+    expect(totaux).toBeGreaterThanOrEqual(2);
   });
 
   it('use only settings and values the tool has', () => {
+    let reglages = 0;
+    const outils = new Set<string>();
     for (const { objet, outil } of objetsJson()) {
       const valeurs = objet.valeurs;
       if (!valeurs || typeof valeurs !== 'object' || Array.isArray(valeurs)) continue;
@@ -155,8 +166,13 @@ describe('docs/api.md: the JSON examples', () => {
         const champ = CATALOGUE[outil].champs.find((c) => c.nom === nom);
         expect(champ, `${outil} has a setting ${nom}`).toBeDefined();
         if (champ?.valeurs) expect(champ.valeurs, `${outil}.${nom}`).toContain(valeur);
+        reglages++;
+        outils.add(outil);
       }
     }
+    // Settings of several tools were checked, not none.
+    expect(reglages).toBeGreaterThanOrEqual(5);
+    expect(outils.size).toBeGreaterThanOrEqual(3);
   });
 
   it('show catalogue entries exactly as GET /outils serves them', () => {

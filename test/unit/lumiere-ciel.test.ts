@@ -50,6 +50,13 @@ describe('sky detection (ciel-masque.ts)', () => {
 });
 
 describe('light correction (redressement.ts, production ciel included)', () => {
+  it('has scenes of both kinds to check: well exposed, and under-exposed (median under 0.3 outside the sky)', () => {
+    // The per-scene test below checks the lift only where the median is low: without such a scene it would check nothing.
+    const medianes = scenes.map((s) => mesurerLumiere(s.pixels, horsCiel(s)).mediane);
+    expect(medianes.filter((m) => m < 0.3).length).toBeGreaterThanOrEqual(1);
+    expect(scenes.filter((s) => s.bienExposee).length).toBeGreaterThanOrEqual(1);
+  });
+
   it.each(scenes.map((s) => [s.nom, s] as const))('%s: never darker, brighter when under-exposed, no new clipping', async (_, s) => {
     const garder = horsCiel(s);
     const avant = mesurerLumiere(s.pixels, garder);

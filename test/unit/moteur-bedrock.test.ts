@@ -854,7 +854,10 @@ describe('Bedrock engine: configuration', () => {
   });
 
   it('RETOUCHE_MOTEUR=bedrock selects this engine; local stays the default', async () => {
-    expect(() => moteurDepuisEnv({ RETOUCHE_MOTEUR: 'bedrock' })).not.toThrow();
+    // The engine chosen, by its name: building one is not enough (the local one builds too).
+    expect(moteurDepuisEnv({ RETOUCHE_MOTEUR: 'bedrock' }).nom).toBe('bedrock');
+    expect(moteurDepuisEnv({}).nom).toBe('local');
+    expect(moteurDepuisEnv({ RETOUCHE_MOTEUR: 'local' }).nom).toBe('local');
     expect(() => moteurDepuisEnv({ RETOUCHE_MOTEUR: 'autre' })).toThrow(/local, bedrock/);
     // The default engine is the local preview: it answers without any Bedrock call.
     const local = await moteurDepuisEnv({}).retoucher({ outil: 'ciel', valeurs: {}, image: await photo(64, 48), travail: 't' });
