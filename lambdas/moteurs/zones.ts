@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../core/erreurs';
-import { adoucir, bornesRectangle, type Rectangle } from './bedrock/masques';
+import { adoucirInterieur, bornesRectangle, type Rectangle } from './bedrock/masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { trouverSol } from './sol';
@@ -77,7 +77,7 @@ const sansFixes = (masque: Buffer, fixes: Buffer): Buffer => {
 
 /** A mask already without the fixed boxes, feathered inside. */
 const finir = async (photo: Pixels, masque: Buffer, fixes: Buffer, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
-  const alpha = await adoucir(masque, photo.largeur, photo.hauteur);
+  const alpha = await adoucirInterieur(masque, photo.largeur, photo.hauteur);
   return { masque, alpha, fixes, objets: [...objets] };
 };
 

@@ -40,7 +40,7 @@ import {
   replacer,
   reponseReduite,
 } from './image';
-import { adoucir, masqueDifference } from './masques';
+import { adoucirInterieur, masqueDifference } from './masques';
 import type { Recette, Valeurs } from './recette';
 import { creerDetecteurRekognition } from './rekognition';
 import { recetteRenovation } from './renovation';
@@ -123,7 +123,7 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
           // What the model changed is read at the scale it worked at: both sides equally sharp (an
           // upscaled answer is softer than the photo everywhere), and a fraction of the pixels to compare.
           const change = await masqueDifference(reduite, reponseAuTravail, recette.zone.haut, recette.zone.bas);
-          alpha = await adoucir(await redimensionnerMasque(change, cadre.photo, partie), partie.largeur, partie.hauteur);
+          alpha = await adoucirInterieur(await redimensionnerMasque(change, cadre.photo, partie), partie.largeur, partie.hauteur);
         } else alpha = new Uint8Array(partie.largeur * partie.hauteur).fill(255);
         const composee = { data: recomposer(partie, resultat, alpha), largeur: partie.largeur, hauteur: partie.hauteur };
         return { pixels: replacer(base, composee, decoupe), graine: reponse.graine };

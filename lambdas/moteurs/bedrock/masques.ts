@@ -51,7 +51,7 @@ const sigmaDe = (largeur: number, hauteur: number) => Math.max(1, Math.min(large
  * A soft edge that stays *inside* the mask: the blend ramps from the photo at the mask's border to
  * the model a few pixels in, and nothing outside the mask is touched.
  */
-export const adoucir = async (masque: Buffer, largeur: number, hauteur: number): Promise<Uint8Array> => {
+export const adoucirInterieur = async (masque: Buffer, largeur: number, hauteur: number): Promise<Uint8Array> => {
   const flou = await flouter(masque, largeur, hauteur, sigmaDe(largeur, hauteur));
   const alpha = new Uint8Array(masque.length);
   for (let i = 0; i < masque.length; i++) {
