@@ -13,9 +13,9 @@
  */
 import sharp from 'sharp';
 import type { Rectangle } from '../lambdas/moteurs/bedrock/masques';
-import { flouterEnPlace } from '../lambdas/moteurs/floutage';
-import type { Genre } from '../lambdas/moteurs/personnes';
-import type { Pixels } from '../lambdas/moteurs/pixels';
+import { flouterEnPlace } from '../lambdas/moteurs/commun/floutage';
+import type { Genre } from '../lambdas/moteurs/commun/personnes';
+import type { Pixels } from '../lambdas/moteurs/commun/pixels';
 import { dessinerPlaque, dessinerVisage, textePlaque } from '../test/support/scenes-personnes';
 
 const N = 40;

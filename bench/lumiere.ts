@@ -4,8 +4,8 @@
  * clipped highlights L ≥ 250 and shadows L ≤ 5, in %), and the sky detector's precision and recall
  * against the scene's known sky. Run: npm run bench:lumiere
  */
-import { masqueBinaire, trouverCiel } from '../lambdas/moteurs/ciel-masque';
-import { equilibrerLumiere } from '../lambdas/moteurs/redressement';
+import { masqueBinaire, trouverCiel } from '../lambdas/moteurs/commun/ciel-masque';
+import { equilibrerLumiere } from '../lambdas/moteurs/commun/redressement';
 import { mesurerLumiere, precisionRappel, scenesLumiere, verite } from '../test/support/scenes-lumiere';
 
 const f = (v: number, n = 2) => v.toFixed(n);

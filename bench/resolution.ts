@@ -26,8 +26,8 @@ import {
   reponseReduite,
   type Decoupe,
 } from '../lambdas/moteurs/bedrock/image';
-import { luminance, type Pixels } from '../lambdas/moteurs/pixels';
-import { zoneVider } from '../lambdas/moteurs/zones';
+import { luminance, type Pixels } from '../lambdas/moteurs/commun/pixels';
+import { zoneVider } from '../lambdas/moteurs/commun/zones';
 import { pixelsPhotoGrande } from '../test/support/photo';
 
 const BANDE = 60;

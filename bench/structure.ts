@@ -5,7 +5,7 @@
  * SEUIL_STRUCTURE; then the region cases; then the time of one call on two 12 MP photos (median of 5).
  * Run: npm run bench:structure
  */
-import { mesurerStructure, SEUIL_STRUCTURE } from '../lambdas/moteurs/structure';
+import { mesurerStructure, SEUIL_STRUCTURE } from '../lambdas/moteurs/commun/structure';
 import { casLimites, casRegion, casStructure, decaler, dessinerPiece, jpeg, type CasStructure } from '../test/support/scenes-structure';
 
 const f = (v: number) => v.toFixed(3);

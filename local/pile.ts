@@ -16,7 +16,7 @@ import { ROUTES } from '../lambdas/http/routes';
 import { creerMoteurLocal } from '../lambdas/moteurs/local';
 import { creerPkiTest, type PkiTest } from '../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
-import type { Moteur } from '../lambdas/moteurs/moteur';
+import type { Moteur } from '../lambdas/moteurs/commun/moteur';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 import { balayer, type BilanBalayage } from '../lambdas/core/balayage';
 import { journal } from '../lambdas/core/journal';

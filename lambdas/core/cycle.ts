@@ -18,8 +18,8 @@ import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
 import { avecReessais } from './transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
 import { cles } from './table';
-import type { ControleStructure } from '../moteurs/controle';
-import type { Redaction } from '../moteurs/moteur';
+import type { ControleStructure } from '../moteurs/commun/controle';
+import type { Redaction } from '../moteurs/commun/moteur';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 type ElementTransaction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -4,8 +4,8 @@
  */
 import type { CodeTravail } from './erreurs';
 import type { IdOutil } from './outils';
-import type { ControleStructure } from '../moteurs/controle';
-import type { Redaction } from '../moteurs/moteur';
+import type { ControleStructure } from '../moteurs/commun/controle';
+import type { Redaction } from '../moteurs/commun/moteur';
 
 export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
 export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';

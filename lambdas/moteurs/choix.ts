@@ -5,7 +5,7 @@
  */
 import { creerMoteurBedrock } from './bedrock/index';
 import { creerMoteurLocal } from './local';
-import type { Moteur } from './moteur';
+import type { Moteur } from './commun/moteur';
 
 export const moteurDepuisEnv = (env: NodeJS.ProcessEnv): Moteur => {
   const choix = env.RETOUCHE_MOTEUR ?? 'local';

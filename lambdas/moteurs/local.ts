@@ -17,17 +17,17 @@ import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
 import { boiteDuMasque, recomposer } from './bedrock/image';
-import { adoucir, trouverCiel } from './ciel-masque';
-import { avecControle, regionStructure } from './controle';
+import { adoucir, trouverCiel } from './commun/ciel-masque';
+import { avecControle, regionStructure } from './commun/controle';
 import { detecteurLocal } from './detecteur-local';
 import { detecteurPersonnesLocal } from './personnes-local';
-import type { DetecteurPersonnes } from './personnes';
-import type { Detecteur } from './detection';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './moteur';
-import { decoder, depuisPixels, luminance, type Pixels } from './pixels';
-import { redresser } from './redressement';
-import { fichierResultat } from './resultat';
-import { masqueFixes, zoneStaging, zoneVider, type ZoneOutil } from './zones';
+import type { DetecteurPersonnes } from './commun/personnes';
+import type { Detecteur } from './commun/detection';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from './commun/moteur';
+import { decoder, depuisPixels, luminance, type Pixels } from './commun/pixels';
+import { redresser } from './commun/redressement';
+import { fichierResultat } from './commun/resultat';
+import { masqueFixes, zoneStaging, zoneVider, type ZoneOutil } from './commun/zones';
 
 /** The preview writes from a fixed template, not a model: said as such on the job. */
 export const REDACTION_LOCALE: Redaction = { automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' };

@@ -4,7 +4,7 @@
  * no function bundles sharp or an engine it never calls (see preparer.ts and outil.ts).
  */
 import type { Dependances } from '../core/dependances';
-import type { Moteur } from '../moteurs/moteur';
+import type { Moteur } from '../moteurs/commun/moteur';
 import type { MarqueurC2pa } from '../moteurs/c2pa/marquage';
 
 export interface DependancesPreparation extends Dependances {

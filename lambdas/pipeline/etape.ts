@@ -10,8 +10,8 @@ import { ErreurTravail } from '../core/erreurs';
 import { journal } from '../core/journal';
 import type { EntreeExecution } from '../core/executions';
 import type { FormatImage } from '../core/images';
-import type { ControleStructure } from '../moteurs/controle';
-import type { Redaction } from '../moteurs/moteur';
+import type { ControleStructure } from '../moteurs/commun/controle';
+import type { Redaction } from '../moteurs/commun/moteur';
 
 /** The state as it flows through the state machine (see statemachines/travail.asl.json). */
 export interface EtatExecution extends EntreeExecution {

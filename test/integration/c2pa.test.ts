@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
-import { TYPES_SOURCE } from '../../lambdas/moteurs/provenance';
+import { TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';

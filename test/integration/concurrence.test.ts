@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement } from '../../lambdas/core/modele';
-import type { Moteur } from '../../lambdas/moteurs/moteur';
+import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local';
 import { lireCompte } from '../../lambdas/core/comptes';
 import { demarrerPileTest } from '../support/pile';

@@ -15,7 +15,7 @@ import { ErreurTravail } from '../../lambdas/core/erreurs';
 import { lancer } from '../../lambdas/core/lancement';
 import type { Lancement } from '../../lambdas/core/modele';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local';
-import type { Moteur } from '../../lambdas/moteurs/moteur';
+import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creer as creerEnregistrer } from '../../lambdas/pipeline/enregistrer';
 import { creer as creerRembourser } from '../../lambdas/pipeline/rembourser';
 import type { Panne } from '../../local/stepfunctions';

@@ -6,7 +6,7 @@
  *
  * Deterministic: seeded hashes only, no clock, no Math.random. About 30 ms per scene at 480 × 320.
  */
-import type { Pixels } from '../../lambdas/moteurs/pixels';
+import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 
 export type Zone = 'ciel' | 'facade' | 'toit' | 'vitre' | 'sol' | 'vegetation' | 'mur' | 'plafond' | 'plancher';
 

@@ -14,7 +14,7 @@
  */
 import sharp from 'sharp';
 import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
-import type { Pixels } from '../../lambdas/moteurs/pixels';
+import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { fbm, fois, hachage, melange, type Rgb } from './scenes-lumiere';
 
 /** What makes one face another: positions and sizes in units of the face's half-width (u) and half-height (v). */

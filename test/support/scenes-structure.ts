@@ -13,7 +13,7 @@
  * Deterministic: seeded hashes only. About 0.2 s per scene at 1200 × 800, a few seconds at 12 MP.
  */
 import sharp from 'sharp';
-import { depuisPixels, versPixels, type Pixels } from '../../lambdas/moteurs/pixels';
+import { depuisPixels, versPixels, type Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { fbm, fois, hachage, melange, type Rgb } from './scenes-lumiere';
 
 // The same seeded hash, value noise and colour arithmetic as the light scenes.

@@ -7,8 +7,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur, lireCleC2pa } from '../../lambdas/moteurs/c2pa/marquage';
-import { TYPES_SOURCE } from '../../lambdas/moteurs/provenance';
-import { fichierResultat } from '../../lambdas/moteurs/resultat';
+import { TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
+import { fichierResultat } from '../../lambdas/moteurs/commun/resultat';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { imageTest } from '../support/images';
 

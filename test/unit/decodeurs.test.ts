@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { photoPourConverse } from '../../lambdas/moteurs/bedrock/annonce';
-import { CHARGEURS_PERMIS, decoder } from '../../lambdas/moteurs/pixels';
+import { CHARGEURS_PERMIS, decoder } from '../../lambdas/moteurs/commun/pixels';
 import { imageTest } from '../support/client';
 
 /** An SVG whose turbulence filter keeps librsvg busy for minutes at this size (the review's 300 s). */

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { lireDimensions, MAX_PIXELS_IMAGE, verifierDimensions } from '../../lambdas/core/dimensions';
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
 import { photoPourConverse } from '../../lambdas/moteurs/bedrock/annonce';
-import { decoder } from '../../lambdas/moteurs/pixels';
+import { decoder } from '../../lambdas/moteurs/commun/pixels';
 
 const image = (largeur: number, hauteur: number) => sharp({ create: { width: largeur, height: hauteur, channels: 3, background: '#6a8caf' } });
 

@@ -10,13 +10,13 @@ import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
 import { creerDetecteurPersonnesRekognition, estPlaque, tuiles, versPhoto } from '../../lambdas/moteurs/bedrock/rekognition-personnes';
-import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/floutage';
+import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/floutage';
 import { detecteurPersonnesLocal } from '../../lambdas/moteurs/personnes-local';
-import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/personnes';
-import type { Pixels } from '../../lambdas/moteurs/pixels';
+import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/commun/personnes';
+import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { imageTest } from '../support/images';
 import { scenePersonnes } from '../support/scenes-personnes';
-import { decoder } from '../../lambdas/moteurs/pixels';
+import { decoder } from '../../lambdas/moteurs/commun/pixels';
 
 const copie = (p: Pixels): Pixels => ({ ...p, data: Buffer.from(p.data) });
 

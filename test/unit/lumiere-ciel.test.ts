@@ -4,10 +4,10 @@
  * correction that never darkens, and the saison and renovation previews that edit only their zone.
  */
 import { describe, expect, it } from 'vitest';
-import { masqueBinaire, trouverCiel } from '../../lambdas/moteurs/ciel-masque';
+import { masqueBinaire, trouverCiel } from '../../lambdas/moteurs/commun/ciel-masque';
 import { creerMoteurLocal, zoneRenovation, zonesSaison } from '../../lambdas/moteurs/local';
-import { decoder } from '../../lambdas/moteurs/pixels';
-import { equilibrerLumiere } from '../../lambdas/moteurs/redressement';
+import { decoder } from '../../lambdas/moteurs/commun/pixels';
+import { equilibrerLumiere } from '../../lambdas/moteurs/commun/redressement';
 import { mesurerLumiere, precisionRappel, scenesLumiere, verite, type SceneLumiere } from '../support/scenes-lumiere';
 import sharp from 'sharp';
 

@@ -31,17 +31,17 @@ import { configurationBedrock, modelesBedrock, ressourcesIamBedrock } from '../.
 import { erreurDeBedrock } from '../../lambdas/moteurs/bedrock/erreurs';
 import { cadreDeTravail, decoupeAutour, LIMITES_STABILITY } from '../../lambdas/moteurs/bedrock/image';
 import { creerDetecteurRekognition, objetsDeLabels } from '../../lambdas/moteurs/bedrock/rekognition';
-import type { Detecteur, ObjetDetecte } from '../../lambdas/moteurs/detection';
-import { SEUIL_STRUCTURE } from '../../lambdas/moteurs/structure';
+import type { Detecteur, ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
+import { SEUIL_STRUCTURE } from '../../lambdas/moteurs/commun/structure';
 import { dessinerFacade, FACADE } from '../support/scenes-structure';
-import type { Pixels } from '../../lambdas/moteurs/pixels';
+import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { creerMoteurBedrock } from '../../lambdas/moteurs/bedrock/index';
-import { estimerVerticales, redresser, redresserVerticales } from '../../lambdas/moteurs/redressement';
+import { estimerVerticales, redresser, redresserVerticales } from '../../lambdas/moteurs/commun/redressement';
 import { FORCES_CONTROLE, parametresRenovation } from '../../lambdas/moteurs/bedrock/renovation';
 import { MEUBLES, promptStaging, STYLES_STAGING } from '../../lambdas/moteurs/bedrock/staging';
 import { moteurDepuisEnv } from '../../lambdas/moteurs/choix';
-import { graineDe } from '../../lambdas/moteurs/moteur';
-import { lireProvenance } from '../../lambdas/moteurs/provenance';
+import { graineDe } from '../../lambdas/moteurs/commun/moteur';
+import { lireProvenance } from '../../lambdas/moteurs/commun/provenance';
 
 const client = new BedrockRuntimeClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 const bedrock = mockClient(client);

@@ -5,10 +5,10 @@ import type { OutilImage } from '../../lambdas/core/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local';
 import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
-import { decoder } from '../../lambdas/moteurs/pixels';
-import { zoneStaging, zoneVider } from '../../lambdas/moteurs/zones';
-import { lireProvenance } from '../../lambdas/moteurs/provenance';
-import { redresser } from '../../lambdas/moteurs/redressement';
+import { decoder } from '../../lambdas/moteurs/commun/pixels';
+import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
+import { lireProvenance } from '../../lambdas/moteurs/commun/provenance';
+import { redresser } from '../../lambdas/moteurs/commun/redressement';
 import { imageTest } from '../support/client';
 
 const moteur = creerMoteurLocal();

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { OUTILS } from '../../lambdas/core/outils';
 
 const OUTILS_IMAGE = OUTILS.filter((o) => o !== 'annonce');
-import { lireProvenance, lireTypeSource, natureResultat, TYPES_SOURCE } from '../../lambdas/moteurs/provenance';
-import { fichierResultat } from '../../lambdas/moteurs/resultat';
-import { depuisPixels } from '../../lambdas/moteurs/pixels';
+import { lireProvenance, lireTypeSource, natureResultat, TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
+import { fichierResultat } from '../../lambdas/moteurs/commun/resultat';
+import { depuisPixels } from '../../lambdas/moteurs/commun/pixels';
 
 const pixels = { data: Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, i) => (i * 37) % 256)), largeur: 64, hauteur: 48 };
 

@@ -6,7 +6,7 @@
  * The figures of every case: npm run bench:structure.
  */
 import { describe, expect, it } from 'vitest';
-import { ARETES_MIN, mesurerStructure, SEUIL_STRUCTURE } from '../../lambdas/moteurs/structure';
+import { ARETES_MIN, mesurerStructure, SEUIL_STRUCTURE } from '../../lambdas/moteurs/commun/structure';
 import { casRegion, casStructure, dessinerPiece, LARGEUR, HAUTEUR, PIECE, regionBoites } from '../support/scenes-structure';
 
 const [cas, regions] = await Promise.all([casStructure(), casRegion()]);

@@ -8,9 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { boitesScenes, rendreScenes, type BoiteScene } from '../../docs/exemples/scenes';
 import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
 import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
-import type { ObjetDetecte } from '../../lambdas/moteurs/detection';
-import { decoder, type Pixels } from '../../lambdas/moteurs/pixels';
-import { zoneStaging, zoneVider } from '../../lambdas/moteurs/zones';
+import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
+import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
+import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
 
 const verite = boitesScenes();
 let salon: Pixels;

@@ -10,8 +10,8 @@ import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
 import { detecterFormat } from '../../core/images';
 import { CATALOGUE } from '../../core/outils';
-import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
-import type { DemandeAnnonce, TexteRedige } from '../moteur';
+import { estHorsLimitePixels, OPTIONS_ENTREE } from '../commun/pixels';
+import type { DemandeAnnonce, TexteRedige } from '../commun/moteur';
 import { erreurDeBedrock, erreurDeFinConverse } from './erreurs';
 
 export const COTE_MAX_PHOTO = 1568;

@@ -9,7 +9,7 @@
  * Unlike the other tools, `ciel` changes every pixel on purpose (light, geometry): the pixels outside
  * the sky are those of the corrected photo, exactly.
  */
-import { redresser } from '../redressement';
+import { redresser } from '../commun/redressement';
 import { A_EVITER, FORMAT_REPONSE, type Recette } from './recette';
 
 export const RECHERCHE_CIEL = 'sky';

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
-import { depuisPixels, OPTIONS_ENTREE, versPixels, type Pixels } from '../pixels';
+import { depuisPixels, OPTIONS_ENTREE, versPixels, type Pixels } from '../commun/pixels';
 
 /** Stability image services: every side ≥ 64 px, 4 096 to 9 437 184 pixels, aspect within 1:2.5–2.5:1. */
 export const LIMITES_STABILITY = { coteMin: 64, pixelsMax: 9_437_184, rapportMax: 2.5 } as const;

@@ -8,7 +8,7 @@
  * to the photo's pixels).
  */
 import sharp from 'sharp';
-import type { Pixels } from '../pixels';
+import type { Pixels } from '../commun/pixels';
 
 /** A rectangle in fractions of the photo's width and height. */
 export interface Rectangle {

@@ -3,7 +3,7 @@
  * may change. The engine (index.ts) does the rest — decoding, working size, masks, compositing —
  * the same way for every tool.
  */
-import type { Pixels } from '../pixels';
+import type { Pixels } from '../commun/pixels';
 import type { Zone } from './masques';
 
 /** What the engine hands a recipe to build its body: base64 images at the working size, the seed, which run. */

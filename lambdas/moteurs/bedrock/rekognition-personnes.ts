@@ -27,8 +27,8 @@
  */
 import { DetectFacesCommand, DetectLabelsCommand, DetectTextCommand, type BoundingBox, type Label, type RekognitionClient } from '@aws-sdk/client-rekognition';
 import type { Rectangle } from './masques';
-import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../personnes';
-import { depuisPixels, type Pixels } from '../pixels';
+import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../commun/personnes';
+import { depuisPixels, type Pixels } from '../commun/pixels';
 import { erreurDeBedrock } from './erreurs';
 
 /** Long edge of every image sent: Rekognition's own reference size for its smallest face (40 px in 1920 × 1080). */

@@ -11,8 +11,8 @@
  * by its nearest parent's: what is neither furniture nor a fixed element is ignored.
  */
 import { DetectLabelsCommand, type Label, type RekognitionClient } from '@aws-sdk/client-rekognition';
-import { NATURES, type Detecteur, type Nature, type ObjetDetecte } from '../detection';
-import { depuisPixels, type Pixels } from '../pixels';
+import { NATURES, type Detecteur, type Nature, type ObjetDetecte } from '../commun/detection';
+import { depuisPixels, type Pixels } from '../commun/pixels';
 import { erreurDeBedrock } from './erreurs';
 
 /** Long edge sent: boxes are fractions, so more pixels only cost bytes (the API takes ≤ 5 MB). */

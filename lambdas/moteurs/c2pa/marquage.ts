@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { CleC2pa } from './certificats';
 import { prechaufferC2pa, signerC2pa, type FormatImage } from './signature';
-import { natureResultat } from '../provenance';
-import type { Floutage } from '../floutage';
+import { natureResultat } from '../commun/provenance';
+import type { Floutage } from '../commun/floutage';
 
 export interface DemandeMarquage {
   outil: string;

@@ -24,7 +24,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { initSync, WasmBuilder, WASM_SRI } from '@contentauth/c2pa-wasm';
-import { LOGICIEL as NOM_LOGICIEL, TYPES_SOURCE, type NatureResultat } from '../provenance';
+import { LOGICIEL as NOM_LOGICIEL, TYPES_SOURCE, type NatureResultat } from '../commun/provenance';
 
 export type FormatImage = 'jpeg' | 'png' | 'webp';
 

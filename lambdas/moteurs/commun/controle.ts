@@ -15,8 +15,8 @@
  * 3. failing that too (renovation edits the whole frame), the whole frame.
  */
 import sharp from 'sharp';
-import type { OutilImage } from '../core/outils';
-import { ErreurTravail } from '../core/erreurs';
+import type { OutilImage } from '../../core/outils';
+import { ErreurTravail } from '../../core/erreurs';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';

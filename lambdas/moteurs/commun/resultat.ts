@@ -4,7 +4,7 @@
  * check, before anything is drawn or signed), the visible staging notice when asked, the provenance
  * EXIF, and the input's own format.
  */
-import type { OutilImage } from '../core/outils';
+import type { OutilImage } from '../../core/outils';
 import { appliquerFloutage, type Floutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
 import type { DetecteurPersonnes } from './personnes';

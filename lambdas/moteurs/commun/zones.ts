@@ -12,8 +12,8 @@
  * `sol_introuvable`, rather than repainting half of the room.
  */
 import sharp from 'sharp';
-import { ErreurTravail } from '../core/erreurs';
-import { adoucirInterieur, bornesRectangle, type Rectangle } from './bedrock/masques';
+import { ErreurTravail } from '../../core/erreurs';
+import { adoucirInterieur, bornesRectangle, type Rectangle } from '../bedrock/masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { trouverSol } from './sol';

@@ -4,9 +4,9 @@
  * outside its edited area come back exactly as they were.
  */
 import sharp, { type Sharp } from 'sharp';
-import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../core/dimensions';
-import { ErreurTravail } from '../core/erreurs';
-import { detecterFormat } from '../core/images';
+import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../../core/dimensions';
+import { ErreurTravail } from '../../core/erreurs';
+import { detecterFormat } from '../../core/images';
 
 /**
  * The only image decoders libvips may use in this process: JPEG, PNG and WebP from memory, plus SVG

@@ -6,8 +6,8 @@
  * then DetectText on each vehicle for plates), a deterministic stand-in in the local preview engine and
  * the tests (personnes-local.ts).
  */
-import type { VALEURS_FLOUTAGE } from '../core/outils';
-import type { Rectangle } from './bedrock/masques';
+import type { VALEURS_FLOUTAGE } from '../../core/outils';
+import type { Rectangle } from '../bedrock/masques';
 import type { Pixels } from './pixels';
 
 /** visage: a face (forehead to chin, as face detectors box it); plaque: a number plate (its characters at least). */

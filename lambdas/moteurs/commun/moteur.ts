@@ -7,7 +7,7 @@
  * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).
  */
 import { createHash } from 'node:crypto';
-import type { OutilImage } from '../core/outils';
+import type { OutilImage } from '../../core/outils';
 import type { ControleStructure } from './controle';
 import type { Floutage } from './floutage';
 
