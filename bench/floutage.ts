@@ -12,7 +12,7 @@
  *   npm run bench:floutage
  */
 import sharp from 'sharp';
-import type { Rectangle } from '../lambdas/moteurs/bedrock/masques';
+import type { Rectangle } from '../lambdas/moteurs/commun/masques';
 import { flouterEnPlace } from '../lambdas/moteurs/commun/floutage';
 import type { Genre } from '../lambdas/moteurs/commun/personnes';
 import type { Pixels } from '../lambdas/moteurs/commun/pixels';

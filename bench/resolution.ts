@@ -20,12 +20,11 @@ import {
   extraire,
   extraireMasque,
   imageDeTravail,
-  recomposer,
   reduire,
   replacer,
   reponseReduite,
-  type Decoupe,
 } from '../lambdas/moteurs/bedrock/image';
+import { recomposer, type Decoupe } from '../lambdas/moteurs/commun/masques';
 import { luminance, type Pixels } from '../lambdas/moteurs/commun/pixels';
 import { zoneVider } from '../lambdas/moteurs/commun/zones';
 import { pixelsPhotoGrande } from '../test/support/photo';

@@ -16,7 +16,7 @@ import { setTimeout as attendre } from 'node:timers/promises';
 import sharp from 'sharp';
 import type { OutilImage } from '../core/outils';
 import { redigerAnnonceLocale } from './annonce-locale';
-import { boiteDuMasque, recomposer } from './bedrock/image';
+import { boiteDuMasque, recomposer } from './commun/masques';
 import { adoucir, trouverCiel } from './commun/ciel-masque';
 import { avecControle, regionStructure } from './commun/controle';
 import { detecteurLocal } from './detecteur-local';

@@ -13,7 +13,7 @@
  * Deterministic: seeded hashes only; anti-aliased by 4 samples per pixel.
  */
 import sharp from 'sharp';
-import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
+import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { fbm, fois, hachage, melange, type Rgb } from './scenes-lumiere';
 

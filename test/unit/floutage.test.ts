@@ -8,7 +8,7 @@ import { DetectFacesCommand, DetectLabelsCommand, DetectTextCommand, Rekognition
 import { mockClient } from 'aws-sdk-client-mock';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
+import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import { creerDetecteurPersonnesRekognition, estPlaque, tuiles, versPhoto } from '../../lambdas/moteurs/bedrock/rekognition-personnes';
 import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/floutage';
 import { detecteurPersonnesLocal } from '../../lambdas/moteurs/personnes-local';

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { boitesScenes, rendreScenes, type BoiteScene } from '../../docs/exemples/scenes';
-import type { Rectangle } from '../../lambdas/moteurs/bedrock/masques';
+import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
 import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
 import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';

@@ -2,10 +2,11 @@
  * The image pipeline around a model call: the photo as the person sees it (EXIF orientation applied,
  * 8-bit sRGB), a working copy a Stability service accepts, and the way back — the model's answer
  * scaled to the photo's own resolution and composited through the edited area's mask, so that every
- * pixel outside it is the input's, byte for byte.
+ * pixel outside it is the input's, byte for byte (the compositing itself: commun/masques.ts, recomposer).
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
+import { boiteDuMasque, type Decoupe } from '../commun/masques';
 import { depuisPixels, OPTIONS_ENTREE, versPixels, type Pixels } from '../commun/pixels';
 
 /** Stability image services: every side ≥ 64 px, 4 096 to 9 437 184 pixels, aspect within 1:2.5–2.5:1. */
@@ -61,14 +62,6 @@ export const cadreDeTravail = (largeur: number, hauteur: number, pixelsTravail: 
   }
 };
 
-/** A part of the photo, in its pixels. */
-export interface Decoupe {
-  gauche: number;
-  haut: number;
-  largeur: number;
-  hauteur: number;
-}
-
 /**
  * What is sent to the model: the edited area's bounding box with room around it — a quarter of its
  * own size, at least an eighth of the photo's short side — because the model must see the floor,
@@ -88,22 +81,6 @@ export const decoupeAutour = (masque: Buffer | Uint8Array | null, largeur: numbe
     largeur: Math.min(largeur, b.gauche + b.largeur + marge) - gauche,
     hauteur: Math.min(hauteur, b.haut + b.hauteur + marge) - haut,
   };
-};
-
-/** The bounding box of a mask's set pixels, or null when none is set. */
-export const boiteDuMasque = (masque: Buffer | Uint8Array, largeur: number, hauteur: number): Decoupe | null => {
-  let [x0, y0, x1, y1] = [largeur, hauteur, -1, -1];
-  for (let y = 0; y < hauteur; y++) {
-    const ligne = y * largeur;
-    for (let x = 0; x < largeur; x++) {
-      if (!masque[ligne + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      y1 = y;
-    }
-  }
-  return x1 < 0 ? null : { gauche: x0, haut: y0, largeur: x1 - x0 + 1, hauteur: y1 - y0 + 1 };
 };
 
 /** The crop's pixels (the whole photo when the crop is the whole photo: no copy). */
@@ -196,23 +173,3 @@ export const agrandir = (p: Pixels, vers: Taille): Promise<Pixels> =>
   p.largeur === vers.largeur && p.hauteur === vers.hauteur
     ? Promise.resolve(p)
     : versPixels(depuisPixels(p).resize(vers.largeur, vers.hauteur, { fit: 'fill', kernel: 'lanczos3' }));
-
-/**
- * `alpha` (one channel, 0–255) weighs the model's pixels against the photo's: 0 keeps the photo's
- * exactly (no arithmetic, so no rounding), 255 takes the model's.
- */
-export const recomposer = (origine: Pixels, resultat: Pixels, alpha: Uint8Array): Buffer => {
-  const sortie = Buffer.from(origine.data);
-  for (let p = 0, i = 0; p < alpha.length; p++, i += 3) {
-    const a = alpha[p]!;
-    if (a === 0) continue;
-    if (a === 255) {
-      sortie[i] = resultat.data[i]!;
-      sortie[i + 1] = resultat.data[i + 1]!;
-      sortie[i + 2] = resultat.data[i + 2]!;
-      continue;
-    }
-    for (let c = 0; c < 3; c++) sortie[i + c] = Math.round((origine.data[i + c]! * (255 - a) + resultat.data[i + c]! * a) / 255);
-  }
-  return sortie;
-};

@@ -20,6 +20,7 @@ import type { Detecteur } from '../commun/detection';
 import type { DetecteurPersonnes } from '../commun/personnes';
 import { creerDetecteurPersonnesRekognition } from './rekognition-personnes';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
+import { adoucirInterieur, recomposer } from '../commun/masques';
 import { decoder, type Pixels } from '../commun/pixels';
 import { fichierResultat } from '../commun/resultat';
 import { zoneStaging, zoneVider, type ZoneOutil } from '../commun/zones';
@@ -34,13 +35,12 @@ import {
   extraireMasque,
   imageDeTravail,
   masqueDeTravail,
-  recomposer,
   redimensionnerMasque,
   reduire,
   replacer,
   reponseReduite,
 } from './image';
-import { adoucirInterieur, masqueDifference } from './masques';
+import { masqueDifference } from './masques';
 import type { Recette, Valeurs } from './recette';
 import { creerDetecteurRekognition } from './rekognition';
 import { recetteRenovation } from './renovation';

@@ -5,18 +5,11 @@
  * shows, the model is told where to paint, and the same mask composites its answer), and a region read
  * from the answer (search-replace finds its own target, e.g. the sky: what it really changed is kept,
  * everything else — including the faint global drift of a diffusion model's re-encoding — goes back
- * to the photo's pixels).
+ * to the photo's pixels). What both engines share of masks (the rectangle's rounding, the soft edge
+ * inside a mask, compositing through it) is in commun/masques.ts.
  */
-import sharp from 'sharp';
+import { flouterMasque, sigmaCouture } from '../commun/masques';
 import type { Pixels } from '../commun/pixels';
-
-/** A rectangle in fractions of the photo's width and height. */
-export interface Rectangle {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
 
 export type Zone =
   /** The furniture and clutter found in the photo (zones.ts, zoneVider): sent as the mask, used to composite. */
@@ -27,40 +20,6 @@ export type Zone =
   | { type: 'cadre' }
   /** Whatever the model changed clearly, within a horizontal band (fractions of the height). */
   | { type: 'difference'; haut: number; bas: number };
-
-/** The rectangle in pixels (end bounds excluded): the one rounding both engines edit by. */
-export const bornesRectangle = (largeur: number, hauteur: number, r: Rectangle) => ({
-  x0: Math.round(r.x0 * largeur),
-  x1: Math.round(r.x1 * largeur),
-  y0: Math.round(r.y0 * hauteur),
-  y1: Math.round(r.y1 * hauteur),
-});
-
-const flouter = async (masque: Buffer, largeur: number, hauteur: number, sigma: number): Promise<Buffer> =>
-  // sharp writes a one-channel raw input back as sRGB unless told otherwise.
-  sharp(masque, { raw: { width: largeur, height: hauteur, channels: 1 } })
-    .blur(sigma)
-    .extractChannel(0)
-    .raw()
-    .toBuffer();
-
-/** Blur radius of seams: about half a percent of the short side, at least a pixel. */
-const sigmaDe = (largeur: number, hauteur: number) => Math.max(1, Math.min(largeur, hauteur) * 0.005);
-
-/**
- * A soft edge that stays *inside* the mask: the blend ramps from the photo at the mask's border to
- * the model a few pixels in, and nothing outside the mask is touched.
- */
-export const adoucirInterieur = async (masque: Buffer, largeur: number, hauteur: number): Promise<Uint8Array> => {
-  const flou = await flouter(masque, largeur, hauteur, sigmaDe(largeur, hauteur));
-  const alpha = new Uint8Array(masque.length);
-  for (let i = 0; i < masque.length; i++) {
-    if (!masque[i]) continue;
-    // The blurred border sits at about 128: stretch 128–255 to 0–255 so the ramp starts at zero.
-    alpha[i] = Math.max(0, Math.min(255, 2 * flou[i]! - 255));
-  }
-  return alpha;
-};
 
 /** Clearly changed, not sensor noise or re-encoding drift: a mean gap of ~10% over a small neighbourhood. */
 const SEUIL_DIFFERENCE = 28;
@@ -84,12 +43,12 @@ export const masqueDifference = async (origine: Pixels, resultat: Pixels, haut: 
       );
     }
   }
-  const sigma = sigmaDe(largeur, hauteur);
-  const lisse = await flouter(ecart, largeur, hauteur, sigma);
+  const sigma = sigmaCouture(largeur, hauteur);
+  const lisse = await flouterMasque(ecart, largeur, hauteur, sigma);
   const masque = Buffer.alloc(largeur * hauteur);
   for (let p = 0; p < masque.length; p++) if (lisse[p]! > SEUIL_DIFFERENCE) masque[p] = 255;
   // Grow by about two blur radii, then keep within the band: rows outside it are never edited.
-  const grand = await flouter(masque, largeur, hauteur, 2 * sigma);
+  const grand = await flouterMasque(masque, largeur, hauteur, 2 * sigma);
   for (let p = 0; p < masque.length; p++) {
     const y = Math.floor(p / largeur);
     masque[p] = y >= debut && y < fin && grand[p]! > 24 ? 255 : 0;

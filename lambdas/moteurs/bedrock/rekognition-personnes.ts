@@ -26,7 +26,7 @@
  * after the paid model call, which a failure here would repeat.
  */
 import { DetectFacesCommand, DetectLabelsCommand, DetectTextCommand, type BoundingBox, type Label, type RekognitionClient } from '@aws-sdk/client-rekognition';
-import type { Rectangle } from './masques';
+import type { Rectangle } from '../commun/masques';
 import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../commun/personnes';
 import { depuisPixels, type Pixels } from '../commun/pixels';
 import { erreurDeBedrock } from './erreurs';

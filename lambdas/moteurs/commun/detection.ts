@@ -4,7 +4,7 @@
  * Amazon Rekognition in production (bedrock/rekognition.ts), a deterministic stand-in in the local
  * preview engine and the tests (detecteur-local.ts).
  */
-import type { Rectangle } from '../bedrock/masques';
+import type { Rectangle } from './masques';
 import type { Pixels } from './pixels';
 
 /**

@@ -18,7 +18,7 @@
  * written into the engine's own result buffer.
  */
 import sharp from 'sharp';
-import type { Rectangle } from '../bedrock/masques';
+import type { Rectangle } from './masques';
 import { fusionner, genresDe, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from './personnes';
 import type { Pixels } from './pixels';
 

@@ -7,7 +7,7 @@
  * the tests (personnes-local.ts).
  */
 import type { VALEURS_FLOUTAGE } from '../../core/outils';
-import type { Rectangle } from '../bedrock/masques';
+import type { Rectangle } from './masques';
 import type { Pixels } from './pixels';
 
 /** visage: a face (forehead to chin, as face detectors box it); plaque: a number plate (its characters at least). */

@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/erreurs';
-import { adoucirInterieur, bornesRectangle, type Rectangle } from '../bedrock/masques';
+import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { trouverSol } from './sol';

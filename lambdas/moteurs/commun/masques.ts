@@ -1,0 +1,95 @@
+/**
+ * Masks at the photo's resolution, as both engines edit with them: a rectangle in fractions of the
+ * photo and the one rounding to pixels, a mask's bounding box, the soft edge inside an edit mask, and
+ * the compositing of an edit through it, which leaves every pixel outside the mask the photo's own.
+ * The local preview composites its drawing exactly as production composites the model's answer.
+ */
+import sharp from 'sharp';
+import type { Pixels } from './pixels';
+
+/** A rectangle in fractions of the photo's width and height. */
+export interface Rectangle {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** The rectangle in pixels (end bounds excluded): the one rounding both engines edit by. */
+export const bornesRectangle = (largeur: number, hauteur: number, r: Rectangle) => ({
+  x0: Math.round(r.x0 * largeur),
+  x1: Math.round(r.x1 * largeur),
+  y0: Math.round(r.y0 * hauteur),
+  y1: Math.round(r.y1 * hauteur),
+});
+
+/** A part of the photo, in its pixels. */
+export interface Decoupe {
+  gauche: number;
+  haut: number;
+  largeur: number;
+  hauteur: number;
+}
+
+/** The bounding box of a mask's set pixels, or null when none is set. */
+export const boiteDuMasque = (masque: Buffer | Uint8Array, largeur: number, hauteur: number): Decoupe | null => {
+  let [x0, y0, x1, y1] = [largeur, hauteur, -1, -1];
+  for (let y = 0; y < hauteur; y++) {
+    const ligne = y * largeur;
+    for (let x = 0; x < largeur; x++) {
+      if (!masque[ligne + x]) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return x1 < 0 ? null : { gauche: x0, haut: y0, largeur: x1 - x0 + 1, hauteur: y1 - y0 + 1 };
+};
+
+/** A one-channel mask blurred by `sigma`, still one channel. */
+export const flouterMasque = async (masque: Buffer, largeur: number, hauteur: number, sigma: number): Promise<Buffer> =>
+  // sharp writes a one-channel raw input back as sRGB unless told otherwise.
+  sharp(masque, { raw: { width: largeur, height: hauteur, channels: 1 } })
+    .blur(sigma)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+
+/** Blur radius of seams: about half a percent of the short side, at least a pixel. */
+export const sigmaCouture = (largeur: number, hauteur: number) => Math.max(1, Math.min(largeur, hauteur) * 0.005);
+
+/**
+ * A soft edge that stays *inside* the mask: the blend ramps from the photo at the mask's border to
+ * the model a few pixels in, and nothing outside the mask is touched.
+ */
+export const adoucirInterieur = async (masque: Buffer, largeur: number, hauteur: number): Promise<Uint8Array> => {
+  const flou = await flouterMasque(masque, largeur, hauteur, sigmaCouture(largeur, hauteur));
+  const alpha = new Uint8Array(masque.length);
+  for (let i = 0; i < masque.length; i++) {
+    if (!masque[i]) continue;
+    // The blurred border sits at about 128: stretch 128–255 to 0–255 so the ramp starts at zero.
+    alpha[i] = Math.max(0, Math.min(255, 2 * flou[i]! - 255));
+  }
+  return alpha;
+};
+
+/**
+ * `alpha` (one channel, 0–255) weighs the model's pixels against the photo's: 0 keeps the photo's
+ * exactly (no arithmetic, so no rounding), 255 takes the model's.
+ */
+export const recomposer = (origine: Pixels, resultat: Pixels, alpha: Uint8Array): Buffer => {
+  const sortie = Buffer.from(origine.data);
+  for (let p = 0, i = 0; p < alpha.length; p++, i += 3) {
+    const a = alpha[p]!;
+    if (a === 0) continue;
+    if (a === 255) {
+      sortie[i] = resultat.data[i]!;
+      sortie[i + 1] = resultat.data[i + 1]!;
+      sortie[i + 2] = resultat.data[i + 2]!;
+      continue;
+    }
+    for (let c = 0; c < 3; c++) sortie[i + c] = Math.round((origine.data[i + c]! * (255 - a) + resultat.data[i + c]! * a) / 255);
+  }
+  return sortie;
+};
