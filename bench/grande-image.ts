@@ -94,7 +94,7 @@ const modeleSimule = async (corps: Record<string, unknown>, outil: OutilImage): 
 
 const enfant = async (nomMoteur: NomMoteur | 'aucun', outils: OutilImage[], fichier: string): Promise<void> => {
   const { default: sharp } = await import('sharp');
-  const { creerMoteurLocal } = await import('../lambdas/moteurs/local');
+  const { creerMoteurLocal } = await import('../lambdas/moteurs/local/index');
   const { creerMoteurBedrock, configurationBedrock } = await import('../lambdas/moteurs/bedrock/index');
   const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
 

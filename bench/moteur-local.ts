@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import type { OutilImage } from '../lambdas/core/outils';
-import { creerMoteurLocal } from '../lambdas/moteurs/local';
+import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
 import { rendreScenes } from '../docs/exemples/scenes';
 import { photoGrande } from '../test/support/photo';
 

@@ -13,7 +13,7 @@ import { creerSignataire } from '../lambdas/core/liens';
 import { creerTelechargeur } from '../lambdas/core/telechargement';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { ROUTES } from '../lambdas/http/routes';
-import { creerMoteurLocal } from '../lambdas/moteurs/local';
+import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
 import { creerPkiTest, type PkiTest } from '../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
 import type { Moteur } from '../lambdas/moteurs/commun/moteur';

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { IdOutil, OutilImage } from '../../lambdas/core/outils';
-import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
-import { creerMoteurLocal } from '../../lambdas/moteurs/local';
+import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { rendreScenes, type Scenes } from './scenes';
 
 export interface Exemple {

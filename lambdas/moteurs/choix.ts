@@ -4,7 +4,7 @@
  * One switch, read once per container.
  */
 import { creerMoteurBedrock } from './bedrock/index';
-import { creerMoteurLocal } from './local';
+import { creerMoteurLocal } from './local/index';
 import type { Moteur } from './commun/moteur';
 
 export const moteurDepuisEnv = (env: NodeJS.ProcessEnv): Moteur => {

@@ -14,7 +14,7 @@ import type { Dependances } from '../../lambdas/core/dependances';
 import { ErreurTravail } from '../../lambdas/core/erreurs';
 import { lancer } from '../../lambdas/core/lancement';
 import type { Lancement } from '../../lambdas/core/modele';
-import { creerMoteurLocal } from '../../lambdas/moteurs/local';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creer as creerEnregistrer } from '../../lambdas/pipeline/enregistrer';
 import { creer as creerRembourser } from '../../lambdas/pipeline/rembourser';

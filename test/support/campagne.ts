@@ -21,7 +21,7 @@ import type { Dependances } from '../../lambdas/core/dependances';
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
 import { lancer } from '../../lambdas/core/lancement';
 import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
-import { creerMoteurLocal } from '../../lambdas/moteurs/local';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { demarrerPile, type Pile } from '../../local/pile';
 import type { Panne } from '../../local/stepfunctions';
 import { imageTest } from './images';

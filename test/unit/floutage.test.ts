@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import { creerDetecteurPersonnesRekognition, estPlaque, tuiles, versPhoto } from '../../lambdas/moteurs/bedrock/rekognition-personnes';
 import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/floutage';
-import { detecteurPersonnesLocal } from '../../lambdas/moteurs/personnes-local';
+import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/commun/personnes';
 import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { imageTest } from '../support/images';

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { masqueBinaire, trouverCiel } from '../../lambdas/moteurs/commun/ciel-masque';
-import { creerMoteurLocal, zoneRenovation, zonesSaison } from '../../lambdas/moteurs/local';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { zoneRenovation } from '../../lambdas/moteurs/local/renovation';
+import { zonesSaison } from '../../lambdas/moteurs/local/saison';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
 import { equilibrerLumiere } from '../../lambdas/moteurs/commun/redressement';
 import { mesurerLumiere, precisionRappel, scenesLumiere, verite, type SceneLumiere } from '../support/scenes-lumiere';

@@ -2,9 +2,9 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { OutilImage } from '../../lambdas/core/outils';
-import { redigerAnnonceLocale } from '../../lambdas/moteurs/annonce-locale';
-import { creerMoteurLocal } from '../../lambdas/moteurs/local';
-import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
+import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
+import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
 import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
 import { lireProvenance } from '../../lambdas/moteurs/commun/provenance';

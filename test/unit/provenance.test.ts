@@ -3,7 +3,7 @@
  * and engine, written as XMP for readers that do not parse C2PA, in every format, without touching
  * a pixel.
  */
-import { detecteurPersonnesLocal } from '../../lambdas/moteurs/personnes-local';
+import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { OUTILS } from '../../lambdas/core/outils';

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { boitesScenes, rendreScenes, type BoiteScene } from '../../docs/exemples/scenes';
 import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
-import { detecteurLocal } from '../../lambdas/moteurs/detecteur-local';
+import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
 import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
 import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';

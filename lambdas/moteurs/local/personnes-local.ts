@@ -17,8 +17,8 @@
  * (below about 16 px across at 1280 px), a plate seen at an angle or dirty, a plate's text alone.
  * Production uses Rekognition (bedrock/rekognition-personnes.ts).
  */
-import { depuisPixels, luminance, versPixels, type Pixels } from './commun/pixels';
-import type { DetecteurPersonnes, Genre, RegionPersonnelle } from './commun/personnes';
+import { depuisPixels, luminance, versPixels, type Pixels } from '../commun/pixels';
+import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../commun/personnes';
 
 const COTE_ANALYSE = 1280;
 const CONFIANCE = 0.6;

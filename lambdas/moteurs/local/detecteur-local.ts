@@ -32,10 +32,10 @@
  * chair on the lawn), never what rises from the ground line (a front door, a hedge, the house). And a
  * "piece" whose box covers more than a quarter of the frame is a building or a wall seen whole.
  */
-import { cielAnalyse } from './commun/ciel-masque';
-import type { Detecteur, ObjetDetecte } from './commun/detection';
-import type { Pixels } from './commun/pixels';
-import { mesurer, modeleDe, ressemble, trouverSol, type Mesures, type Modele } from './commun/sol';
+import { cielAnalyse } from '../commun/ciel-masque';
+import type { Detecteur, ObjetDetecte } from '../commun/detection';
+import type { Pixels } from '../commun/pixels';
+import { mesurer, modeleDe, ressemble, trouverSol, type Mesures, type Modele } from '../commun/sol';
 
 /** Below this share of the frame an object is noise, a switch or a shadow's edge. */
 const AIRE_MIN = 0.002;
