@@ -24,4 +24,38 @@ export default tseslint.config(
       'import-x/no-self-import': 'error',
     },
   },
+  // The engines' walls (issue 22, point 3). The local preview engine took the production engine's
+  // internals, so neither could change without the other; what both run is in moteurs/commun/, and
+  // depends on neither engine. Matched on the written path: imports, type-only imports, re-exports,
+  // and (no-restricted-syntax, which no-restricted-imports does not see) a dynamic import().
+  {
+    files: ['lambdas/moteurs/local/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)bedrock(/|$)', message: 'The local engine imports nothing from bedrock/: move what both engines need to moteurs/commun/.' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/(^|\\/)bedrock(\\/|$)/]', message: 'The local engine imports nothing from bedrock/.' },
+      ],
+    },
+  },
+  {
+    files: ['lambdas/moteurs/commun/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)(bedrock|local)(/|$)', message: 'moteurs/commun/ is what both engines share: it imports from neither engine.' }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/(^|\\/)(bedrock|local)(\\/|$)/]', message: 'moteurs/commun/ imports from neither engine.' },
+      ],
+    },
+  },
 );
