@@ -12,7 +12,9 @@ import sharp from 'sharp';
 import { WasmReader } from '@contentauth/c2pa-wasm';
 import { creerPkiTest } from '../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
-import { initialiserC2pa, prechaufferC2pa, type FormatImage } from '../lambdas/moteurs/c2pa/signature';
+import type { FormatImage } from '../lambdas/moteurs/c2pa/manifeste';
+import { prechaufferC2pa } from '../lambdas/moteurs/c2pa/signature';
+import { initialiserC2pa } from '../lambdas/moteurs/c2pa/wasm';
 import { photoGrande } from '../test/support/photo';
 import { verifierC2pa } from '../test/support/c2pa-verificateur';
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WasmReader } from '@contentauth/c2pa-wasm';
 import { detecterFormat, TYPES_MIME } from '../lambdas/core/images';
-import { initialiserC2pa } from '../lambdas/moteurs/c2pa/signature';
+import { initialiserC2pa } from '../lambdas/moteurs/c2pa/wasm';
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { ancre: { type: 'string' } } });
 const fichier = positionals[0];

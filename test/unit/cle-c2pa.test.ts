@@ -21,7 +21,8 @@ import {
 } from '../../lambdas/deploiement/cle-c2pa';
 import { creerPkiTest, problemesChaine } from '../../lambdas/moteurs/c2pa/certificats';
 import { lireCleC2pa } from '../../lambdas/moteurs/c2pa/marquage';
-import { initialiserC2pa, signerC2pa } from '../../lambdas/moteurs/c2pa/signature';
+import { signerC2pa } from '../../lambdas/moteurs/c2pa/signature';
+import { initialiserC2pa } from '../../lambdas/moteurs/c2pa/wasm';
 
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa';
 const ORGANISATION = 'Retouche unit (test, not trusted)';

@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CleC2pa } from './certificats';
-import { prechaufferC2pa, signerC2pa, type FormatImage } from './signature';
+import type { FormatImage } from './manifeste';
+import { prechaufferC2pa, signerC2pa } from './signature';
 import { natureResultat } from '../commun/provenance';
 import type { Floutage } from '../commun/floutage';
 
