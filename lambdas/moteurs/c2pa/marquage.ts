@@ -1,6 +1,6 @@
 /**
- * Marking a result: what the tool step (pipeline/outil.ts) calls on every image it is about to store,
- * whatever the engine. It adds a signed C2PA manifest (signature.ts) saying how the image was made
+ * Marking a result: what the tool step (pipeline/service-outil.ts) calls on every image it is about to
+ * store, whatever the engine. It adds a signed C2PA manifest (signature.ts) saying how the image was made
  * (provenance.ts) and from which input (its SHA-256 only); the pixels are not touched.
  *
  * Where the key comes from:

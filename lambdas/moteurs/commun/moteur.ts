@@ -1,7 +1,8 @@
 /**
- * The engine interface: what a tool asks of a model. The pipeline's tool step (pipeline/outil.ts)
- * reads the inputs from S3, calls the engine, and writes what it returns. Two engines implement it:
- * the local preview engine (sharp, deterministic) and the production engine (Amazon Bedrock).
+ * The engine interface: what a tool asks of a model. The pipeline's tool step reads the inputs from S3
+ * (pipeline/outil.ts), calls the engine and writes what it returns (pipeline/service-outil.ts). Two
+ * engines implement it: the local preview engine (sharp, deterministic) and the production engine
+ * (Amazon Bedrock).
  *
  * Errors: an engine throws `ErreurTravail` (core/erreurs.ts). `moteur_indisponible` is transient and
  * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).

@@ -1,0 +1,95 @@
+/**
+ * What the tool step does with a job once its inputs are read: the engine-facing side of the step.
+ * The listing (`annonce`) asks the engine for its text; every other tool asks for the retouched image,
+ * then signs it with its C2PA Content Credentials. Either result is then written to S3, and only here.
+ *
+ * Every write goes through `deposer`, so that none can skip what each must do: read the job again just
+ * before writing and refuse if this run is no longer its own (its execution timed out or was aborted
+ * while this Lambda went on, and the job was refunded, erased or run again), and tag the file with the
+ * days its job has left (core/retention.ts), by which the bucket's lifecycle deletes it.
+ * pipeline/outil.ts reads the job and its inputs and calls `executerOutil`; the engines (moteurs/)
+ * know nothing of S3.
+ */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { cleTexte, resultatsDuTravail } from '../core/cles-s3';
+import { lireEnregistrementTravail } from '../core/consultation';
+import { ErreurTravail } from '../core/erreurs';
+import { TYPES_MIME, type FormatImage } from '../core/images';
+import type { EnregistrementTravail } from '../core/modele';
+import { etiquetteRetention } from '../core/retention';
+import type { DependancesOutil } from './dependances-pipeline';
+import type { EtatExecution, SortieOutil } from './etape';
+
+/** An input as the step read it: its bytes, and the format its own first bytes say (JPEG, PNG or WebP). */
+export interface EntreeLue {
+  octets: Buffer;
+  format: FormatImage;
+}
+
+/** The run asking: its job, and which run of that job it is (`tentative`, 1 unless run again). */
+type Execution = Pick<EtatExecution, 'travail' | 'tentative'>;
+
+/**
+ * A run that is not the job's current one any more (its execution timed out or was aborted while this
+ * Lambda went on, and the job was refunded, erased or run again) writes nothing: checked just before
+ * each write, from the record.
+ */
+const verifierToujoursSien = async (d: DependancesOutil, etat: Execution): Promise<EnregistrementTravail> => {
+  const actuel = await lireEnregistrementTravail(d, etat.travail);
+  if (!actuel || actuel.statut !== 'en_cours' || (actuel.tentative ?? 1) !== (etat.tentative ?? 1)) {
+    throw new ErreurTravail('erreur_interne', `job ${etat.travail} is no longer run by this execution (${actuel?.statut ?? 'erased'})`);
+  }
+  return actuel;
+};
+
+/** The one way the step writes a file: only if the run is still the job's own, tagged with the days its job has left. */
+const deposer = async (
+  d: DependancesOutil,
+  etat: Execution,
+  travail: EnregistrementTravail,
+  cle: string,
+  corps: Buffer | string,
+  type: string,
+): Promise<void> => {
+  await verifierToujoursSien(d, etat);
+  await d.s3.send(
+    new PutObjectCommand({
+      Bucket: d.bucket,
+      Key: cle,
+      Body: corps,
+      ContentType: type,
+      Tagging: etiquetteRetention(travail.cree_le, d.horloge()),
+    }),
+  );
+};
+
+/** Runs the job's tool on its inputs (in the job's order) and stores the result: what the step hands to Enregistrer. */
+export const executerOutil = async (
+  d: DependancesOutil,
+  etat: Execution,
+  travail: EnregistrementTravail,
+  entrees: readonly EntreeLue[],
+): Promise<SortieOutil> => {
+  if (travail.outil === 'annonce') {
+    const images = entrees.map((e) => e.octets);
+    const { texte, redaction } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
+    const cle = cleTexte(travail.compte, travail.id);
+    await deposer(d, etat, travail, cle, texte, 'text/markdown; charset=utf-8');
+    return { resultats: [], texte: cle, graine: null, redaction };
+  }
+  const [entree] = entrees;
+  if (!entree) throw new ErreurTravail('image_illisible', 'The job has no input image.');
+  const sortie = await d.moteur.retoucher({ outil: travail.outil, valeurs: travail.valeurs, image: entree.octets, travail: travail.id });
+  // Signed last: nothing may re-encode the file after its C2PA manifest binds its bytes.
+  const marquee = await d.c2pa.marquer(sortie.image, sortie.format, {
+    outil: travail.outil,
+    moteur: d.moteur.nom,
+    entree: entree.octets,
+    formatEntree: entree.format,
+    titre: travail.nom,
+    floutage: sortie.floutage,
+  });
+  const [resultat] = resultatsDuTravail(travail, [sortie.format]);
+  await deposer(d, etat, travail, resultat!.cle, marquee, TYPES_MIME[sortie.format]);
+  return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure };
+};
