@@ -38,7 +38,7 @@ export const systemeAnnonce = (langue: string): string =>
 
 /** One photo as Converse takes it: upright (EXIF), sRGB JPEG, long edge ≤ 1568 px, ≤ 3.75 MB. */
 export const photoPourConverse = async (octets: Buffer): Promise<Buffer> => {
-  // As every decode of customer bytes (moteurs/pixels.ts): JPEG, PNG or WebP by their first bytes only.
+  // As every decode of customer bytes (moteurs/commun/pixels.ts): JPEG, PNG or WebP by their first bytes only.
   if (!detecterFormat(octets)) throw new ErreurTravail('image_illisible');
   try {
     const redimensionnee = await sharp(octets, OPTIONS_ENTREE)

@@ -1,5 +1,5 @@
 /**
- * ciel → deterministic light balance and vertical-line correction (redressement.ts), then Stable
+ * ciel → deterministic light balance and vertical-line correction (commun/redressement.ts), then Stable
  * Image Search and Replace of the sky.
  *
  * Light and geometry are measured, not imagined: a model asked for "straight lines" redraws the

@@ -3,9 +3,9 @@
  * (one recipe per tool: vider.ts, staging.ts, renovation.ts, saison.ts, ciel.ts), Converse for the
  * listing (annonce.ts), Amazon Rekognition to find the furniture and the fixed elements (rekognition.ts).
  * Every image goes through the same path: decoded upright in sRGB; objects detected; for vider and
- * staging the edited area built from them (zones.ts) and only the part of the photo around it sent,
+ * staging the edited area built from them (commun/zones.ts) and only the part of the photo around it sent,
  * as large as the model accepts; the answer scaled back to the photo's resolution and composited
- * through the tool's mask; the structure check (controle.ts), with one more run if it fails; then
+ * through the tool's mask; the structure check (commun/controle.ts), with one more run if it fails; then
  * encoded in the input's format with the provenance EXIF.
  *
  * The clients and the detector are injected so tests can mock them; by default the Bedrock client

@@ -1,7 +1,7 @@
 /**
  * The edited area of each tool, as a one-channel mask at the photo's resolution (255 = edit).
  *
- * Two kinds: a region decided before the call (inpainting: zones.ts builds it from what the photo
+ * Two kinds: a region decided before the call (inpainting: commun/zones.ts builds it from what the photo
  * shows, the model is told where to paint, and the same mask composites its answer), and a region read
  * from the answer (search-replace finds its own target, e.g. the sky: what it really changed is kept,
  * everything else — including the faint global drift of a diffusion model's re-encoding — goes back
@@ -12,9 +12,9 @@ import { flouterMasque, sigmaCouture } from '../commun/masques';
 import type { Pixels } from '../commun/pixels';
 
 export type Zone =
-  /** The furniture and clutter found in the photo (zones.ts, zoneVider): sent as the mask, used to composite. */
+  /** The furniture and clutter found in the photo (commun/zones.ts, zoneVider): sent as the mask, used to composite. */
   | { type: 'objets' }
-  /** The free floor found in the photo and the space above it (zones.ts, zoneStaging): the same. */
+  /** The free floor found in the photo and the space above it (commun/zones.ts, zoneStaging): the same. */
   | { type: 'sol' }
   /** The whole frame is the edit (a global restyle): nothing of the photo is kept. */
   | { type: 'cadre' }

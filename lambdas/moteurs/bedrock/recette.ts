@@ -12,7 +12,7 @@ export interface EntreeModele {
   /** Present when the zone comes from the photo (objets, sol): white is what the model repaints. */
   masque?: string;
   graine: number;
-  /** 2 when the first result failed the structure check (controle.ts): hold the structure tighter. */
+  /** 2 when the first result failed the structure check (commun/controle.ts): hold the structure tighter. */
   essai: 1 | 2;
 }
 
@@ -31,7 +31,7 @@ export type Valeurs = Readonly<Record<string, string>>;
  * base64: at the largest working frame (9.4 MP) a PNG of a photo is 24–28 MB of base64, at or over the
  * limit, a JPEG 3–6 MB at quality 90–95 and 17 MB at most even at quality 100, whatever quality
  * Stability encodes with (npm run bench:reponse-bedrock). The answer is decoded, scaled and composited
- * into the photo, then encoded once in the customer's own format (resultat.ts): its JPEG generation is
+ * into the photo, then encoded once in the customer's own format (commun/resultat.ts): its JPEG generation is
  * never the delivered file's.
  */
 export const FORMAT_REPONSE = 'jpeg';

@@ -5,9 +5,9 @@
  * SageMaker would be an endpoint to run and pay for around the clock), it answers in about a second
  * for about a tenth of a cent, and its boxes are what a mask needs once grown and feathered: the
  * inpainting model repaints the wall or floor around the object anyway. Its limit: boxes, not
- * outlines, and only the labels it knows; the floor itself is found by our own code (sol.ts).
+ * outlines, and only the labels it knows; the floor itself is found by our own code (commun/sol.ts).
  *
- * Each label is mapped to a nature through NATURES (detection.ts), by its own name or failing that
+ * Each label is mapped to a nature through NATURES (commun/detection.ts), by its own name or failing that
  * by its nearest parent's: what is neither furniture nor a fixed element is ignored.
  */
 import { DetectLabelsCommand, type Label, type RekognitionClient } from '@aws-sdk/client-rekognition';

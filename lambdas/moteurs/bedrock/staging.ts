@@ -4,7 +4,7 @@
  *
  * Why not Control Structure: it redraws the whole frame from the photo's edges, so walls, windows
  * and floor come back re-rendered; a buyer who visits must find the room that was photographed.
- * Inpainting furniture where the floor is free (zones.ts: the floor found from the bottom of the
+ * Inpainting furniture where the floor is free (commun/zones.ts: the floor found from the bottom of the
  * frame, minus what stands on it, plus the height furniture rises to, minus the windows, doors and
  * radiators found) keeps everything else pixel-exact.
  */

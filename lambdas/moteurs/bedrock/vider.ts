@@ -5,7 +5,7 @@
  * Why not Erase Object: it fills a region from its surroundings with no guidance, which works for a
  * vase, not for a sofa that covers half the floor — it smears. Inpaint is told what belongs there
  * (floor, skirting, wall) and what must not (furniture). The mask is the detector's furniture boxes,
- * grown and feathered, with the windows, doors and radiators it found kept out (zones.ts): what is
+ * grown and feathered, with the windows, doors and radiators it found kept out (commun/zones.ts): what is
  * not furniture stays the photo's own pixels, which is what keeps walls and windows from moving.
  */
 import { A_EVITER, FORMAT_REPONSE, type Recette } from './recette';

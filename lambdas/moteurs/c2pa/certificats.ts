@@ -55,7 +55,7 @@ export async function creerPkiTest(organisation = 'Retouche Test'): Promise<PkiT
 
 /**
  * The extended key usages with which the bundled c2pa-rs (0.91.3, default settings, no trust
- * configuration: how signature.ts verifies right after signing) accepts a claim signer. Checked here:
+ * configuration: the check right after signing that manifeste.ts asks for) accepts a claim signer. Checked here:
  * a leaf with only documentSigning (1.3.6.1.5.5.7.3.36), only c2pa-kp-claimSigning
  * (1.3.6.1.4.1.62558.2.1) or only Microsoft's C2PA usage (1.3.6.1.4.1.311.76.59.1.9) is refused
  * ("certificate missing required EKU") and signing fails; emailProtection passes, alone or with

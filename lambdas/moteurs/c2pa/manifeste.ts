@@ -12,11 +12,11 @@ export interface OptionsC2pa {
   outil: string;
   /** Engine that ran it: 'bedrock' or 'local'. */
   moteur: string;
-  /** How the result was made (provenance.ts): the action and the IPTC digital source type. */
+  /** How the result was made (commun/provenance.ts): the action and the IPTC digital source type. */
   nature: NatureResultat;
   /** The input photo, known by its SHA-256 only: none of its pixels go into the result. */
   entree: { hash: Buffer; format: string; titre?: string };
-  /** Faces and plates blurred after the edit (moteurs/floutage.ts): one more action, c2pa.filtered. */
+  /** Faces and plates blurred after the edit (moteurs/commun/floutage.ts): one more action, c2pa.filtered. */
   floutage?: { reglage: string; visages: number; plaques: number } | null;
   /** ES256 (P-256) private key of the leaf certificate, PEM (PKCS#8 or SEC1). */
   clePrivee: string;

@@ -1,7 +1,7 @@
 /**
  * Marking a result: what the tool step (pipeline/service-outil.ts) calls on every image it is about to
  * store, whatever the engine. It adds a signed C2PA manifest (signature.ts) saying how the image was made
- * (provenance.ts) and from which input (its SHA-256 only); the pixels are not touched.
+ * (commun/provenance.ts) and from which input (its SHA-256 only); the pixels are not touched.
  *
  * Where the key comes from:
  *   - AWS: RETOUCHE_C2PA_SECRET_ARN, a Secrets Manager secret `{"clePrivee": PEM, "chaine": [PEM…]}`
@@ -24,7 +24,7 @@ export interface DemandeMarquage {
   formatEntree: string;
   /** The image's own name, as the ingredient's title. */
   titre: string | null;
-  /** What was blurred after the edit, if anything (moteurs/floutage.ts). */
+  /** What was blurred after the edit, if anything (moteurs/commun/floutage.ts). */
   floutage?: Floutage | null;
 }
 

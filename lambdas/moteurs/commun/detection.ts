@@ -2,7 +2,7 @@
  * What a detector tells the tools about a photo: the objects in it, each a box and a nature. Both
  * engines build the edited area of vider and staging from this (zones.ts), whatever found the objects:
  * Amazon Rekognition in production (bedrock/rekognition.ts), a deterministic stand-in in the local
- * preview engine and the tests (detecteur-local.ts).
+ * preview engine and the tests (local/detecteur-local.ts).
  */
 import type { Rectangle } from './masques';
 import type { Pixels } from './pixels';

@@ -22,7 +22,7 @@ import type { Rectangle } from './masques';
 import { fusionner, genresDe, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from './personnes';
 import type { Pixels } from './pixels';
 
-/** What was blurred: recorded in the result's C2PA manifest (c2pa/signature.ts). */
+/** What was blurred: recorded in the result's C2PA manifest (c2pa/manifeste.ts). */
 export interface Floutage {
   /** The setting's value, as the job recorded it. */
   reglage: string;

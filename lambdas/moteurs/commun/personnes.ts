@@ -4,7 +4,7 @@
  * detector of vider and staging (detection.ts): boxes in fractions of the photo, whatever found them.
  * Amazon Rekognition in production (bedrock/rekognition-personnes.ts: DetectFaces for faces, DetectLabels
  * then DetectText on each vehicle for plates), a deterministic stand-in in the local preview engine and
- * the tests (personnes-local.ts).
+ * the tests (local/personnes-local.ts).
  */
 import type { VALEURS_FLOUTAGE } from '../../core/outils';
 import type { Rectangle } from './masques';

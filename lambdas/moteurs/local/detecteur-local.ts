@@ -3,7 +3,7 @@
  * deterministic reading of the analysis copy, a few tens of milliseconds, no model.
  *
  * What it finds, in a room photographed from standing height with its floor at the bottom of the frame:
- * - the floor (sol.ts), and from it the floor line: the top of the floor's convex hull (a room's floor
+ * - the floor (commun/sol.ts), and from it the floor line: the top of the floor's convex hull (a room's floor
  *   is a convex polygon in the image, so furniture hiding part of it does not bend the line);
  * - the walls and ceiling: the most common colour above that line, smooth;
  * - windows (`fixe`): what shows outdoor colours (foliage, sky) on the walls, bright as a whole, the

@@ -58,7 +58,7 @@ export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promi
   return alpha;
 };
 
-/** `fixes`: the windows and doors found (zones.ts masqueFixes): the openings stay as they are, as production's structure control keeps them. */
+/** `fixes`: the windows and doors found (commun/zones.ts masqueFixes): the openings stay as they are, as production's structure control keeps them. */
 export const apercuRenovation = async (p: Pixels, valeurs: Readonly<Record<string, string>>, fixes: Buffer): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
   const teinte = TEINTES_RENOVATION[valeurs.style ?? 'contemporary'] ?? TEINTES_RENOVATION.contemporary!;
@@ -78,7 +78,7 @@ export const apercuRenovation = async (p: Pixels, valeurs: Readonly<Record<strin
   const lt = luminance(...teinte);
   // Part of the way from the old wall's brightness to the new colour's (a repainted wall, not a white
   // veil), by at most a quarter: brightening further washed a facade into the sky above it, and the
-  // structure check (controle.ts) rightly read the lost roofline as a changed outline.
+  // structure check (commun/controle.ts) rightly read the lost roofline as a changed outline.
   const niveau = Math.min(1.25, Math.sqrt(lt / mediane));
   for (let q = 0; q < alpha.length; q++) {
     if (!alpha[q]) continue;
