@@ -33,9 +33,9 @@ export interface SortieOutil {
   /** S3 key of the listing text (cles-s3.ts, cleTexte), for annonce. */
   texte: string | null;
   graine: number | null;
-  /** For a listing text: who wrote it (moteurs/moteur.ts). */
+  /** For a listing text: who wrote it (moteurs/commun/moteur.ts). */
   redaction?: Redaction | null;
-  /** For an image: the structure check it passed (moteurs/controle.ts). */
+  /** For an image: the structure check it passed (moteurs/commun/controle.ts). */
   structure?: ControleStructure | null;
 }
 
