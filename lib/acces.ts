@@ -15,12 +15,12 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { PREFIXES } from '../lambdas/core/retention';
-import { PREFIXES_TABLE } from '../lambdas/core/table';
+import { PREFIXES_TABLE } from '../lambdas/core/depots/table';
 import type { Fonction } from './fonction';
 
 /** Reads, granted on any item. Writes go through the prefixed grants below, never here. */
 type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheckItem';
-/** An item kind, by its partition key prefix (lambdas/core/table.ts). */
+/** An item kind, by its partition key prefix (lambdas/core/depots/table.ts). */
 export type Genre = keyof typeof PREFIXES_TABLE;
 type Prefixe = keyof typeof PREFIXES;
 /** PutObjectTagging: a PutObject or CreateMultipartUpload that sets tags (the retention tag, core/retention.ts) needs it too. */

@@ -19,7 +19,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { INDEX } from '../lambdas/core/table';
+import { INDEX } from '../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
 import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';

@@ -1,11 +1,11 @@
 /**
  * Data: the single DynamoDB table, built from the same definition the local stack creates
- * (lambdas/core/table.ts), so the indexes the code queries are the indexes that exist.
+ * (lambdas/core/depots/table.ts), so the indexes the code queries are the indexes that exist.
  */
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { SAUVEGARDES_TABLE_JOURS } from '../lambdas/core/retention';
-import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/table';
+import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/depots/table';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
 
 export class Donnees extends Construct {

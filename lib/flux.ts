@@ -15,7 +15,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import path from 'node:path';
-import { INDEX } from '../lambdas/core/table';
+import { INDEX } from '../lambdas/core/depots/table';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { ACCES_EFFACEMENT, accorder, ECRITURES_EFFACEMENT, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';

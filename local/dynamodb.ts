@@ -22,7 +22,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/table';
+import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/depots/table';
 import { portLibre } from './ports';
 
 export const identifiantsLocaux = { accessKeyId: 'local', secretAccessKey: 'local' };

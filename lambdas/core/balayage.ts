@@ -40,7 +40,7 @@ import { finaliserLot } from './lots';
 import { DUREE_RECLAMATION_MS } from './reclamation';
 import { compterRemboursement } from './mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
-import { INDEX, OUVERTS } from './table';
+import { INDEX, OUVERTS } from './depots/table';
 
 const MINUTE = 60_000;
 /** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */

@@ -8,7 +8,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import { CONSERVATION_FENETRE_CADENCE_SECONDES } from './retention';
-import { cles, ttlDans } from './table';
+import { cles, ttlDans } from './depots/table';
 
 export const REQUETES_PAR_MINUTE = 120;
 

@@ -7,7 +7,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
-import { cles } from './table';
+import { cles } from './depots/table';
 
 export const MAX_CLES_PAR_COMPTE = 5;
 /** Fixed prefix of every key: lets secret scanners and people recognise a Retouche key. */

@@ -7,7 +7,7 @@ import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { estOutil, OUTILS, type IdOutil } from './outils';
-import { cles, INDEX } from './table';
+import { cles, INDEX } from './depots/table';
 
 type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
 

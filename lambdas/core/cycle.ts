@@ -15,9 +15,9 @@ import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dyna
 import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
 import type { Dependances } from './dependances';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
-import { avecReessais } from './transactions';
+import { avecReessais } from './depots/transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
-import { cles } from './table';
+import { cles } from './depots/table';
 import type { ControleStructure } from '../moteurs/commun/controle';
 import type { Redaction } from '../moteurs/commun/moteur';
 

@@ -31,7 +31,7 @@ import { EXTENSIONS, type FormatImage } from './images';
 import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { parPaquets } from './paquets';
-import { cles, OUVERTS } from './table';
+import { cles, OUVERTS } from './depots/table';
 import { elementTeleversementEfface, retirerTeleversement } from './televersements';
 
 export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;

@@ -19,9 +19,9 @@ import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
 import { elementUtilisation } from './televersements';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
-import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './table';
+import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './depots/table';
 import { signaler } from './signalement';
-import { avecReessais } from './transactions';
+import { avecReessais } from './depots/transactions';
 
 export const MAX_TRAVAUX_EN_ATTENTE = 50;
 /** A client told "too many pending jobs" should come back once some have ended. */

@@ -13,7 +13,7 @@ import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import type { Lancement } from './modele';
 import { CONSERVATION_IDEMPOTENCE_HEURES } from './retention';
-import { cles, ttlDans } from './table';
+import { cles, ttlDans } from './depots/table';
 
 /** How long an `Idempotency-Key` is remembered. */
 export const DUREE_IDEMPOTENCE_SECONDES = CONSERVATION_IDEMPOTENCE_HEURES * 3600;

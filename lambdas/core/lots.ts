@@ -18,7 +18,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireParCles, lireTravaux } from './consultation';
 import type { Dependances } from './dependances';
 import { statutFinalLot } from './modele';
-import { cles } from './table';
+import { cles } from './depots/table';
 import { ecrireZip } from './zip';
 import { cleZip } from './cles-s3';
 import { DUREE_RECLAMATION_MS, RECLAMATION_LIBRE } from './reclamation';

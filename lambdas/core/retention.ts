@@ -1,6 +1,6 @@
 /**
  * How long things are kept, in one place: the S3 lifecycle rules (lib/stockage.ts) and the DynamoDB
- * TTLs (core/table.ts) are derived from these, so a job's record never outlives its files or the
+ * TTLs (core/depots/table.ts) are derived from these, so a job's record never outlives its files or the
  * other way round.
  */
 

@@ -39,8 +39,8 @@ import { parPaquets } from './paquets';
 import { cleTeleversement } from './cles-s3';
 import { RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
-import { cles, JOURS, OUVERTS, ttlDans } from './table';
-import { avecReessais } from './transactions';
+import { cles, JOURS, OUVERTS, ttlDans } from './depots/table';
+import { avecReessais } from './depots/transactions';
 
 /** Outstanding uploads an account may have (announced, not yet used or removed). */
 export const MAX_TELEVERSEMENTS_OUVERTS = 100;

@@ -20,7 +20,7 @@ import {
   RETENTION_TELEVERSEMENTS_JOURS,
   SAUVEGARDES_TABLE_JOURS,
 } from '../../lambdas/core/retention';
-import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/table';
+import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';

@@ -252,7 +252,7 @@ describe('erasure under races and faults', () => {
     const { lotId, ids } = await batch(cle, 2);
     // A ZIP writer holds the batch (core/lots.ts).
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { cles } = await import('../../lambdas/core/table');
+    const { cles } = await import('../../lambdas/core/depots/table');
     const tenir = (jusqua: number) =>
       pile.deps.ddb.send(
         new UpdateCommand({
@@ -508,7 +508,7 @@ describe('erasure of work still running', () => {
     const id = lance.corps.travaux[0]!.id;
     // Recorded three hours ago, as if its job had been stuck all that time.
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { cles, OUVERTS } = await import('../../lambdas/core/table');
+    const { cles, OUVERTS } = await import('../../lambdas/core/depots/table');
     const { BORNE_EFFACEMENT_MS } = await import('../../lambdas/core/balayage');
     const demande_le = new Date(Date.now() - 3 * 3600_000).toISOString();
     expect(3 * 3600_000).toBeGreaterThan(BORNE_EFFACEMENT_MS);

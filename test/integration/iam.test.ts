@@ -12,7 +12,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
-import { cles } from '../../lambdas/core/table';
+import { cles } from '../../lambdas/core/depots/table';
 import { ErreurTravail } from '../../lambdas/core/erreurs';
 import type { Lancement, Travail } from '../../lambdas/core/modele';
 import type { Televersement } from '../../lambdas/core/televersements';

@@ -12,7 +12,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
-import { cles } from '../../lambdas/core/table';
+import { cles } from '../../lambdas/core/depots/table';
 import { creer as creerOutil } from '../../lambdas/pipeline/outil';
 import { etape } from '../../lambdas/pipeline/etape';
 import { AGE_MINIMUM_LOCAL_MS } from '../../local/pile';

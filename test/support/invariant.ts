@@ -11,7 +11,7 @@ import { lireCompte } from '../../lambdas/core/comptes';
 import { lireEnregistrementLot, toutDuCompte } from '../../lambdas/core/consultation';
 import type { Dependances } from '../../lambdas/core/dependances';
 import type { EnregistrementTravail } from '../../lambdas/core/modele';
-import { INDEX, OUVERTS } from '../../lambdas/core/table';
+import { INDEX, OUVERTS } from '../../lambdas/core/depots/table';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 's3' | 'bucket'>;
 

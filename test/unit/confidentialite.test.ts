@@ -20,7 +20,7 @@ import {
   UTILISATION_TELEVERSEMENT_MINUTES,
   VALIDITE_URL_TELEVERSEMENT_SECONDES,
 } from '../../lambdas/core/retention';
-import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/table';
+import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/depots/table';
 import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/idempotence';
 
 const page = readFileSync(join(__dirname, '../../docs/privacy.md'), 'utf8');
