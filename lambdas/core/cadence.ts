@@ -1,32 +1,19 @@
 /**
  * Request rate per key ("cadence"; "debit" means charging credits only, lancement.ts): 120 per calendar minute, counted exactly in DynamoDB (one counter item per
- * key and minute, incremented only while under the limit). API Gateway usage plans are a best-effort
+ * key and minute, incremented only while under the limit: core/depots/cadences.ts). API Gateway usage plans are a best-effort
  * token bucket per second, which cannot promise the spec's count; this can. A refused request does
  * not count, so a client that waits `Retry-After` seconds always gets through.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
+import * as cadences from './depots/cadences';
 import { ErreurApi } from './erreurs';
-import { CONSERVATION_FENETRE_CADENCE_SECONDES } from './retention';
-import { cles, ttlDans } from './depots/table';
 
 export const REQUETES_PAR_MINUTE = 120;
 
 export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, empreinte: string): Promise<void> => {
   const maintenant = d.horloge();
   const minute = Math.floor(maintenant.getTime() / 60_000);
-  try {
-    await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.cadence(empreinte, minute),
-        UpdateExpression: 'ADD n :un SET expire_a = :ttl',
-        ConditionExpression: 'attribute_not_exists(n) OR n < :max',
-        ExpressionAttributeValues: { ':un': 1, ':max': REQUETES_PAR_MINUTE, ':ttl': ttlDans(maintenant, CONSERVATION_FENETRE_CADENCE_SECONDES) },
-      }),
-    );
-  } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+  if (!(await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant))) {
     const attente = Math.max(1, Math.ceil(((minute + 1) * 60_000 - maintenant.getTime()) / 1000));
     throw new ErreurApi(
       'rate_limited',

@@ -92,7 +92,6 @@ const P = PREFIXES_TABLE;
 export const cles = {
   compte: (id: string) => ({ pk: `${P.compte}${id}`, sk: 'COMPTE' }),
   cle: (empreinte: string) => ({ pk: `${P.cle}${empreinte}`, sk: 'CLE' }),
-  cadence: (empreinte: string, minute: number) => ({ pk: `${P.cadence}${empreinte}#${minute}`, sk: 'CADENCE' }),
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
   idempotence: (compte: string, cle: string) => ({ pk: `${P.idempotence}${compte}#${cle}`, sk: 'IDEM' }),
