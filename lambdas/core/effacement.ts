@@ -26,7 +26,7 @@ import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateComm
 import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
 import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
-import { marquerEfface } from './idempotence';
+import * as idempotence from './depots/idempotence';
 import { EXTENSIONS, type FormatImage } from './images';
 import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
@@ -165,7 +165,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     const dernier = lot !== undefined && position >= 0 && lot.travaux.length === 1;
     const zip = lot && (lot.statut !== 'en_cours' || dernier) ? [cleZip(lot.compte, lot.id)] : [];
     await d.objets.supprimer([...fichiers.tous, ...zip]);
-    if (travail.idempotence !== undefined) await marquerEfface(d, travail.compte, travail.idempotence, maintenant);
+    if (travail.idempotence !== undefined) await idempotence.marquerEfface(d, travail.compte, travail.idempotence, maintenant);
 
     // The list's length is part of the guard: two erasures removing different jobs from the same list
     // would otherwise both pass (a lower index does not move), and neither would see it was the last.
@@ -268,7 +268,8 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
   const parTravail = travaux.map((t) => fichiersDuTravail(t));
   await d.objets.supprimer([...new Set([...parTravail.flatMap((f) => f.tous), cleZip(lot.compte, lot.id)])]);
   // Every job of a batch came from one request: one Idempotency-Key.
-  for (const cle of new Set(travaux.flatMap((t) => (t.idempotence !== undefined ? [t.idempotence] : [])))) await marquerEfface(d, lot.compte, cle, maintenant);
+  for (const cle of new Set(travaux.flatMap((t) => (t.idempotence !== undefined ? [t.idempotence] : []))))
+    await idempotence.marquerEfface(d, lot.compte, cle, maintenant);
   await parPaquets(travaux, 8, async (t) => {
     await d.ddb.send(
       new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: d.table, Key: cles.travail(t.id) } }, ...elementsLies(d, t, maintenant)] }),

@@ -5,18 +5,14 @@
  *
  * An erasure of the work a key started (core/effacement.ts) keeps the key for its 24 hours but drops
  * the stored answer (it names the jobs and the photos' names): a replay is then a 409 `work_erased`,
- * and starts and charges nothing, rather than starting the work again.
+ * and starts and charges nothing, rather than starting the work again (depots/idempotence.ts,
+ * `marquerEfface`).
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
+import * as idempotence from './depots/idempotence';
 import { ErreurApi } from './erreurs';
 import type { Lancement } from './modele';
-import { CONSERVATION_IDEMPOTENCE_HEURES } from './retention';
-import { cles, ttlDans } from './depots/table';
-
-/** How long an `Idempotency-Key` is remembered. */
-export const DUREE_IDEMPOTENCE_SECONDES = CONSERVATION_IDEMPOTENCE_HEURES * 3600;
 
 const CLE_IDEMPOTENCE = /^[\x21-\x7e]{1,255}$/;
 
@@ -25,13 +21,6 @@ export interface RequeteIdempotente {
   contentType: string | undefined;
   corps: Buffer;
   cleIdempotence: string | undefined;
-}
-
-interface EnregistrementIdempotence {
-  empreinte: string;
-  /** The answer given; gone once the work was erased. */
-  reponse?: string;
-  efface_le?: string;
 }
 
 export const verifierCleIdempotence = (cle: string | undefined): void => {
@@ -50,10 +39,7 @@ const empreinteRequete = (requete: RequeteIdempotente): string =>
 /** The answer already given to this key, or undefined; the same key with another body is a 422. */
 export const reponseDejaDonnee = async (d: Pick<Dependances, 'ddb' | 'table'>, requete: RequeteIdempotente): Promise<Lancement | undefined> => {
   if (requete.cleIdempotence === undefined) return undefined;
-  const { Item } = await d.ddb.send(
-    new GetCommand({ TableName: d.table, Key: cles.idempotence(requete.compte, requete.cleIdempotence), ConsistentRead: true }),
-  );
-  const trace = Item as EnregistrementIdempotence | undefined;
+  const trace = await idempotence.lire(d, requete.compte, requete.cleIdempotence);
   if (!trace) return undefined;
   if (trace.empreinte !== empreinteRequete(requete)) {
     throw new ErreurApi('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
@@ -68,37 +54,12 @@ export const reponseDejaDonnee = async (d: Pick<Dependances, 'ddb' | 'table'>, r
   return JSON.parse(trace.reponse) as Lancement;
 };
 
-/**
- * The key of erased work: its answer goes, the key and the request's hash stay until they expire, so a
- * replay is told the work was erased. Never creates a record: an expired key stays expired.
- */
-export const marquerEfface = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, cle: string, effaceLe: Date): Promise<void> => {
-  try {
-    await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.idempotence(compte, cle),
-        UpdateExpression: 'SET efface_le = if_not_exists(efface_le, :maintenant) REMOVE reponse',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':maintenant': effaceLe.toISOString() },
-      }),
-    );
-  } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-  }
-};
-
 /** The transaction item that remembers the answer (written with the debit, never alone). */
-export const elementIdempotence = (table: string, requete: RequeteIdempotente & { cleIdempotence: string }, reponse: Lancement, maintenant: Date) => ({
-  Put: {
-    TableName: table,
-    Item: {
-      ...cles.idempotence(requete.compte, requete.cleIdempotence),
-      type: 'idempotence',
-      empreinte: empreinteRequete(requete),
-      reponse: JSON.stringify(reponse),
-      expire_a: ttlDans(maintenant, DUREE_IDEMPOTENCE_SECONDES),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
+export const elementIdempotence = (table: string, requete: RequeteIdempotente & { cleIdempotence: string }, reponse: Lancement, maintenant: Date) =>
+  idempotence.elementCreer(
+    table,
+    requete.compte,
+    requete.cleIdempotence,
+    { empreinte: empreinteRequete(requete), reponse: JSON.stringify(reponse) },
+    maintenant,
+  );

@@ -21,7 +21,7 @@ import {
   VALIDITE_URL_TELEVERSEMENT_SECONDES,
 } from '../../lambdas/core/retention';
 import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/depots/table';
-import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/idempotence';
+import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/depots/idempotence';
 
 const page = readFileSync(join(__dirname, '../../docs/privacy.md'), 'utf8');
 

@@ -14,7 +14,7 @@ import { LIMITE_DEFAUT, LIMITE_MAX } from '../../lambdas/core/consultation';
 import { MAX_PIXELS_IMAGE } from '../../lambdas/core/dimensions';
 import { CODES_API, CODES_TRAVAIL } from '../../lambdas/core/erreurs';
 import { MAX_TRAVAUX_EN_ATTENTE } from '../../lambdas/core/facturation';
-import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/idempotence';
+import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/depots/idempotence';
 import { MAX_OCTETS_IMAGE, MAX_OCTETS_REQUETE } from '../../lambdas/core/images';
 import { VALIDITE_LIEN_SECONDES } from '../../lambdas/core/liens';
 import { CATALOGUE, estOutil, LONGUEUR_MAX_TEXTE, MAX_IMAGES_ANNONCE, MAX_IMAGES_LOT, OUTILS } from '../../lambdas/core/outils';

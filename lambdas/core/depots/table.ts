@@ -94,7 +94,6 @@ export const cles = {
   cle: (empreinte: string) => ({ pk: `${P.cle}${empreinte}`, sk: 'CLE' }),
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
-  idempotence: (compte: string, cle: string) => ({ pk: `${P.idempotence}${compte}#${cle}`, sk: 'IDEM' }),
   televersement: (id: string) => ({ pk: `${P.televersement}${id}`, sk: 'TELEVERSEMENT' }),
   effacement: (id: string) => ({ pk: `${P.effacement}${id}`, sk: 'EFFACEMENT' }),
 };
