@@ -27,7 +27,6 @@
  * BORNE_TRAVAIL_MS of its creation, and every batch within BORNE_LOT_MS (its last job's end, a ZIP
  * claim that may have to expire, and the ZIP), as long as the sweeper runs.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
 import { erreurDepuisEchec, nouvelleTentative, rembourserTravail, TENTATIVES_MAX } from './cycle';
 import type { Dependances } from './dependances';
@@ -40,7 +39,8 @@ import { finaliserLot } from './lots';
 import { DUREE_RECLAMATION_MS } from './reclamation';
 import { compterRemboursement } from './mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
-import { INDEX, OUVERTS } from './depots/table';
+import * as effacements from './depots/effacements';
+import { idsOuverts, OUVERTS } from './depots/table';
 
 const MINUTE = 60_000;
 /** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */
@@ -134,28 +134,8 @@ export interface BilanBalayage {
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
 
 /** Ids of open jobs or batches created before `avant`, oldest first. */
-async function* ouverts(d: Deps, quoi: keyof typeof OUVERTS, avant: Date): AsyncGenerator<string> {
-  let depart: Record<string, unknown> | undefined;
-  let lus = 0;
-  do {
-    const page = await d.ddb.send(
-      new QueryCommand({
-        TableName: d.table,
-        IndexName: INDEX.ouverts,
-        KeyConditionExpression: 'gsi3pk = :p AND gsi3sk < :avant',
-        ExpressionAttributeValues: { ':p': OUVERTS[quoi], ':avant': avant.toISOString() },
-        ProjectionExpression: 'id',
-        Limit: 100,
-        ExclusiveStartKey: depart,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (lus++ >= MAX_PAR_PASSAGE) return;
-      yield String(item.id);
-    }
-    depart = page.LastEvaluatedKey;
-  } while (depart);
-}
+const ouverts = (d: Deps, quoi: 'travaux' | 'lots' | 'televersements', avant: Date): AsyncGenerator<string> =>
+  idsOuverts(d, OUVERTS[quoi], avant, MAX_PAR_PASSAGE);
 
 const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
   const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
@@ -249,7 +229,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
   await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
   // Last: the jobs and batches just ended above can be erased in the same pass. A request younger
   // than the minimum age may be an erasure still under way in its own HTTP call.
-  await enParallele(ouverts(d, 'effacements', avant), async (id) => {
+  await enParallele(effacements.ouvertes(d, avant, MAX_PAR_PASSAGE), async (id) => {
     const issue = await traiterDemandeEffacement(d, id);
     if (issue.statut === 'efface') bilan.effacements++;
     else if (issue.statut === 'differe' && issue.demande_le && maintenant.getTime() - Date.parse(issue.demande_le) > BORNE_EFFACEMENT_MS)

@@ -2,12 +2,12 @@
  * Reading jobs and batches for their owner. Another account's job or batch is answered exactly like
  * one that does not exist (404), so ids reveal nothing across tenants.
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { estOutil, OUTILS, type IdOutil } from './outils';
-import { cles, INDEX } from './depots/table';
+import { cles, INDEX, lireParCles } from './depots/table';
 
 type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
 
@@ -29,25 +29,6 @@ export const travailDuCompte = async (d: DepsLecture, compte: string, id: string
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail || travail.compte !== compte) throw new ErreurApi('not_found', `No job ${id}.`);
   return travail;
-};
-
-/** Reads items by key, 100 at a time (BatchGet's most), retrying what DynamoDB leaves unprocessed. */
-export const lireParCles = async <T>(d: DepsLecture, aLire: readonly { pk: string; sk: string }[], projection?: string): Promise<T[]> => {
-  const trouves: T[] = [];
-  for (let debut = 0; debut < aLire.length; debut += 100) {
-    let cles_ = aLire.slice(debut, debut + 100);
-    for (let essai = 0; cles_.length > 0; essai++) {
-      if (essai > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** essai)));
-      const reponse = await d.ddb.send(
-        new BatchGetCommand({
-          RequestItems: { [d.table]: { Keys: cles_, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } },
-        }),
-      );
-      trouves.push(...((reponse.Responses?.[d.table] ?? []) as T[]));
-      cles_ = (reponse.UnprocessedKeys?.[d.table]?.Keys ?? []) as typeof cles_;
-    }
-  }
-  return trouves;
 };
 
 /** Reads jobs by id (a batch has at most 50). */

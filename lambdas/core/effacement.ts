@@ -22,10 +22,11 @@
  * (core/idempotence.ts): a replay within its 24 hours starts and charges nothing. An upload's record
  * becomes a nameless tombstone until its URL is dead, so that a file PUT with it afterwards goes too.
  */
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
 import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
+import * as effacements from './depots/effacements';
 import * as idempotence from './depots/idempotence';
 import { EXTENSIONS, type FormatImage } from './images';
 import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
@@ -96,7 +97,7 @@ const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: D
   return [
     ...televersements.filter((id) => id !== t.id).map((id) => ({ Delete: { TableName: d.table, Key: cles.travail(id) } })),
     ...televersements.map((id) => elementTeleversementEfface(d.table, t.compte, id, t.cree_le, maintenant)),
-    { Delete: { TableName: d.table, Key: cles.effacement(t.id) } },
+    effacements.elementSupprimer(d.table, t.id),
   ];
 };
 
@@ -287,7 +288,7 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
               ExpressionAttributeValues: { ':moi': effaceur(lot.id) },
             },
           },
-          { Delete: { TableName: d.table, Key: cles.effacement(lot.id) } },
+          effacements.elementSupprimer(d.table, lot.id),
         ],
       }),
     );
@@ -309,38 +310,15 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
 };
 
 /** Records an erasure to do when its job or batch has ended (the sweeper reads `ouverts`). */
-export const demanderEffacement = async (d: DepsEffacement, quoi: 'travail' | 'lot', id: string, compte: string): Promise<void> => {
-  const maintenant = d.horloge().toISOString();
-  try {
-    await d.ddb.send(
-      new PutCommand({
-        TableName: d.table,
-        Item: {
-          ...cles.effacement(id),
-          type: 'effacement',
-          quoi,
-          id,
-          compte,
-          demande_le: maintenant,
-          gsi3pk: OUVERTS.effacements,
-          gsi3sk: `${maintenant}#${id}`,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (erreur) {
-    // Asked twice: the first request stands.
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-  }
-};
+export const demanderEffacement = (d: DepsEffacement, quoi: 'travail' | 'lot', id: string, compte: string): Promise<void> =>
+  effacements.demander(d, { quoi, id, compte, demande_le: d.horloge().toISOString() });
 
 /**
  * The sweeper's part: an erasure recorded earlier, done once its work has ended. `demande_le`: when it was
  * asked, so the sweeper can tell one that waits longer than the work it waits for may last.
  */
 export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue & { demande_le?: string }> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.effacement(id), ConsistentRead: true }));
-  const demande = Item as { quoi: 'travail' | 'lot'; demande_le: string } | undefined;
+  const demande = await effacements.lire(d, id);
   if (!demande) return { statut: 'absent' };
   const cible = demande.quoi === 'lot' ? await lireEnregistrementLot(d, id) : await lireEnregistrementTravail(d, id);
   const issue: Issue = !cible
@@ -348,7 +326,7 @@ export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): P
     : demande.quoi === 'lot'
       ? await effacerLotEnregistre(d, cible as EnregistrementLot)
       : await effacerTravailEnregistre(d, cible as EnregistrementTravail);
-  if (issue.statut === 'absent') await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cles.effacement(id) }));
+  if (issue.statut === 'absent') await effacements.supprimer(d, id);
   return { ...issue, demande_le: demande.demande_le };
 };
 

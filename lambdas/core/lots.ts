@@ -15,8 +15,9 @@
  * waiting on it goes ahead rather than wait for it to expire.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { lireEnregistrementLot, lireParCles, lireTravaux } from './consultation';
+import { lireEnregistrementLot, lireTravaux } from './consultation';
 import type { Dependances } from './dependances';
+import * as effacements from './depots/effacements';
 import { statutFinalLot } from './modele';
 import { cles } from './depots/table';
 import { ecrireZip } from './zip';
@@ -71,18 +72,6 @@ const liberer = async (d: Deps, lot: string, finaliseur: string): Promise<void> 
     });
 };
 
-/** The jobs among these whose erasure is recorded and not yet done (core/effacement.ts). */
-const effacementsEnAttente = async (d: Deps, ids: readonly string[]): Promise<Set<string>> =>
-  new Set(
-    (
-      await lireParCles<{ id: string }>(
-        d,
-        ids.map((id) => cles.effacement(id)),
-        'id',
-      )
-    ).map((e) => e.id),
-  );
-
 /** `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper). */
 export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   if (!(await reclamer(d, lotId, finaliseur))) return { finalise: false };
@@ -97,7 +86,7 @@ export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): 
 const ecrireEtFermer = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   const lot = await lireEnregistrementLot(d, lotId);
   if (!lot) return { finalise: false };
-  const [travaux, effaces] = await Promise.all([lireTravaux(d, lot.travaux), effacementsEnAttente(d, lot.travaux)]);
+  const [travaux, effaces] = await Promise.all([lireTravaux(d, lot.travaux), effacements.enAttente(d, lot.travaux)]);
   const fichiers = travaux
     .sort((a, b) => a.index - b.index)
     .filter((t) => t.statut === 'termine' && !effaces.has(t.id))

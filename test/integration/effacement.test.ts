@@ -508,7 +508,8 @@ describe('erasure of work still running', () => {
     const id = lance.corps.travaux[0]!.id;
     // Recorded three hours ago, as if its job had been stuck all that time.
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { cles, OUVERTS } = await import('../../lambdas/core/depots/table');
+    const { OUVERTS } = await import('../../lambdas/core/depots/table');
+    const effacements = await import('../../lambdas/core/depots/effacements');
     const { BORNE_EFFACEMENT_MS } = await import('../../lambdas/core/balayage');
     const demande_le = new Date(Date.now() - 3 * 3600_000).toISOString();
     expect(3 * 3600_000).toBeGreaterThan(BORNE_EFFACEMENT_MS);
@@ -516,7 +517,7 @@ describe('erasure of work still running', () => {
       new PutCommand({
         TableName: pile.deps.table,
         Item: {
-          ...cles.effacement(id),
+          ...effacements.cle(id),
           type: 'effacement',
           quoi: 'travail',
           id,

@@ -23,6 +23,7 @@
  * |             |                            |           |   (expires through TTL)                        |                   |
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
  */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../dependances';
 import { RETENTION_RESULTATS_JOURS } from '../retention';
 
@@ -95,7 +96,6 @@ export const cles = {
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
   televersement: (id: string) => ({ pk: `${P.televersement}${id}`, sk: 'TELEVERSEMENT' }),
-  effacement: (id: string) => ({ pk: `${P.effacement}${id}`, sk: 'EFFACEMENT' }),
 };
 
 /** Partitions of the `ouverts` index: open jobs, open batches, erasures waiting for their job or batch to end, uploads to remove. */
@@ -113,3 +113,50 @@ export const ttlDans = (maintenant: Date, secondes: number): number => Math.floo
 export const JOURS = 24 * 3600;
 /** Files are kept 90 days (spec); job and batch records live as long as their files. */
 export const RETENTION_SECONDES = RETENTION_RESULTATS_JOURS * JOURS;
+
+/**
+ * Ids in one partition of the `ouverts` index whose sort key is before `avant` (oldest first), up to
+ * `max` in all: what the sweeper works through (core/balayage.ts). The index is eventually consistent:
+ * the caller reads each record before acting on it.
+ */
+export async function* idsOuverts(d: DepsTable, partition: (typeof OUVERTS)[keyof typeof OUVERTS], avant: Date, max: number): AsyncGenerator<string> {
+  let depart: Record<string, unknown> | undefined;
+  let lus = 0;
+  do {
+    const page = await d.ddb.send(
+      new QueryCommand({
+        TableName: d.table,
+        IndexName: INDEX.ouverts,
+        KeyConditionExpression: 'gsi3pk = :p AND gsi3sk < :avant',
+        ExpressionAttributeValues: { ':p': partition, ':avant': avant.toISOString() },
+        ProjectionExpression: 'id',
+        Limit: 100,
+        ExclusiveStartKey: depart,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (lus++ >= max) return;
+      yield String(item.id);
+    }
+    depart = page.LastEvaluatedKey;
+  } while (depart);
+}
+
+/** Reads items by key, 100 at a time (BatchGet's most), retrying what DynamoDB leaves unprocessed. */
+export const lireParCles = async <T>(d: DepsTable, aLire: readonly { pk: string; sk: string }[], projection?: string): Promise<T[]> => {
+  const trouves: T[] = [];
+  for (let debut = 0; debut < aLire.length; debut += 100) {
+    let cles = aLire.slice(debut, debut + 100);
+    for (let essai = 0; cles.length > 0; essai++) {
+      if (essai > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** essai)));
+      const reponse = await d.ddb.send(
+        new BatchGetCommand({
+          RequestItems: { [d.table]: { Keys: cles, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } },
+        }),
+      );
+      trouves.push(...((reponse.Responses?.[d.table] ?? []) as T[]));
+      cles = (reponse.UnprocessedKeys?.[d.table]?.Keys ?? []) as typeof cles;
+    }
+  }
+  return trouves;
+};
