@@ -14,6 +14,7 @@ import type { FormatImage } from './images';
 import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
 import type { Dependances } from './dependances';
+import * as comptes from './depots/comptes';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
 import { avecReessais } from './depots/transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
@@ -54,16 +55,7 @@ export const commencerTravail = async (d: Deps, id: string): Promise<Enregistrem
 
 /** The account's pending count and the batch counters move with the job's end, in the same transaction. */
 const compteursDeFin = (d: Deps, travail: EnregistrementTravail, issue: 'termines' | 'echecs', credits: number): ElementTransaction[] => {
-  const elements: ElementTransaction[] = [
-    {
-      Update: {
-        TableName: d.table,
-        Key: cles.compte(travail.compte),
-        UpdateExpression: 'SET en_attente = en_attente - :un, credits = credits + :credits',
-        ExpressionAttributeValues: { ':un': 1, ':credits': credits },
-      },
-    },
-  ];
+  const elements: ElementTransaction[] = [comptes.elementFinTravail(d.table, travail.compte, credits)];
   if (travail.lot) {
     elements.push({
       Update: {

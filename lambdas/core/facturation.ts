@@ -15,6 +15,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dependances } from './dependances';
+import * as comptes from './depots/comptes';
 import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
 import { elementUtilisation } from './televersements';
@@ -74,25 +75,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
   const maintenant = d.horloge();
   const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
   const items: NonNullable<Parameters<typeof avecReessais>[1]['TransactItems']> = [
-    {
-      Update: {
-        TableName: d.table,
-        Key: cles.compte(requete.compte),
-        // The uploads the jobs use stop counting as outstanding (core/televersements.ts) in the same write.
-        UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
-          debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
-        }`,
-        // The balance and the pending limit are checked by the very write that debits.
-        ConditionExpression: 'credits >= :cout AND en_attente <= :max_avant',
-        ExpressionAttributeValues: {
-          ':cout': cout,
-          ':n': travaux.length,
-          ':max_avant': MAX_TRAVAUX_EN_ATTENTE - travaux.length,
-          ...(debit.televersements ? { ':t': debit.televersements } : {}),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    comptes.elementDebit(d.table, requete.compte, { cout, travaux: travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
     ...travaux.map((travail) => ({
       Put: {
         TableName: d.table,

@@ -10,7 +10,7 @@
  * (balayage.ts) starts it; nothing here refunds or closes a batch.
  */
 import { randomUUID } from 'node:crypto';
-import { lireCompte } from './comptes';
+import * as comptes from './depots/comptes';
 import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from './demande';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
@@ -58,7 +58,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
 
   // A first, non-binding look at the balance spares uploading inputs for a request that must fail;
   // the transaction is what decides.
-  const compte = await lireCompte(d, requete.compte);
+  const compte = await comptes.lire(d, requete.compte);
   if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
   verifierSolde(compte.credits, compte.en_attente, cout_total, groupes.length);
 

@@ -30,6 +30,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import type { Dependances } from './dependances';
+import * as comptes from './depots/comptes';
 import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
@@ -163,23 +164,12 @@ export const creerTeleversements = async (
   try {
     await avecReessais(d, {
       TransactItems: [
-        {
-          // Counted by the write that creates them: a burst of announcements cannot pass the cap together.
-          Update: {
-            TableName: d.table,
-            Key: cles.compte(compte),
-            UpdateExpression: 'SET televersements_ouverts = if_not_exists(televersements_ouverts, :zero) + :n',
-            ConditionExpression:
-              'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
-            ExpressionAttributeValues: {
-              ':zero': 0,
-              ':n': fichiers.length,
-              ':min': CREDITS_MIN_TELEVERSEMENT,
-              ':max_avant': MAX_TELEVERSEMENTS_OUVERTS - fichiers.length,
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        // Counted by the write that creates them: a burst of announcements cannot pass the cap together.
+        comptes.elementAnnonceTeleversements(d.table, compte, {
+          nombre: fichiers.length,
+          creditsMin: CREDITS_MIN_TELEVERSEMENT,
+          max: MAX_TELEVERSEMENTS_OUVERTS,
+        }),
         ...enregistrements.map((t) => ({
           Put: {
             TableName: d.table,
@@ -370,15 +360,7 @@ export const retirerTeleversement = async (d: Deps, id: string, options: { effac
           { Update: marquer },
           // Not used: no job, no claim holds it.
           { ConditionCheck: { TableName: d.table, Key: cles.travail(id), ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: d.table,
-              Key: cles.compte(t.compte),
-              UpdateExpression: 'SET televersements_ouverts = televersements_ouverts - :un',
-              ConditionExpression: 'attribute_exists(pk) AND televersements_ouverts >= :un',
-              ExpressionAttributeValues: { ':un': 1 },
-            },
-          },
+          comptes.elementRetraitTeleversement(d.table, t.compte),
         ],
       });
     } catch (erreur) {

@@ -1,5 +1,5 @@
 /** GET /solde — the account's credit balance. */
-import { lireCompte } from '../core/comptes';
+import { lire as lireCompte } from '../core/depots/comptes';
 import { documentDepuisEnv } from '../core/client-dynamodb';
 import { dependancesAvec } from '../core/dependances-env';
 import { ErreurApi } from '../core/erreurs';

@@ -21,6 +21,7 @@ import {
   SAUVEGARDES_TABLE_JOURS,
 } from '../../lambdas/core/retention';
 import { cle as cleCadence } from '../../lambdas/core/depots/cadences';
+import { cle as cleCompte, cleApi } from '../../lambdas/core/depots/comptes';
 import { cle as cleIdempotence } from '../../lambdas/core/depots/idempotence';
 import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
@@ -550,7 +551,7 @@ describe('the dev stage', () => {
   it('lets the authenticated GET handlers write their rate-window items and nothing else', () => {
     // The condition covers the keys the rate limiter writes, and not an account's.
     expect(cleCadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
-    expect(cles.compte('compte').pk.startsWith(PREFIXE_CADENCE)).toBe(false);
+    expect(cleCompte('compte').pk.startsWith(PREFIXE_CADENCE)).toBe(false);
     const r = references(s);
     const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
     const signer = { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] };
@@ -640,7 +641,7 @@ describe('the dev stage', () => {
     // The conditions cover the keys the code writes, and none of the records it must not touch.
     expect(cles.televersement('7d0f3c2a-0000-4000-8000-000000000000').pk.startsWith(PREFIXE_TELEVERSEMENT)).toBe(true);
     expect(cleCadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
-    for (const cle of [cles.cle('e'), cles.travail('t'), cles.lot('l'), cleIdempotence('c', 'k')]) {
+    for (const cle of [cleApi('e'), cles.travail('t'), cles.lot('l'), cleIdempotence('c', 'k')]) {
       expect(cle.pk.startsWith(PREFIXE_TELEVERSEMENT), cle.pk).toBe(false);
       expect(cle.pk.startsWith(PREFIXE_CADENCE), cle.pk).toBe(false);
     }

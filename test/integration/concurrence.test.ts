@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement } from '../../lambdas/core/modele';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
-import { lireCompte } from '../../lambdas/core/comptes';
+import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 

@@ -12,7 +12,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
-import { cles } from '../../lambdas/core/depots/table';
+import { cle as cleCompte } from '../../lambdas/core/depots/comptes';
 import { ErreurTravail } from '../../lambdas/core/erreurs';
 import type { Lancement, Travail } from '../../lambdas/core/modele';
 import type { Televersement } from '../../lambdas/core/televersements';
@@ -39,7 +39,7 @@ const enregistreur = creerEnregistreurIam(async (appel) => {
   if (appel.ressource.type !== 'objet' || !appel.ressource.cle.includes(`/${compte}/`)) return;
   viderAuStockage = undefined;
   await pile.deps.ddb.send(
-    new UpdateCommand({ TableName: pile.deps.table, Key: cles.compte(compte), UpdateExpression: 'SET credits = :z', ExpressionAttributeValues: { ':z': 0 } }),
+    new UpdateCommand({ TableName: pile.deps.table, Key: cleCompte(compte), UpdateExpression: 'SET credits = :z', ExpressionAttributeValues: { ':z': 0 } }),
   );
 });
 let decalageMs = 0;

@@ -8,7 +8,7 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { balayer } from '../../lambdas/core/balayage';
-import { lireCompte } from '../../lambdas/core/comptes';
+import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { lireEnregistrementLot, lireEnregistrementTravail } from '../../lambdas/core/consultation';
 import type { Dependances } from '../../lambdas/core/dependances';
 import { ErreurTravail } from '../../lambdas/core/erreurs';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portLibre } from '../../local/ports';
 import { FICHIER_VERROU } from '../../local/verrou';
-import { lireCompte } from '../../lambdas/core/comptes';
+import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { clientDocument } from '../../lambdas/core/dependances';
 import { clientDynamoLocal } from '../../local/dynamodb';
 import { FICHIER_PILE } from '../../local/pile';

@@ -306,7 +306,7 @@ describe('uploads are not free storage (issue 21, point 2)', () => {
     return toutDuCompte<{ statut: string }>(p.deps, compte, 'TELEVERSEMENT#');
   };
   const ouverts = async (compte: string) => {
-    const { lireCompte } = await import('../../lambdas/core/comptes');
+    const { lire: lireCompte } = await import('../../lambdas/core/depots/comptes');
     return Number(((await lireCompte(p.deps, compte)) as { televersements_ouverts?: number } | undefined)?.televersements_ouverts ?? 0);
   };
 
@@ -400,7 +400,7 @@ describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
       await attendreTravail(pile.urlBase, cle, gagnant.corps.travaux[0]!.id);
       expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${gagnant.corps.travaux[0]!.id}`, { cle })).statut).toBe(200);
     }
-    const { lireCompte } = await import('../../lambdas/core/comptes');
+    const { lire: lireCompte } = await import('../../lambdas/core/depots/comptes');
     expect(await lireCompte(pile.deps, compte)).toMatchObject({ en_attente: 0, televersements_ouverts: 0 });
   });
 

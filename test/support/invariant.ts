@@ -7,7 +7,7 @@
  */
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { lireCompte } from '../../lambdas/core/comptes';
+import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { lireEnregistrementLot, toutDuCompte } from '../../lambdas/core/consultation';
 import type { Dependances } from '../../lambdas/core/dependances';
 import type { EnregistrementTravail } from '../../lambdas/core/modele';

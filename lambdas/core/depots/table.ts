@@ -91,8 +91,6 @@ export const PREFIXE_EFFACEMENT = PREFIXES_TABLE.effacement;
 /** Keys of the kinds whose module does not build them yet (moved one kind at a time, issue 22). */
 const P = PREFIXES_TABLE;
 export const cles = {
-  compte: (id: string) => ({ pk: `${P.compte}${id}`, sk: 'COMPTE' }),
-  cle: (empreinte: string) => ({ pk: `${P.cle}${empreinte}`, sk: 'CLE' }),
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
   televersement: (id: string) => ({ pk: `${P.televersement}${id}`, sk: 'TELEVERSEMENT' }),

@@ -1,0 +1,232 @@
+/**
+ * Accounts (COMPTE#<id>) and API keys (CLE#<sha256 of the key>, listed under their account in gsi1).
+ * An account holds the balance (`credits`) and the counters every limit reads: jobs pending
+ * (`en_attente`), active keys (`nb_cles`), outstanding uploads (`televersements_ouverts`); each moves
+ * in the same write as what it counts, so it stays exact under races and retries. The other domains
+ * move them through this module's transaction items. Keys and limits are core/comptes.ts's rules.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Dependances } from '../dependances';
+import { PREFIXES_TABLE, type DepsTable } from './table';
+import { ecrire, raisonsAnnulation, type RaisonAnnulation } from './transactions';
+
+export interface EnregistrementCompte {
+  id: string;
+  credits: number;
+  /** Jobs `en_attente` or `en_cours`: the pending-jobs limit reads it, job ends decrement it. */
+  en_attente: number;
+  nb_cles: number;
+  cree_le: string;
+}
+
+export interface EnregistrementCle {
+  compte: string;
+  /** First characters of the key, to tell keys apart in a listing without storing the key. */
+  apercu: string;
+  cree_le: string;
+  revoquee: boolean;
+}
+
+/** A key as stored: its hash (never the key) and its first characters. */
+export interface NouvelleCle {
+  empreinte: string;
+  apercu: string;
+}
+
+export const cle = (compte: string) => ({ pk: `${PREFIXES_TABLE.compte}${compte}`, sk: 'COMPTE' });
+/** The key item of an API key, by the key's hash. */
+export const cleApi = (empreinte: string) => ({ pk: `${PREFIXES_TABLE.cle}${empreinte}`, sk: 'CLE' });
+
+const elementCle = (d: Pick<Dependances, 'table' | 'horloge'>, compte: string, nouvelle: NouvelleCle) => ({
+  Put: {
+    TableName: d.table,
+    Item: {
+      ...cleApi(nouvelle.empreinte),
+      gsi1pk: `COMPTE#${compte}`,
+      gsi1sk: `CLE#${d.horloge().toISOString()}`,
+      type: 'cle',
+      compte,
+      apercu: nouvelle.apercu,
+      cree_le: d.horloge().toISOString(),
+      revoquee: false,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** A new account and its first key, together. */
+export const creer = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, compte: string, credits: number, nouvelle: NouvelleCle): Promise<void> => {
+  await ecrire(d, [
+    {
+      Put: {
+        TableName: d.table,
+        Item: { ...cle(compte), type: 'compte', id: compte, credits, en_attente: 0, nb_cles: 1, cree_le: d.horloge().toISOString() },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    elementCle(d, compte, nouvelle),
+  ]);
+};
+
+export const lire = async (d: DepsTable, compte: string): Promise<EnregistrementCompte | undefined> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(compte), ConsistentRead: true }));
+  return Item as EnregistrementCompte | undefined;
+};
+
+/**
+ * One more key for the account, counted in the same transaction, while it has fewer than `max`:
+ * `plein` when it has `max` already, `absent` when there is no such account.
+ */
+export const ajouterCle = async (
+  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
+  compte: string,
+  nouvelle: NouvelleCle,
+  max: number,
+): Promise<'ajoutee' | 'plein' | 'absent'> => {
+  try {
+    await ecrire(d, [
+      {
+        Update: {
+          TableName: d.table,
+          Key: cle(compte),
+          UpdateExpression: 'SET nb_cles = nb_cles + :un',
+          ConditionExpression: 'attribute_exists(pk) AND nb_cles < :max',
+          ExpressionAttributeValues: { ':un': 1, ':max': max },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      elementCle(d, compte, nouvelle),
+    ]);
+    return 'ajoutee';
+  } catch (erreur) {
+    const compteRefuse: RaisonAnnulation | undefined = raisonsAnnulation(erreur)?.[0];
+    if (compteRefuse?.Code !== 'ConditionalCheckFailed') throw erreur;
+    return compteRefuse.Item ? 'plein' : 'absent';
+  }
+};
+
+export const lireCle = async (d: DepsTable, empreinte: string): Promise<EnregistrementCle | undefined> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleApi(empreinte), ConsistentRead: true }));
+  return Item as EnregistrementCle | undefined;
+};
+
+/**
+ * Revokes a key and uncounts it from its account, together, once: false when the transaction was
+ * cancelled (revoked meanwhile by a concurrent call).
+ */
+export const revoquerCle = async (d: Pick<Dependances, 'ddb' | 'table'>, empreinte: string, compte: string, maintenant: Date): Promise<boolean> => {
+  try {
+    await ecrire(d, [
+      {
+        Update: {
+          TableName: d.table,
+          Key: cleApi(empreinte),
+          UpdateExpression: 'SET revoquee = :vrai, revoquee_le = :maintenant',
+          ConditionExpression: 'revoquee = :faux',
+          ExpressionAttributeValues: { ':vrai': true, ':faux': false, ':maintenant': maintenant.toISOString() },
+        },
+      },
+      {
+        Update: {
+          TableName: d.table,
+          Key: cle(compte),
+          UpdateExpression: 'SET nb_cles = nb_cles - :un',
+          ExpressionAttributeValues: { ':un': 1 },
+        },
+      },
+    ]);
+    return true;
+  } catch (erreur) {
+    if (!raisonsAnnulation(erreur)) throw erreur;
+    return false;
+  }
+};
+
+/** Adds credits to an existing account: the new balance, or undefined when there is no such account. */
+export const ajouterCredits = async (d: DepsTable, compte: string, credits: number): Promise<number | undefined> => {
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cle(compte),
+        UpdateExpression: 'ADD credits :n',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':n': credits },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.credits);
+  } catch (erreur) {
+    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw erreur;
+  }
+};
+
+/**
+ * The debit's transaction item (core/facturation.ts): the whole cost taken from the balance, the jobs
+ * counted pending, under the balance and pending-limit conditions checked by this very write (at most
+ * `max` pending once it is done), and the uploads the jobs use no longer outstanding. On a failed
+ * condition it returns the account as it was, to say why.
+ */
+export const elementDebit = (table: string, compte: string, debit: { cout: number; travaux: number; max: number; televersements?: number }) => ({
+  Update: {
+    TableName: table,
+    Key: cle(compte),
+    // The uploads the jobs use stop counting as outstanding (core/televersements.ts) in the same write.
+    UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
+      debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
+    }`,
+    // The balance and the pending limit are checked by the very write that debits.
+    ConditionExpression: 'credits >= :cout AND en_attente <= :max_avant',
+    ExpressionAttributeValues: {
+      ':cout': debit.cout,
+      ':n': debit.travaux,
+      ':max_avant': debit.max - debit.travaux,
+      ...(debit.televersements ? { ':t': debit.televersements } : {}),
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  },
+});
+
+/** A job's end (core/cycle.ts): no longer pending, and `credits` given back (its cost when refunded, else 0). */
+export const elementFinTravail = (table: string, compte: string, credits: number) => ({
+  Update: {
+    TableName: table,
+    Key: cle(compte),
+    UpdateExpression: 'SET en_attente = en_attente - :un, credits = credits + :credits',
+    ExpressionAttributeValues: { ':un': 1, ':credits': credits },
+  },
+});
+
+/**
+ * Uploads announced (core/televersements.ts), counted by the write that creates them, so that a burst
+ * of announcements cannot pass the cap together: only while the balance pays for a job
+ * (`creditsMin`) and at most `max` are outstanding once they are counted. On a failed condition it
+ * returns the account as it was, to say why.
+ */
+export const elementAnnonceTeleversements = (table: string, compte: string, annonce: { nombre: number; creditsMin: number; max: number }) => ({
+  Update: {
+    TableName: table,
+    Key: cle(compte),
+    UpdateExpression: 'SET televersements_ouverts = if_not_exists(televersements_ouverts, :zero) + :n',
+    ConditionExpression: 'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
+    ExpressionAttributeValues: {
+      ':zero': 0,
+      ':n': annonce.nombre,
+      ':min': annonce.creditsMin,
+      ':max_avant': annonce.max - annonce.nombre,
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  },
+});
+
+/** An upload no job used, removed: no longer outstanding (fails for an account without the counter, or erased). */
+export const elementRetraitTeleversement = (table: string, compte: string) => ({
+  Update: {
+    TableName: table,
+    Key: cle(compte),
+    UpdateExpression: 'SET televersements_ouverts = televersements_ouverts - :un',
+    ConditionExpression: 'attribute_exists(pk) AND televersements_ouverts >= :un',
+    ExpressionAttributeValues: { ':un': 1 },
+  },
+});
