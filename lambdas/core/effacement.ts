@@ -28,6 +28,7 @@ import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCo
 import type { Dependances } from './dependances';
 import * as effacements from './depots/effacements';
 import * as idempotence from './depots/idempotence';
+import { duCompte as televersementsDuCompte } from './depots/televersements';
 import { EXTENSIONS, type FormatImage } from './images';
 import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
@@ -381,7 +382,7 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
 
   // Uploads no running job uses: unused ones uncounted from the account; every object goes now, and a
   // record whose URL may still put a file stays, nameless, until the sweeper removes that too.
-  const televersements = await toutDuCompte<{ id: string; cle: string; cree_le: string }>(d, compte, 'TELEVERSEMENT#');
+  const televersements = await televersementsDuCompte(d, compte);
   const libres = televersements.filter((t) => !retenus.has(t.cle));
   await parPaquets(libres, 8, async (t) => {
     if ((await retirerTeleversement(d, t.id, { effacer: true })) === 'utilise') {

@@ -16,9 +16,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dependances } from './dependances';
 import * as comptes from './depots/comptes';
+import * as travaux from './depots/travaux';
 import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
-import { elementUtilisation } from './televersements';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
 import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './depots/table';
 import { signaler } from './signalement';
@@ -71,12 +71,12 @@ export interface Debit {
 }
 
 const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
-  const { requete, travaux, lot, cout } = debit;
+  const { requete, lot, cout } = debit;
   const maintenant = d.horloge();
   const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
   const items: NonNullable<Parameters<typeof avecReessais>[1]['TransactItems']> = [
-    comptes.elementDebit(d.table, requete.compte, { cout, travaux: travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
-    ...travaux.map((travail) => ({
+    comptes.elementDebit(d.table, requete.compte, { cout, travaux: debit.travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
+    ...debit.travaux.map((travail) => ({
       Put: {
         TableName: d.table,
         Item: {
@@ -105,7 +105,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
       },
     });
   }
-  for (const u of debit.utilisations ?? []) items.push(elementUtilisation(d.table, requete.compte, u.televersement, u.travail, expire_a));
+  for (const u of debit.utilisations ?? []) items.push(travaux.elementUtilisation(d.table, requete.compte, u.televersement, u.travail, expire_a));
   if (requete.cleIdempotence !== undefined) {
     items.push(elementIdempotence(d.table, { ...requete, cleIdempotence: requete.cleIdempotence }, debit.reponse, maintenant));
   }

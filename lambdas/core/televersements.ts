@@ -25,12 +25,11 @@
  * update of the upload's own record as well would not fit DynamoDB's 100 actions for a batch of 50.)
  */
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import type { Dependances } from './dependances';
-import * as comptes from './depots/comptes';
+import * as depot from './depots/televersements';
+import type { CompteRefusant, EnregistrementTeleversement } from './depots/televersements';
+import * as travaux from './depots/travaux';
 import { verifierDimensions } from './dimensions';
 import { ErreurApi } from './erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from './images';
@@ -38,10 +37,8 @@ import { lireCorpsJson } from './json';
 import { CATALOGUE } from './outils';
 import { parPaquets } from './paquets';
 import { cleTeleversement } from './cles-s3';
-import { RETENTION_TELEVERSEMENTS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
+import { UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from './retention';
 import { RequeteTeleversements, TYPES_TELEVERSEMENT } from './schemas';
-import { cles, JOURS, OUVERTS, ttlDans } from './depots/table';
-import { avecReessais } from './depots/transactions';
 
 /** Outstanding uploads an account may have (announced, not yet used or removed). */
 export const MAX_TELEVERSEMENTS_OUVERTS = 100;
@@ -55,28 +52,6 @@ export const CREDITS_MIN_TELEVERSEMENT = Math.min(...Object.values(CATALOGUE).ma
  * never sent past the request's deadline: facturation.ts), so no job can start from a removed upload.
  */
 export const MARGE_RETRAIT_MS = 2 * 60_000;
-
-/**
- * `attendu`: announced, its job not started (or started by a one-image job whose claim is the job
- * itself: the sweeper then marks it `utilise`). `expire`: unused past its time, being removed.
- * `efface`: its job was erased while its URL may still put a file; removed with whatever was put.
- */
-export type StatutTeleversement = 'attendu' | 'utilise' | 'expire' | 'efface';
-
-export interface EnregistrementTeleversement {
-  id: string;
-  compte: string;
-  /** S3 key: televersements/<account>/<id>. */
-  cle: string;
-  nom: string | null;
-  /** The Content-Type and size announced, and signed into the URL. */
-  type_contenu: string;
-  taille: number;
-  statut: StatutTeleversement;
-  cree_le: string;
-  /** After this, the upload cannot start a job any more; the sweeper removes it MARGE_RETRAIT_MS later. */
-  utilisable_jusqua: string;
-}
 
 export interface Televersement {
   id: string;
@@ -92,9 +67,6 @@ export interface Televersement {
 export const OCTETS_ENTETE = 512 * 1024;
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
-
-/** In the sweeper's `ouverts` index until it is done with the upload, ordered by when that is due. */
-const indexRetrait = (id: string, du: string) => ({ gsi3pk: OUVERTS.televersements, gsi3sk: `${du}#${id}` });
 
 const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -116,7 +88,7 @@ const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
 };
 
 /** Why the account refused an announcement: no balance for a job, or too many uploads outstanding. */
-const refusAnnonce = (compte: { credits?: number; televersements_ouverts?: number } | undefined, nombre: number): ErreurApi => {
+const refusAnnonce = (compte: CompteRefusant, nombre: number): ErreurApi => {
   if (!compte) return new ErreurApi('unauthorized', 'The account of this key no longer exists.');
   const credits = Number(compte.credits ?? 0);
   if (credits < CREDITS_MIN_TELEVERSEMENT) {
@@ -161,39 +133,8 @@ export const creerTeleversements = async (
       utilisable_jusqua,
     };
   });
-  try {
-    await avecReessais(d, {
-      TransactItems: [
-        // Counted by the write that creates them: a burst of announcements cannot pass the cap together.
-        comptes.elementAnnonceTeleversements(d.table, compte, {
-          nombre: fichiers.length,
-          creditsMin: CREDITS_MIN_TELEVERSEMENT,
-          max: MAX_TELEVERSEMENTS_OUVERTS,
-        }),
-        ...enregistrements.map((t) => ({
-          Put: {
-            TableName: d.table,
-            // gsi1: an account's erasure finds its uploads, used or not (core/effacement.ts).
-            Item: {
-              ...cles.televersement(t.id),
-              type: 'televersement',
-              ...t,
-              gsi1pk: `COMPTE#${compte}`,
-              gsi1sk: `TELEVERSEMENT#${t.cree_le}#${t.id}`,
-              ...indexRetrait(t.id, t.utilisable_jusqua),
-              expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        })),
-      ],
-    });
-  } catch (erreur) {
-    const raison = erreur instanceof TransactionCanceledException ? erreur.CancellationReasons?.[0] : undefined;
-    if (raison?.Code !== 'ConditionalCheckFailed') throw erreur;
-    // Cancellation reasons come back in DynamoDB's wire format: the document client does not convert them.
-    throw refusAnnonce(raison.Item ? (unmarshall(raison.Item) as { credits?: number; televersements_ouverts?: number }) : undefined, fichiers.length);
-  }
+  const annonce = await depot.annoncer(d, compte, enregistrements, { creditsMin: CREDITS_MIN_TELEVERSEMENT, max: MAX_TELEVERSEMENTS_OUVERTS }, maintenant);
+  if (annonce.refuse) throw refusAnnonce(annonce.compte, fichiers.length);
   const televersements = await Promise.all(
     enregistrements.map(async (t): Promise<Televersement> => ({
       id: t.id,
@@ -239,11 +180,10 @@ export const verifierTeleversements = async (
     throw refuse(double.index, double.id, 'deja_utilise', `the upload ${double.id} is given twice; an upload starts one job.`);
   }
   // The record, and the item that marks the upload's use (see above).
-  const lire = async (cle: { pk: string; sk: string }) => (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle, ConsistentRead: true }))).Item;
   const parId = new Map<string, { t?: EnregistrementTeleversement; utilise: boolean }>();
   await parPaquets(ids, 10, async (id) => {
-    const [t, usage] = await Promise.all([lire(cles.televersement(id)), lire(cles.travail(id))]);
-    parId.set(id, { t: t as EnregistrementTeleversement | undefined, utilise: usage !== undefined });
+    const [t, utilise] = await Promise.all([depot.lire(d, id), travaux.estUtilise(d, id)]);
+    parId.set(id, { t, utilise });
   });
   const maintenant = d.horloge().toISOString();
   const verifies: TeleversementVerifie[] = [];
@@ -279,18 +219,6 @@ export const verifierTeleversements = async (
 };
 
 /**
- * The debit's transaction item that uses an upload of a listing job, once: the claim TRAVAIL#<upload
- * id>, which fails if a job or another claim holds it. It lives as long as the job and goes with it.
- */
-export const elementUtilisation = (table: string, compte: string, televersement: string, travail: string, expire_a: number) => ({
-  Put: {
-    TableName: table,
-    Item: { ...cles.travail(televersement), type: 'utilisation', compte, televersement, travail, expire_a },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
-
-/**
  * What an erasure leaves of an upload its job used: a record with no name, in the sweeper's index
  * until the upload's URL can put no file any more, so that a file PUT with it after the erasure is
  * removed too. Its URL expired at the latest VALIDITE_URL after the job's creation (the upload was
@@ -300,30 +228,10 @@ export const elementTeleversementEfface = (table: string, compte: string, id: st
   // `apres`: the job's creation, or the upload's own announcement: its URL was signed no later.
   const urlMorte = new Date(Date.parse(apres) + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000);
   const du = new Date(Math.max(urlMorte.getTime(), maintenant.getTime())).toISOString();
-  return {
-    Put: {
-      TableName: table,
-      Item: {
-        ...cles.televersement(id),
-        type: 'televersement',
-        id,
-        compte,
-        cle: cleTeleversement(compte, id),
-        statut: 'efface' satisfies StatutTeleversement,
-        // Due now when its URL is long dead; the sweeper waits MARGE_RETRAIT_MS past this.
-        utilisable_jusqua: du,
-        ...indexRetrait(id, du),
-        expire_a: ttlDans(maintenant, RETENTION_TELEVERSEMENTS_JOURS * JOURS),
-      },
-    },
-  };
+  return depot.elementEfface(table, compte, id, du, maintenant);
 };
 
 export type IssueRetrait = 'retire' | 'utilise' | 'pas_encore' | 'absent';
-
-const siCondition = (e: unknown): void => {
-  if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
-};
 
 /**
  * The sweeper's part, and an account's erasure's: an upload no job used goes once it cannot be used any
@@ -335,8 +243,7 @@ const siCondition = (e: unknown): void => {
  * `effacer`: the account is being erased, so an unused upload goes now, whatever its time.
  */
 export const retirerTeleversement = async (d: Deps, id: string, options: { effacer?: boolean } = {}): Promise<IssueRetrait> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.televersement(id), ConsistentRead: true }));
-  let t = Item as EnregistrementTeleversement | undefined;
+  let t = await depot.lire(d, id);
   if (!t) return 'absent';
   const maintenant = d.horloge();
   const du = (jusqua: string) => Date.parse(jusqua) + MARGE_RETRAIT_MS <= maintenant.getTime();
@@ -346,47 +253,11 @@ export const retirerTeleversement = async (d: Deps, id: string, options: { effac
     const fin = options.effacer
       ? new Date(Math.max(Date.parse(t.cree_le) + VALIDITE_URL_TELEVERSEMENT_SECONDES * 1000, maintenant.getTime())).toISOString()
       : t.utilisable_jusqua;
-    const statut: StatutTeleversement = options.effacer ? 'efface' : 'expire';
-    const marquer = {
-      TableName: d.table,
-      Key: cles.televersement(id),
-      UpdateExpression: 'SET statut = :statut, utilisable_jusqua = :fin, gsi3pk = :p, gsi3sk = :sk REMOVE nom',
-      ConditionExpression: 'statut = :attendu',
-      ExpressionAttributeValues: { ':statut': statut, ':attendu': 'attendu', ':fin': fin, ':p': OUVERTS.televersements, ':sk': indexRetrait(id, fin).gsi3sk },
-    };
-    try {
-      await avecReessais(d, {
-        TransactItems: [
-          { Update: marquer },
-          // Not used: no job, no claim holds it.
-          { ConditionCheck: { TableName: d.table, Key: cles.travail(id), ConditionExpression: 'attribute_not_exists(pk)' } },
-          comptes.elementRetraitTeleversement(d.table, t.compte),
-        ],
-      });
-    } catch (erreur) {
-      if (!(erreur instanceof TransactionCanceledException)) throw erreur;
-      const [record, usage, compte] = erreur.CancellationReasons ?? [];
-      if (usage?.Code === 'ConditionalCheckFailed') {
-        // Used by a job, which counted it off in its debit: it leaves the index, its job's erasure takes it.
-        await d.ddb
-          .send(
-            new UpdateCommand({
-              TableName: d.table,
-              Key: cles.televersement(id),
-              UpdateExpression: 'SET statut = :utilise REMOVE gsi3pk, gsi3sk',
-              ConditionExpression: 'statut = :attendu',
-              ExpressionAttributeValues: { ':utilise': 'utilise', ':attendu': 'attendu' },
-            }),
-          )
-          .catch(siCondition);
-        return 'utilise';
-      }
-      // Changed meanwhile (another sweep, an erasure): read again on the next pass.
-      if (record?.Code === 'ConditionalCheckFailed') return 'pas_encore';
-      // An account without the counter (made before it) or erased: the upload goes all the same.
-      if (compte?.Code !== 'ConditionalCheckFailed') throw erreur;
-      await d.ddb.send(new UpdateCommand(marquer)).catch(siCondition);
-    }
+    const statut = options.effacer ? 'efface' : 'expire';
+    const marque = await depot.marquerRetrait(d, t, statut, fin);
+    if (marque === 'utilise') return 'utilise';
+    // Changed meanwhile (another sweep, an erasure): read again on the next pass.
+    if (marque === 'change') return 'pas_encore';
     t = { ...t, statut, utilisable_jusqua: fin };
   } else if (t.statut === 'utilise') {
     return 'utilise';
@@ -394,19 +265,6 @@ export const retirerTeleversement = async (d: Deps, id: string, options: { effac
   // Files first, records last: a removal cut short here is finished by the next pass.
   await d.objets.supprimer([t.cle]);
   if (t.statut === 'efface' && !du(t.utilisable_jusqua)) return 'pas_encore';
-  await d.ddb
-    .send(
-      new DeleteCommand({
-        TableName: d.table,
-        Key: cles.televersement(id),
-        ConditionExpression: 'statut IN (:expire, :efface)',
-        ExpressionAttributeValues: { ':expire': 'expire', ':efface': 'efface' },
-      }),
-    )
-    .catch(siCondition);
+  await depot.supprimer(d, id);
   return 'retire';
 };
-
-/** For tests and the admin CLI: an upload record as stored. */
-export const lireTeleversement = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string): Promise<EnregistrementTeleversement | undefined> =>
-  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.televersement(id), ConsistentRead: true }))).Item as EnregistrementTeleversement | undefined;

@@ -302,8 +302,8 @@ describe('uploads are not free storage (issue 21, point 2)', () => {
       json: { fichiers: Array.from({ length: n }, (_, i) => ({ nom: `f${i}.jpg`, type: 'image/jpeg', taille })) },
     });
   const enregistrements = async (compte: string) => {
-    const { toutDuCompte } = await import('../../lambdas/core/consultation');
-    return toutDuCompte<{ statut: string }>(p.deps, compte, 'TELEVERSEMENT#');
+    const { duCompte } = await import('../../lambdas/core/depots/televersements');
+    return duCompte(p.deps, compte);
   };
   const ouverts = async (compte: string) => {
     const { lire: lireCompte } = await import('../../lambdas/core/depots/comptes');

@@ -23,7 +23,7 @@
  * |             |                            |           |   (expires through TTL)                        |                   |
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
  */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../dependances';
 import { RETENTION_RESULTATS_JOURS } from '../retention';
 
@@ -93,7 +93,6 @@ const P = PREFIXES_TABLE;
 export const cles = {
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
   lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
-  televersement: (id: string) => ({ pk: `${P.televersement}${id}`, sk: 'TELEVERSEMENT' }),
 };
 
 /** Partitions of the `ouverts` index: open jobs, open batches, erasures waiting for their job or batch to end, uploads to remove. */
@@ -139,6 +138,18 @@ export async function* idsOuverts(d: DepsTable, partition: (typeof OUVERTS)[keyo
     depart = page.LastEvaluatedKey;
   } while (depart);
 }
+
+/** Every item a query finds, all pages (the record module writes the query: index, key condition). */
+export const toutInterroger = async <T>(d: DepsTable, requete: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> => {
+  const items: T[] = [];
+  let depart: Record<string, unknown> | undefined;
+  do {
+    const page = await d.ddb.send(new QueryCommand({ TableName: d.table, ...requete, ExclusiveStartKey: depart }));
+    items.push(...((page.Items ?? []) as T[]));
+    depart = page.LastEvaluatedKey;
+  } while (depart);
+  return items;
+};
 
 /** Reads items by key, 100 at a time (BatchGet's most), retrying what DynamoDB leaves unprocessed. */
 export const lireParCles = async <T>(d: DepsTable, aLire: readonly { pk: string; sk: string }[], projection?: string): Promise<T[]> => {
