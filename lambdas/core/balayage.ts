@@ -27,7 +27,7 @@
  * BORNE_TRAVAIL_MS of its creation, and every batch within BORNE_LOT_MS (its last job's end, a ZIP
  * claim that may have to expire, and the ZIP), as long as the sweeper runs.
  */
-import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
+import { lireEnregistrementTravail } from './consultation';
 import { erreurDepuisEchec, nouvelleTentative, rembourserTravail, TENTATIVES_MAX } from './cycle';
 import type { Dependances } from './dependances';
 import { CODES_TRAVAIL } from './erreurs';
@@ -36,10 +36,10 @@ import { journal } from './journal';
 import { traiterDemandeEffacement } from './effacement';
 import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
-import { DUREE_RECLAMATION_MS } from './reclamation';
 import { compterRemboursement } from './mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
 import * as effacements from './depots/effacements';
+import * as lots from './depots/lots';
 import { idsOuverts, OUVERTS } from './depots/table';
 
 const MINUTE = 60_000;
@@ -59,12 +59,12 @@ export const AGE_MINIMUM_MS = 2 * MINUTE;
 /** Every job has ended (termine, or echec and refunded) within this time of its creation. */
 export const BORNE_TRAVAIL_MS = BORNE_RELANCE_MS + 2 * PERIODE_BALAYAGE_MS;
 /** Every batch has ended within this time: its last job's bound, an expired ZIP claim, the ZIP itself. */
-export const BORNE_LOT_MS = BORNE_TRAVAIL_MS + AGE_MINIMUM_MS + DUREE_RECLAMATION_MS + 12 * MINUTE;
+export const BORNE_LOT_MS = BORNE_TRAVAIL_MS + AGE_MINIMUM_MS + lots.DUREE_RECLAMATION_MS + 12 * MINUTE;
 /**
  * An erasure asked while its work ran is done within this time of the request: the work ends within
  * BORNE_LOT_MS of its creation (earlier than the request), a ZIP claim may have to expire, then one sweep.
  */
-export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + DUREE_RECLAMATION_MS + 2 * PERIODE_BALAYAGE_MS;
+export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + lots.DUREE_RECLAMATION_MS + 2 * PERIODE_BALAYAGE_MS;
 
 /** DescribeExecution is throttled (15/s refill): a run examines the oldest jobs first, up to this many. */
 const MAX_PAR_PASSAGE = 500;
@@ -134,8 +134,7 @@ export interface BilanBalayage {
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
 
 /** Ids of open jobs or batches created before `avant`, oldest first. */
-const ouverts = (d: Deps, quoi: 'travaux' | 'lots' | 'televersements', avant: Date): AsyncGenerator<string> =>
-  idsOuverts(d, OUVERTS[quoi], avant, MAX_PAR_PASSAGE);
+const ouverts = (d: Deps, quoi: 'travaux' | 'televersements', avant: Date): AsyncGenerator<string> => idsOuverts(d, OUVERTS[quoi], avant, MAX_PAR_PASSAGE);
 
 const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
   const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
@@ -193,7 +192,7 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
 };
 
 const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: number, bilan: BilanBalayage): Promise<void> => {
-  const lot: EnregistrementLot | undefined = await lireEnregistrementLot(d, id);
+  const lot: EnregistrementLot | undefined = await lots.lire(d, id);
   if (!lot || (lot.statut !== 'en_cours' && !lot.zip_a_refaire)) return;
   const finiDepuis = lot.derniere_fin ? maintenant.getTime() - Date.parse(lot.derniere_fin) : maintenant.getTime() - Date.parse(lot.cree_le);
   // A ZIP to write anew after an erasure is late from the erasure (its derniere_fin), not from the batch's creation.
@@ -226,7 +225,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
   };
   // Jobs first: refunding a batch's last job may close the batch right away.
   await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
-  await enParallele(ouverts(d, 'lots', avant), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
+  await enParallele(lots.ouverts(d, avant, MAX_PAR_PASSAGE), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
   // Last: the jobs and batches just ended above can be erased in the same pass. A request younger
   // than the minimum age may be an erasure still under way in its own HTTP call.
   await enParallele(effacements.ouvertes(d, avant, MAX_PAR_PASSAGE), async (id) => {

@@ -4,6 +4,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from './dependances';
+import * as lots from './depots/lots';
 import { ErreurApi } from './erreurs';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { estOutil, OUTILS, type IdOutil } from './outils';
@@ -20,11 +21,6 @@ export const lireEnregistrementTravail = async (d: DepsLecture, id: string): Pro
   return Item?.type === 'utilisation' ? undefined : (Item as EnregistrementTravail | undefined);
 };
 
-export const lireEnregistrementLot = async (d: DepsLecture, id: string): Promise<EnregistrementLot | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.lot(id), ConsistentRead: true }));
-  return Item as EnregistrementLot | undefined;
-};
-
 export const travailDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<EnregistrementTravail> => {
   const travail = await lireEnregistrementTravail(d, id);
   if (!travail || travail.compte !== compte) throw new ErreurApi('not_found', `No job ${id}.`);
@@ -39,7 +35,7 @@ export const lireTravaux = (d: DepsLecture, ids: readonly string[]): Promise<Enr
   );
 
 export const lotDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
-  const lot = await lireEnregistrementLot(d, id);
+  const lot = await lots.lire(d, id);
   if (!lot || lot.compte !== compte) throw new ErreurApi('not_found', `No batch ${id}.`);
   return { lot, travaux: await lireTravaux(d, lot.travaux) };
 };

@@ -12,9 +12,10 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resultatsDuTravail } from './cles-s3';
 import type { FormatImage } from './images';
 import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { lireEnregistrementLot, lireEnregistrementTravail } from './consultation';
+import { lireEnregistrementTravail } from './consultation';
 import type { Dependances } from './dependances';
 import * as comptes from './depots/comptes';
+import * as lots from './depots/lots';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
 import { avecReessais } from './depots/transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
@@ -56,22 +57,13 @@ export const commencerTravail = async (d: Deps, id: string): Promise<Enregistrem
 /** The account's pending count and the batch counters move with the job's end, in the same transaction. */
 const compteursDeFin = (d: Deps, travail: EnregistrementTravail, issue: 'termines' | 'echecs', credits: number): ElementTransaction[] => {
   const elements: ElementTransaction[] = [comptes.elementFinTravail(d.table, travail.compte, credits)];
-  if (travail.lot) {
-    elements.push({
-      Update: {
-        TableName: d.table,
-        Key: cles.lot(travail.lot),
-        UpdateExpression: `SET ${issue} = ${issue} + :un, restants = restants - :un, derniere_fin = :maintenant`,
-        ExpressionAttributeValues: { ':un': 1, ':maintenant': d.horloge().toISOString() },
-      },
-    });
-  }
+  if (travail.lot) elements.push(lots.elementFinTravail(d.table, travail.lot, issue, d.horloge()));
   return elements;
 };
 
 const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTravail> => {
   if (!travail.lot) return { lot_a_finaliser: false };
-  const lot = await lireEnregistrementLot(d, travail.lot);
+  const lot = await lots.lire(d, travail.lot);
   // Several jobs may see restants = 0 (the last two ending together): finaliserLot lets one through.
   return { lot_a_finaliser: lot !== undefined && lot.restants === 0 && lot.statut === 'en_cours' };
 };

@@ -10,7 +10,7 @@
  * The order holds under any crash or race:
  *   1. the request is recorded (`EFFACEMENT#<id>`, in the sweeper's `ouverts` index): whatever stops
  *      the erasure after this, the sweeper finishes it;
- *   2. a job of a batch takes the batch's claim (core/reclamation.ts), as a ZIP writer would: no ZIP
+ *   2. a job of a batch takes the batch's claim (core/depots/lots.ts), as a ZIP writer would: no ZIP
  *      is written from its jobs while their files go, and a ZIP writer that took the claim over
  *      (ours expired) skips the jobs whose erasure is recorded (core/lots.ts);
  *   3. files;
@@ -22,18 +22,18 @@
  * (core/idempotence.ts): a replay within its 24 hours starts and charges nothing. An upload's record
  * becomes a nameless tombstone until its URL is dead, so that a file PUT with it afterwards goes too.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
-import { lireEnregistrementLot, lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
+import { lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
 import * as effacements from './depots/effacements';
 import * as idempotence from './depots/idempotence';
+import * as lots from './depots/lots';
 import { duCompte as televersementsDuCompte } from './depots/televersements';
 import { EXTENSIONS, type FormatImage } from './images';
-import { DUREE_RECLAMATION_MS, effaceur, estEffaceur, RECLAMATION_LIBRE } from './reclamation';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { parPaquets } from './paquets';
-import { cles, OUVERTS } from './depots/table';
+import { cles } from './depots/table';
 import { elementTeleversementEfface, retirerTeleversement } from './televersements';
 
 export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
@@ -104,36 +104,6 @@ const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: D
 
 const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } => (erreur as Error).name === 'TransactionCanceledException';
 
-/**
- * The batch's claim, for the erasure `moi`: taken from no one, from the same erasure cut short earlier,
- * or from a holder whose claim has expired. The batch as it is once claimed, or who holds it.
- */
-const reclamerPourEffacer = async (
-  d: DepsEffacement,
-  lotId: string,
-  moi: string,
-): Promise<{ lot: EnregistrementLot } | { tenu_par: string | undefined } | undefined> => {
-  const maintenant = d.horloge().getTime();
-  try {
-    const { Attributes } = await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.lot(lotId),
-        UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
-        ConditionExpression: `attribute_exists(pk) AND ${RECLAMATION_LIBRE}`,
-        ExpressionAttributeValues: { ':moi': moi, ':maintenant': maintenant, ':jusqua': maintenant + DUREE_RECLAMATION_MS },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { lot: Attributes as EnregistrementLot };
-  } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-    const ancien = (erreur as { Item?: Record<string, { S?: string }> }).Item;
-    return ancien ? { tenu_par: ancien.finaliseur?.S } : undefined;
-  }
-};
-
 /** Another erasure of the same batch holds it for milliseconds: wait a little, with jitter, rather than defer. */
 const patienter = (essai: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 25 * 2 ** essai)));
 const ESSAIS_EFFACEMENT = 8;
@@ -147,16 +117,16 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
   await demanderEffacement(d, 'travail', travail.id, travail.compte);
   if (estOuvert(travail)) return { statut: 'differe', raison: 'it has not ended' };
   const fichiers = fichiersDuTravail(travail);
-  const moi = effaceur(travail.id);
+  const moi = lots.effaceur(travail.id);
   for (let essai = 0; essai < ESSAIS_EFFACEMENT; essai++) {
     const maintenant = d.horloge();
-    let lot = travail.lot ? await lireEnregistrementLot(d, travail.lot) : undefined;
+    let lot = travail.lot ? await lots.lire(d, travail.lot) : undefined;
     if (lot && lot.travaux.includes(travail.id)) {
-      const prise = await reclamerPourEffacer(d, lot.id, moi);
+      const prise = await lots.reclamerPourEffacer(d, lot.id, moi, d.horloge().getTime());
       if (!prise) {
         lot = undefined; // the batch was erased meanwhile: the job goes alone (or is gone too)
       } else if ('tenu_par' in prise) {
-        if (!estEffaceur(prise.tenu_par)) return { statut: 'differe', raison: `the ZIP of its batch ${travail.lot} is being written` };
+        if (!lots.estEffaceur(prise.tenu_par)) return { statut: 'differe', raison: `the ZIP of its batch ${travail.lot} is being written` };
         await patienter(essai);
         continue;
       } else {
@@ -169,10 +139,6 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     await d.objets.supprimer([...fichiers.tous, ...zip]);
     if (travail.idempotence !== undefined) await idempotence.marquerEfface(d, travail.compte, travail.idempotence, maintenant);
 
-    // The list's length is part of the guard: two erasures removing different jobs from the same list
-    // would otherwise both pass (a lower index does not move), and neither would see it was the last.
-    // Holding the claim is too: a ZIP writer that took it over is writing from this list.
-    const garde = { ':moi': moi, ':id': travail.id, ':taille': lot?.travaux.length ?? 0 };
     const items: ElementTransaction[] = [
       {
         Delete: {
@@ -184,39 +150,15 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
       },
       ...elementsLies(d, travail, maintenant),
     ];
+    // The batch's item holds only while this erasure holds its claim (a ZIP writer that took it over is
+    // writing from its list) and its list is as read (depots/lots.ts); it releases the claim.
     if (lot && position >= 0) {
-      if (dernier) {
-        items.push({
-          Delete: {
-            TableName: d.table,
-            Key: cles.lot(lot.id),
-            ConditionExpression: 'travaux[0] = :id AND size(travaux) = :taille AND finaliseur = :moi',
-            ExpressionAttributeValues: garde,
-          },
-        });
-      } else {
-        const ferme = lot.statut !== 'en_cours';
-        const termine = travail.statut === 'termine' ? 1 : 0;
-        items.push({
-          Update: {
-            TableName: d.table,
-            Key: cles.lot(lot.id),
-            // An ended batch goes back to the sweeper's `ouverts`, which writes its ZIP again (core/lots.ts).
-            UpdateExpression: `SET #total = #total - :un, termines = termines - :t, echecs = echecs - :e${
-              ferme ? ', zip_a_refaire = :oui, derniere_fin = :date, gsi3pk = :p, gsi3sk = :sk' : ''
-            } REMOVE travaux[${position}], finaliseur, reclame_jusqua${ferme ? ', zip_cle' : ''}`,
-            ConditionExpression: `travaux[${position}] = :id AND size(travaux) = :taille AND finaliseur = :moi`,
-            ExpressionAttributeNames: { '#total': 'total' },
-            ExpressionAttributeValues: {
-              ...garde,
-              ':un': 1,
-              ':t': termine,
-              ':e': 1 - termine,
-              ...(ferme ? { ':oui': true, ':date': maintenant.toISOString(), ':p': OUVERTS.lots, ':sk': `${lot.cree_le}#${lot.id}` } : {}),
-            },
-          },
-        });
-      }
+      const garde = { id: travail.id, taille: lot.travaux.length, qui: moi };
+      items.push(
+        dernier
+          ? lots.elementEffacerAvecDernier(d.table, lot.id, garde)
+          : lots.elementRetirerTravail(d.table, lot, { ...garde, position, termine: travail.statut === 'termine', maintenant }),
+      );
     }
     try {
       await d.ddb.send(new TransactWriteCommand({ TransactItems: items }));
@@ -253,7 +195,7 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
   const maintenant = d.horloge();
   let actuel: EnregistrementLot;
   for (let essai = 0; ; essai++) {
-    const prise = await reclamerPourEffacer(d, lot.id, effaceur(lot.id));
+    const prise = await lots.reclamerPourEffacer(d, lot.id, lots.effaceur(lot.id), d.horloge().getTime());
     if (!prise) return { statut: 'absent' };
     if ('lot' in prise) {
       // As it is now: erasures of its jobs may have taken some out.
@@ -261,8 +203,8 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
       break;
     }
     // An erasure of one of its jobs holds it for milliseconds; a ZIP writer for longer.
-    if (!estEffaceur(prise.tenu_par) || essai >= ESSAIS_EFFACEMENT) {
-      return { statut: 'differe', raison: estEffaceur(prise.tenu_par) ? 'erasures of its jobs are under way' : 'its ZIP is being written' };
+    if (!lots.estEffaceur(prise.tenu_par) || essai >= ESSAIS_EFFACEMENT) {
+      return { statut: 'differe', raison: lots.estEffaceur(prise.tenu_par) ? 'erasures of its jobs are under way' : 'its ZIP is being written' };
     }
     await patienter(essai);
   }
@@ -280,17 +222,7 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
   try {
     await d.ddb.send(
       new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: d.table,
-              Key: cles.lot(lot.id),
-              ConditionExpression: 'finaliseur = :moi',
-              ExpressionAttributeValues: { ':moi': effaceur(lot.id) },
-            },
-          },
-          effacements.elementSupprimer(d.table, lot.id),
-        ],
+        TransactItems: [lots.elementEffacer(d.table, lot.id, lots.effaceur(lot.id)), effacements.elementSupprimer(d.table, lot.id)],
       }),
     );
   } catch (erreur) {
@@ -321,7 +253,7 @@ export const demanderEffacement = (d: DepsEffacement, quoi: 'travail' | 'lot', i
 export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue & { demande_le?: string }> => {
   const demande = await effacements.lire(d, id);
   if (!demande) return { statut: 'absent' };
-  const cible = demande.quoi === 'lot' ? await lireEnregistrementLot(d, id) : await lireEnregistrementTravail(d, id);
+  const cible = demande.quoi === 'lot' ? await lots.lire(d, id) : await lireEnregistrementTravail(d, id);
   const issue: Issue = !cible
     ? { statut: 'absent' }
     : demande.quoi === 'lot'
@@ -370,7 +302,7 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
     }
   };
   for (const lotId of new Set(travaux.flatMap((t) => (t.lot ? [t.lot] : [])))) {
-    const lot = await lireEnregistrementLot(d, lotId);
+    const lot = await lots.lire(d, lotId);
     if (!lot) continue;
     compter(
       await effacerLotEnregistre(d, lot),

@@ -16,6 +16,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dependances } from './dependances';
 import * as comptes from './depots/comptes';
+import * as lots from './depots/lots';
 import * as travaux from './depots/travaux';
 import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
@@ -97,13 +98,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
     })),
   ];
   if (lot) {
-    items.push({
-      Put: {
-        TableName: d.table,
-        Item: { ...cles.lot(lot.id), type: 'lot', ...lot, ...indexOuvert('lots', lot.cree_le, lot.id), expire_a },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
+    items.push(lots.elementCreer(d.table, lot, expire_a));
   }
   for (const u of debit.utilisations ?? []) items.push(travaux.elementUtilisation(d.table, requete.compte, u.televersement, u.travail, expire_a));
   if (requete.cleIdempotence !== undefined) {

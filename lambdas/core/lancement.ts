@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as comptes from './depots/comptes';
+import * as lots from './depots/lots';
 import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from './demande';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
@@ -98,20 +99,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
     };
   });
   const lot: EnregistrementLot | null = lotId
-    ? {
-        id: lotId,
-        compte: requete.compte,
-        outil: demande.outil,
-        total: travaux.length,
-        termines: 0,
-        echecs: 0,
-        restants: travaux.length,
-        statut: 'en_cours',
-        travaux: travaux.map((t) => t.id),
-        zip_cle: null,
-        cree_le: maintenant,
-        termine_le: null,
-      }
+    ? lots.nouveau({ id: lotId, compte: requete.compte, outil: demande.outil, travaux: travaux.map((t) => t.id), cree_le: maintenant })
     : null;
 
   const televersements = travaux.flatMap((travail, i) =>

@@ -252,12 +252,12 @@ describe('erasure under races and faults', () => {
     const { lotId, ids } = await batch(cle, 2);
     // A ZIP writer holds the batch (core/lots.ts).
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { cles } = await import('../../lambdas/core/depots/table');
+    const lots = await import('../../lambdas/core/depots/lots');
     const tenir = (jusqua: number) =>
       pile.deps.ddb.send(
         new UpdateCommand({
           TableName: pile.deps.table,
-          Key: cles.lot(lotId),
+          Key: lots.cle(lotId),
           UpdateExpression: 'SET finaliseur = :f, reclame_jusqua = :j',
           ExpressionAttributeValues: { ':f': 'FinaliserLot', ':j': jusqua },
         }),
@@ -280,7 +280,8 @@ describe('erasure under races and faults', () => {
     const id = seul.corps.travaux[0]!.id;
     await attendreTravail(url, cle, id);
     const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/effacement');
-    const { lireEnregistrementLot, lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { lire: lireEnregistrementLot } = await import('../../lambdas/core/depots/lots');
 
     // S3 deletes one key, then fails: the record still names everything, the job still answers.
     const panneS3 = {
@@ -337,7 +338,7 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     return { lotId: lot.id, ids: lot.travaux.map((t) => t.id) as [string, string, string], requete };
   };
   const lireLot = async (id: string) => {
-    const { lireEnregistrementLot } = await import('../../lambdas/core/consultation');
+    const { lire: lireEnregistrementLot } = await import('../../lambdas/core/depots/lots');
     return lireEnregistrementLot(pile.deps, id);
   };
   const contenuZip = async (cle: string, lotId: string) => {

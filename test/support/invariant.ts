@@ -8,7 +8,8 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
-import { lireEnregistrementLot, toutDuCompte } from '../../lambdas/core/consultation';
+import { toutDuCompte } from '../../lambdas/core/consultation';
+import { lire as lireEnregistrementLot } from '../../lambdas/core/depots/lots';
 import type { Dependances } from '../../lambdas/core/dependances';
 import type { EnregistrementTravail } from '../../lambdas/core/modele';
 import { INDEX, OUVERTS } from '../../lambdas/core/depots/table';

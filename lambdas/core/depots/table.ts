@@ -92,7 +92,6 @@ export const PREFIXE_EFFACEMENT = PREFIXES_TABLE.effacement;
 const P = PREFIXES_TABLE;
 export const cles = {
   travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
-  lot: (id: string) => ({ pk: `${P.lot}${id}`, sk: 'LOT' }),
 };
 
 /** Partitions of the `ouverts` index: open jobs, open batches, erasures waiting for their job or batch to end, uploads to remove. */
