@@ -16,7 +16,7 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const { demarrerPile } = await import('../local/pile');
 const { creerCompte } = await import('../lambdas/core/comptes');
 const { fichiersDuTravail } = await import('../lambdas/core/effacement');
-const { lireEnregistrementTravail } = await import('../lambdas/core/consultation');
+const { lire: lireEnregistrementTravail } = await import('../lambdas/core/depots/travaux');
 const { appeler, attendreLot, enBase64, imageTest } = await import('../test/support/client');
 
 const dossier = mkdtempSync(join(tmpdir(), 'retouche-bench-effacement-'));

@@ -27,7 +27,6 @@
  * BORNE_TRAVAIL_MS of its creation, and every batch within BORNE_LOT_MS (its last job's end, a ZIP
  * claim that may have to expire, and the ZIP), as long as the sweeper runs.
  */
-import { lireEnregistrementTravail } from './consultation';
 import { erreurDepuisEchec, nouvelleTentative, rembourserTravail, TENTATIVES_MAX } from './cycle';
 import type { Dependances } from './dependances';
 import { CODES_TRAVAIL } from './erreurs';
@@ -40,7 +39,8 @@ import { compterRemboursement } from './mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from './modele';
 import * as effacements from './depots/effacements';
 import * as lots from './depots/lots';
-import { idsOuverts, OUVERTS } from './depots/table';
+import * as televersements from './depots/televersements';
+import * as travaux from './depots/travaux';
 
 const MINUTE = 60_000;
 /** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */
@@ -133,9 +133,6 @@ export interface BilanBalayage {
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
 
-/** Ids of open jobs or batches created before `avant`, oldest first. */
-const ouverts = (d: Deps, quoi: 'travaux' | 'televersements', avant: Date): AsyncGenerator<string> => idsOuverts(d, OUVERTS[quoi], avant, MAX_PAR_PASSAGE);
-
 const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
   const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
     for (;;) {
@@ -158,7 +155,7 @@ const fermerLotSiDernier = async (d: Deps, travail: EnregistrementTravail, bilan
 
 const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: BilanBalayage): Promise<void> => {
   // The index is eventually consistent: the record says whether the job is still open.
-  const travail = await lireEnregistrementTravail(d, id);
+  const travail = await travaux.lire(d, id);
   if (!travail || (travail.statut !== 'en_attente' && travail.statut !== 'en_cours')) return;
   bilan.examines++;
   const age = maintenant.getTime() - Date.parse(travail.cree_le);
@@ -224,7 +221,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
     televersementsRetires: 0,
   };
   // Jobs first: refunding a batch's last job may close the batch right away.
-  await enParallele(ouverts(d, 'travaux', avant), (id) => traiterTravail(d, id, maintenant, bilan));
+  await enParallele(travaux.ouverts(d, avant, MAX_PAR_PASSAGE), (id) => traiterTravail(d, id, maintenant, bilan));
   await enParallele(lots.ouverts(d, avant, MAX_PAR_PASSAGE), (id) => traiterLot(d, id, maintenant, options.ageMinimumMs, bilan));
   // Last: the jobs and batches just ended above can be erased in the same pass. A request younger
   // than the minimum age may be an erasure still under way in its own HTTP call.
@@ -235,7 +232,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
       bilan.effacementsEnRetard++;
   });
   // Uploads are due by their own time (indexed by it), whatever the minimum age.
-  await enParallele(ouverts(d, 'televersements', new Date(maintenant.getTime() - MARGE_RETRAIT_MS)), async (id) => {
+  await enParallele(televersements.ouverts(d, new Date(maintenant.getTime() - MARGE_RETRAIT_MS), MAX_PAR_PASSAGE), async (id) => {
     if ((await retirerTeleversement(d, id)) === 'retire') bilan.televersementsRetires++;
   });
   return bilan;

@@ -6,25 +6,23 @@
  * Functions retries after it already took effect, or that the sweeper repeats, changes nothing the
  * second time: credits are refunded once, batch counters and the account's pending count move once.
  * A job stays in the `ouverts` index until it ends, which is how the sweeper finds unfinished work.
+ * The records and their guarded writes are depots/travaux.ts's, depots/comptes.ts's and
+ * depots/lots.ts's; this module composes them.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resultatsDuTravail } from './cles-s3';
 import type { FormatImage } from './images';
-import { UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { lireEnregistrementTravail } from './consultation';
 import type { Dependances } from './dependances';
 import * as comptes from './depots/comptes';
 import * as lots from './depots/lots';
+import { avecReessais, raisonsAnnulation, type ElementTransaction } from './depots/transactions';
+import * as travaux from './depots/travaux';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from './erreurs';
-import { avecReessais } from './depots/transactions';
 import type { EnregistrementTravail, ErreurJob, Resultat } from './modele';
-import { cles } from './depots/table';
 import type { ControleStructure } from '../moteurs/commun/controle';
 import type { Redaction } from '../moteurs/commun/moteur';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
-type ElementTransaction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** What the state machine's Choice reads after a job ends: is it the last of its batch? */
 export interface FinTravail {
@@ -33,32 +31,35 @@ export interface FinTravail {
 
 /** `en_attente` → `en_cours`. Returns the job; a retry on an `en_cours` job is a no-op. */
 export const commencerTravail = async (d: Deps, id: string): Promise<EnregistrementTravail> => {
-  try {
-    const { Attributes } = await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.travail(id),
-        UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant',
-        ConditionExpression: 'statut = :en_attente',
-        ExpressionAttributeValues: { ':en_cours': 'en_cours', ':en_attente': 'en_attente', ':maintenant': d.horloge().toISOString() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes as EnregistrementTravail;
-  } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
-    const travail = await lireEnregistrementTravail(d, id);
-    if (travail?.statut === 'en_cours') return travail;
-    // Already closed (e.g. refunded when its start looked failed): nothing left to run.
-    throw new ErreurTravail('erreur_interne', `job ${id} is ${travail?.statut ?? 'missing'} and cannot start`);
-  }
+  const commence = await travaux.commencer(d, id, d.horloge());
+  if (commence) return commence;
+  const travail = await travaux.lire(d, id);
+  if (travail?.statut === 'en_cours') return travail;
+  // Already closed (e.g. refunded when its start looked failed): nothing left to run.
+  throw new ErreurTravail('erreur_interne', `job ${id} is ${travail?.statut ?? 'missing'} and cannot start`);
 };
 
-/** The account's pending count and the batch counters move with the job's end, in the same transaction. */
-const compteursDeFin = (d: Deps, travail: EnregistrementTravail, issue: 'termines' | 'echecs', credits: number): ElementTransaction[] => {
-  const elements: ElementTransaction[] = [comptes.elementFinTravail(d.table, travail.compte, credits)];
+/**
+ * A job's end, `element` (depots/travaux.ts), sent with what moves with it in the same transaction:
+ * the account's pending count and the credits given back, the batch's counters. False when the job's
+ * own guard failed (it is the first item): another call ended it, or another run has it.
+ */
+const ecrireFin = async (
+  d: Deps,
+  travail: EnregistrementTravail,
+  element: ElementTransaction,
+  issue: 'termines' | 'echecs',
+  credits: number,
+): Promise<boolean> => {
+  const elements: ElementTransaction[] = [element, comptes.elementFinTravail(d.table, travail.compte, credits)];
   if (travail.lot) elements.push(lots.elementFinTravail(d.table, travail.lot, issue, d.horloge()));
-  return elements;
+  try {
+    await avecReessais(d, { TransactItems: elements });
+    return true;
+  } catch (erreur) {
+    if (raisonsAnnulation(erreur)?.[0]?.Code !== 'ConditionalCheckFailed') throw erreur;
+    return false;
+  }
 };
 
 const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTravail> => {
@@ -68,10 +69,6 @@ const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTrava
   return { lot_a_finaliser: lot !== undefined && lot.restants === 0 && lot.statut === 'en_cours' };
 };
 
-const conflitDeCondition = (erreur: unknown): boolean =>
-  erreur instanceof TransactionCanceledException && erreur.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-
-/** `en_cours` → `termine` with its results. */
 /**
  * What the tool step produced, as it travels in the execution's state: result formats and the S3 key of
  * the listing text, never the content itself (pipeline/etape.ts says why).
@@ -99,13 +96,14 @@ const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Pr
 const estSaTentative = (travail: EnregistrementTravail, tentative: number | undefined): boolean =>
   tentative === undefined || (travail.tentative ?? 1) === tentative;
 
+/** `en_cours` → `termine` with its results. */
 export const terminerTravail = async (
   d: Deps & Pick<Dependances, 's3' | 'bucket'>,
   id: string,
   sortie: SortieATerminer,
   tentative?: number,
 ): Promise<FinTravail> => {
-  const travail = await lireEnregistrementTravail(d, id);
+  const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') return estFin(d, travail);
   if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
@@ -114,37 +112,9 @@ export const terminerTravail = async (
     sortie.resultats.map((r) => r.format),
   );
   const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
-  try {
-    await avecReessais(d, {
-      TransactItems: [
-        {
-          Update: {
-            TableName: d.table,
-            Key: cles.travail(id),
-            UpdateExpression:
-              'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
-            ConditionExpression: `statut = :en_cours${tentative === undefined ? '' : ' AND (tentative = :tentative OR (attribute_not_exists(tentative) AND :tentative = :un))'}`,
-            ExpressionAttributeValues: {
-              ...(tentative === undefined ? {} : { ':tentative': tentative, ':un': 1 }),
-              ':termine': 'termine',
-              ':en_cours': 'en_cours',
-              ':maintenant': d.horloge().toISOString(),
-              ':resultats': resultats,
-              ':texte': texte,
-              ':graine': sortie.graine,
-              ':redaction': sortie.redaction ?? null,
-              ':structure': sortie.structure ?? null,
-            },
-            // Named through a placeholder: an attribute name never collides with DynamoDB's reserved words.
-            ExpressionAttributeNames: { '#structure': 'structure' },
-          },
-        },
-        ...compteursDeFin(d, travail, 'termines', 0),
-      ],
-    });
-  } catch (erreur) {
-    if (!conflitDeCondition(erreur)) throw erreur;
-    const actuel = await lireEnregistrementTravail(d, id);
+  const fin = { resultats, texte, graine: sortie.graine, redaction: sortie.redaction ?? null, structure: sortie.structure ?? null };
+  if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, tentative, d.horloge()), 'termines', 0))) {
+    const actuel = await travaux.lire(d, id);
     if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);
   }
   return estFin(d, travail);
@@ -156,39 +126,13 @@ export const terminerTravail = async (
  * already `termine` is never refunded.
  */
 export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
-  const travail = await lireEnregistrementTravail(d, id);
+  const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
   // A newer run has the job: this older one's failure is not the job's.
   if (!estSaTentative(travail, tentative)) return { lot_a_finaliser: false, rembourse: false };
-  try {
-    await avecReessais(d, {
-      TransactItems: [
-        {
-          Update: {
-            TableName: d.table,
-            Key: cles.travail(id),
-            UpdateExpression: 'SET statut = :echec, termine_le = :maintenant, erreur = :erreur, rembourse = :vrai REMOVE gsi3pk, gsi3sk',
-            ConditionExpression: `statut IN (:en_attente, :en_cours)${tentative === undefined ? '' : ' AND (tentative = :tentative OR (attribute_not_exists(tentative) AND :tentative = :un))'}`,
-            ExpressionAttributeValues: {
-              ...(tentative === undefined ? {} : { ':tentative': tentative, ':un': 1 }),
-              ':echec': 'echec',
-              ':en_attente': 'en_attente',
-              ':en_cours': 'en_cours',
-              ':maintenant': d.horloge().toISOString(),
-              ':erreur': erreur,
-              ':vrai': true,
-            },
-          },
-        },
-        ...compteursDeFin(d, travail, 'echecs', travail.cout),
-      ],
-    });
-  } catch (e) {
-    if (!conflitDeCondition(e)) throw e;
-    return { ...(await estFin(d, travail)), rembourse: false };
-  }
-  return { ...(await estFin(d, travail)), rembourse: true };
+  const rembourse = await ecrireFin(d, travail, travaux.elementEchouer(d.table, id, erreur, tentative, d.horloge()), 'echecs', travail.cout);
+  return { ...(await estFin(d, travail)), rembourse };
 };
 
 /**
@@ -196,24 +140,7 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, 
  * closing it: its next execution is `tentative` 2 (executions.ts names it). Undefined when the job
  * already had its re-run or has ended meanwhile.
  */
-export const nouvelleTentative = async (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => {
-  try {
-    const { Attributes } = await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cles.travail(id),
-        UpdateExpression: 'SET tentative = :deux',
-        ConditionExpression: 'statut IN (:en_attente, :en_cours) AND (attribute_not_exists(tentative) OR tentative < :deux)',
-        ExpressionAttributeValues: { ':deux': TENTATIVES_MAX, ':en_attente': 'en_attente', ':en_cours': 'en_cours' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes as EnregistrementTravail;
-  } catch (erreur) {
-    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
-    throw erreur;
-  }
-};
+export const nouvelleTentative = (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => travaux.nouvelleTentative(d, id, TENTATIVES_MAX);
 
 /** A job runs at most twice: its first execution and one re-run by the sweeper. */
 export const TENTATIVES_MAX = 2;

@@ -22,18 +22,23 @@
  * (core/idempotence.ts): a replay within its 24 hours starts and charges nothing. An upload's record
  * becomes a nameless tombstone until its URL is dead, so that a file PUT with it afterwards goes too.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { cleEntree, cleTexte, cleZip, idTeleversement, prefixesDuCompte, resultatsDuTravail } from './cles-s3';
-import { lireEnregistrementTravail, lireTravaux, toutDuCompte } from './consultation';
 import type { Dependances } from './dependances';
 import * as effacements from './depots/effacements';
 import * as idempotence from './depots/idempotence';
 import * as lots from './depots/lots';
 import { duCompte as televersementsDuCompte } from './depots/televersements';
+import { ecrire, raisonsAnnulation, type ElementTransaction } from './depots/transactions';
+import {
+  duCompte as travauxDuCompte,
+  elementEffacer as elementEffacerTravail,
+  elementEffacerFini as elementEffacerTravailFini,
+  lire as lireTravail,
+  lirePlusieurs as lireTravaux,
+} from './depots/travaux';
 import { EXTENSIONS, type FormatImage } from './images';
 import type { EnregistrementLot, EnregistrementTravail } from './modele';
 import { parPaquets } from './paquets';
-import { cles } from './depots/table';
 import { elementTeleversementEfface, retirerTeleversement } from './televersements';
 
 export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
@@ -87,8 +92,6 @@ const televersementsDuTravail = (t: EnregistrementTravail): string[] => [
   ),
 ];
 
-type ElementTransaction = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
 /**
  * The records that go with a job's, as transaction items: its claims on uploads (a listing job's), its
  * uploads' records turned into tombstones, its recorded erasure.
@@ -96,13 +99,11 @@ type ElementTransaction = NonNullable<ConstructorParameters<typeof TransactWrite
 const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: Date): ElementTransaction[] => {
   const televersements = televersementsDuTravail(t);
   return [
-    ...televersements.filter((id) => id !== t.id).map((id) => ({ Delete: { TableName: d.table, Key: cles.travail(id) } })),
+    ...televersements.filter((id) => id !== t.id).map((id) => elementEffacerTravail(d.table, id)),
     ...televersements.map((id) => elementTeleversementEfface(d.table, t.compte, id, t.cree_le, maintenant)),
     effacements.elementSupprimer(d.table, t.id),
   ];
 };
-
-const annule = (erreur: unknown): erreur is Error & { CancellationReasons?: { Code?: string }[] } => (erreur as Error).name === 'TransactionCanceledException';
 
 /** Another erasure of the same batch holds it for milliseconds: wait a little, with jitter, rather than defer. */
 const patienter = (essai: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 25 * 2 ** essai)));
@@ -139,17 +140,7 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
     await d.objets.supprimer([...fichiers.tous, ...zip]);
     if (travail.idempotence !== undefined) await idempotence.marquerEfface(d, travail.compte, travail.idempotence, maintenant);
 
-    const items: ElementTransaction[] = [
-      {
-        Delete: {
-          TableName: d.table,
-          Key: cles.travail(travail.id),
-          ConditionExpression: 'attribute_exists(pk) AND statut IN (:termine, :echec)',
-          ExpressionAttributeValues: { ':termine': 'termine', ':echec': 'echec' },
-        },
-      },
-      ...elementsLies(d, travail, maintenant),
-    ];
+    const items: ElementTransaction[] = [elementEffacerTravailFini(d.table, travail.id), ...elementsLies(d, travail, maintenant)];
     // The batch's item holds only while this erasure holds its claim (a ZIP writer that took it over is
     // writing from its list) and its list is as read (depots/lots.ts); it releases the claim.
     if (lot && position >= 0) {
@@ -161,10 +152,10 @@ export const effacerTravailEnregistre = async (d: DepsEffacement, travail: Enreg
       );
     }
     try {
-      await d.ddb.send(new TransactWriteCommand({ TransactItems: items }));
+      await ecrire(d, items);
     } catch (erreur) {
-      if (!annule(erreur)) throw erreur;
-      const raisons = erreur.CancellationReasons ?? [];
+      const raisons = raisonsAnnulation(erreur);
+      if (!raisons) throw erreur;
       // The job is gone: another erasure did it. The batch moved under us (another job erased, its
       // claim released by another eraser or taken over by a ZIP writer): read it again.
       if (raisons[0]?.Code === 'ConditionalCheckFailed') return { statut: 'absent' };
@@ -215,19 +206,13 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
   for (const cle of new Set(travaux.flatMap((t) => (t.idempotence !== undefined ? [t.idempotence] : []))))
     await idempotence.marquerEfface(d, lot.compte, cle, maintenant);
   await parPaquets(travaux, 8, async (t) => {
-    await d.ddb.send(
-      new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: d.table, Key: cles.travail(t.id) } }, ...elementsLies(d, t, maintenant)] }),
-    );
+    await ecrire(d, [elementEffacerTravail(d.table, t.id), ...elementsLies(d, t, maintenant)]);
   });
   try {
-    await d.ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [lots.elementEffacer(d.table, lot.id, lots.effaceur(lot.id)), effacements.elementSupprimer(d.table, lot.id)],
-      }),
-    );
+    await ecrire(d, [lots.elementEffacer(d.table, lot.id, lots.effaceur(lot.id)), effacements.elementSupprimer(d.table, lot.id)]);
   } catch (erreur) {
     // Another eraser took the batch over (ours was slow past the claim) and finished it.
-    if (!annule(erreur)) throw erreur;
+    if (!raisonsAnnulation(erreur)) throw erreur;
     return { statut: 'absent' };
   }
   return {
@@ -253,7 +238,7 @@ export const demanderEffacement = (d: DepsEffacement, quoi: 'travail' | 'lot', i
 export const traiterDemandeEffacement = async (d: DepsEffacement, id: string): Promise<Issue & { demande_le?: string }> => {
   const demande = await effacements.lire(d, id);
   if (!demande) return { statut: 'absent' };
-  const cible = demande.quoi === 'lot' ? await lots.lire(d, id) : await lireEnregistrementTravail(d, id);
+  const cible = demande.quoi === 'lot' ? await lots.lire(d, id) : await lireTravail(d, id);
   const issue: Issue = !cible
     ? { statut: 'absent' }
     : demande.quoi === 'lot'
@@ -282,7 +267,7 @@ export interface EffacementCompte {
  */
 export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: (prefixe: string) => Promise<string[]>): Promise<EffacementCompte> => {
   const bilan: EffacementCompte = { compte, efface_le: d.horloge().toISOString(), travaux: 0, lots: 0, televersements: 0, fichiers: 0, differes: [] };
-  const travaux = await toutDuCompte<EnregistrementTravail>(d, compte, 'TRAVAIL#');
+  const travaux = await travauxDuCompte(d, compte);
   // What work still running needs: its files, named or under its job's or batch's id.
   const retenus = new Set<string>();
   const proteges = new Set<string>();
@@ -319,7 +304,7 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
   await parPaquets(libres, 8, async (t) => {
     if ((await retirerTeleversement(d, t.id, { effacer: true })) === 'utilise') {
       // Its job is gone already (an erasure before this record was a tombstone): the same end.
-      await d.ddb.send(new TransactWriteCommand({ TransactItems: [elementTeleversementEfface(d.table, compte, t.id, t.cree_le, d.horloge())] }));
+      await ecrire(d, [elementTeleversementEfface(d.table, compte, t.id, t.cree_le, d.horloge())]);
       await retirerTeleversement(d, t.id);
     }
   });

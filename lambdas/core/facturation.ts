@@ -11,19 +11,16 @@
  * the answer a 503 that says so; with an Idempotency-Key the client's retry gets the first answer.
  */
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Dependances } from './dependances';
 import * as comptes from './depots/comptes';
 import * as lots from './depots/lots';
+import { RETENTION_SECONDES, ttlDans } from './depots/table';
+import { avecReessais, raisonsAnnulation, type ElementTransaction, type RaisonAnnulation } from './depots/transactions';
 import * as travaux from './depots/travaux';
 import { ErreurApi } from './erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from './modele';
-import { cles, indexOuvert, RETENTION_SECONDES, ttlDans } from './depots/table';
 import { signaler } from './signalement';
-import { avecReessais } from './depots/transactions';
 
 export const MAX_TRAVAUX_EN_ATTENTE = 50;
 /** A client told "too many pending jobs" should come back once some have ended. */
@@ -75,27 +72,10 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
   const { requete, lot, cout } = debit;
   const maintenant = d.horloge();
   const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
-  const items: NonNullable<Parameters<typeof avecReessais>[1]['TransactItems']> = [
+  const items: ElementTransaction[] = [
     comptes.elementDebit(d.table, requete.compte, { cout, travaux: debit.travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
-    ...debit.travaux.map((travail) => ({
-      Put: {
-        TableName: d.table,
-        Item: {
-          ...cles.travail(travail.id),
-          type: 'travail',
-          ...travail,
-          gsi1pk: `COMPTE#${travail.compte}`,
-          gsi1sk: `TRAVAIL#${travail.cree_le}#${travail.id}`,
-          gsi2pk: `COMPTE#${travail.compte}#${travail.outil}`,
-          gsi2sk: `${travail.cree_le}#${travail.id}`,
-          ...indexOuvert('travaux', travail.cree_le, travail.id),
-          // Erasing the job erases the replay of its request too (core/effacement.ts).
-          ...(requete.cleIdempotence !== undefined ? { idempotence: requete.cleIdempotence } : {}),
-          expire_a,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    })),
+    // Erasing a job erases the replay of its request too (core/effacement.ts).
+    ...debit.travaux.map((travail) => travaux.elementCreer(d.table, travail, { idempotence: requete.cleIdempotence, expire_a })),
   ];
   if (lot) {
     items.push(lots.elementCreer(d.table, lot, expire_a));
@@ -122,14 +102,16 @@ export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
     return;
   } catch (erreur) {
     // A cancellation is DynamoDB's answer (a condition failed): nothing was written.
-    if (erreur instanceof TransactionCanceledException) return refus(erreur, debit);
+    const raisons = raisonsAnnulation(erreur);
+    if (raisons) return refus(erreur, raisons, debit);
     // Anything else (no answer in time, a dropped connection, a 5xx) leaves the outcome unknown.
     await signaler('warn', 'the debit got no clear answer: sending the same transaction again', { erreur });
   }
   try {
     await avecReessais(d, entree, { echeance: debit.echeance - 500 });
   } catch (erreur) {
-    if (!(erreur instanceof TransactionCanceledException)) {
+    const raisons = raisonsAnnulation(erreur);
+    if (!raisons) {
       await signaler('error', 'the debit stayed unconfirmed', { erreur });
       throw indisponible(
         'The request could not be confirmed in time and may have been recorded: retry with the same Idempotency-Key to get its answer, or look at GET /travaux.',
@@ -137,36 +119,34 @@ export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
     }
     // One of our jobs already exists: the first attempt committed — unless that job is another
     // request's, which can only be one using the same upload (its job carries the upload's id).
-    const existant = travailExistant(erreur, debit);
+    const existant = travailExistant(raisons, debit);
     if (existant && (await estANous(d, existant))) return;
-    return refus(erreur, debit);
+    return refus(erreur, raisons, debit);
   }
 };
 
 /** The first of our jobs whose Put found the job already written (the transaction's items 1…n are the jobs). */
-const travailExistant = (erreur: TransactionCanceledException, debit: Debit): EnregistrementTravail | undefined =>
-  debit.travaux.find((_, i) => erreur.CancellationReasons?.[1 + i]?.Code === 'ConditionalCheckFailed');
+const travailExistant = (raisons: RaisonAnnulation[], debit: Debit): EnregistrementTravail | undefined =>
+  debit.travaux.find((_, i) => raisons[1 + i]?.Code === 'ConditionalCheckFailed');
 
 const estANous = async (d: Pick<Dependances, 'ddb' | 'table'>, travail: EnregistrementTravail): Promise<boolean> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cles.travail(travail.id), ConsistentRead: true }));
-  return Item?.compte === travail.compte && Item?.cree_le === travail.cree_le && Item?.index === travail.index;
+  const existant = await travaux.lire(d, travail.id);
+  return existant?.compte === travail.compte && existant?.cree_le === travail.cree_le && existant?.index === travail.index;
 };
 
 /** A cancelled debit becomes the answer its failed condition means. */
-const refus = (erreur: unknown, debit: Debit): never => {
-  if (!(erreur instanceof TransactionCanceledException)) throw erreur;
-  const raisons = erreur.CancellationReasons ?? [];
+const refus = (erreur: unknown, raisons: RaisonAnnulation[], debit: Debit): never => {
   const compte = raisons[0];
   if (compte?.Code === 'ConditionalCheckFailed') {
-    // Cancellation reasons come back in DynamoDB's wire format: the document client does not convert them.
-    const actuel = compte.Item ? (unmarshall(compte.Item) as { credits?: number; en_attente?: number }) : undefined;
+    // The account as it was (depots/comptes.ts, elementDebit).
+    const actuel = compte.Item as { credits?: number; en_attente?: number } | undefined;
     verifierSolde(Number(actuel?.credits ?? 0), Number(actuel?.en_attente ?? 0), debit.cout, debit.travaux.length);
   }
   // The transaction's items: the account, the jobs, the batch, the uploads, the idempotency record.
   // A job that already exists, or an upload marked used, is an upload another request used meanwhile.
   const debutUtilisations = 1 + debit.travaux.length + (debit.lot ? 1 : 0);
   const utilisee =
-    travailExistant(erreur, debit)?.id ??
+    travailExistant(raisons, debit)?.id ??
     (debit.utilisations ?? []).find((_, i) => raisons[debutUtilisations + i]?.Code === 'ConditionalCheckFailed')?.televersement;
   if (utilisee) {
     throw new ErreurApi('invalid_image', `The upload ${utilisee} was used by another request meanwhile; upload the file again.`, {

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import * as comptes from './depots/comptes';
 import * as lots from './depots/lots';
+import { nouveau as nouveauTravail } from './depots/travaux';
 import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from './demande';
 import type { Dependances } from './dependances';
 import { ErreurApi } from './erreurs';
@@ -75,11 +76,10 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       if ('octets' in image.entree) return { type: 's3', cle: cleEntree(requete.compte, id, rang, image.entree.format) };
       throw new Error(`upload ${image.entree.televersement} was not checked`);
     });
-    return {
+    return nouveauTravail({
       id,
       compte: requete.compte,
       outil: demande.outil,
-      statut: 'en_attente',
       cout: outil.cout,
       valeurs: demande.valeurs,
       lot: lotId,
@@ -87,16 +87,8 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       nom: outil.images.par_lot ? (groupe[0]?.nom ?? null) : null,
       source: 'api',
       cree_le: maintenant,
-      commence_le: null,
-      termine_le: null,
       entrees,
-      resultats: [],
-      texte: null,
-      erreur: null,
-      rembourse: false,
-      graine: null,
-      tentative: 1,
-    };
+    });
   });
   const lot: EnregistrementLot | null = lotId
     ? lots.nouveau({ id: lotId, compte: requete.compte, outil: demande.outil, travaux: travaux.map((t) => t.id), cree_le: maintenant })

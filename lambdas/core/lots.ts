@@ -15,10 +15,10 @@
  * the sweeper, has the ZIP written again. A failed attempt releases its claim at once, so an erasure
  * waiting on it goes ahead rather than wait for it to expire.
  */
-import { lireTravaux } from './consultation';
 import type { Dependances } from './dependances';
 import * as effacements from './depots/effacements';
 import * as lots from './depots/lots';
+import { lirePlusieurs as lireTravaux } from './depots/travaux';
 import { statutFinalLot } from './modele';
 import { ecrireZip } from './zip';
 import { cleZip } from './cles-s3';

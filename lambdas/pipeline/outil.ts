@@ -11,7 +11,7 @@
  * cannot open any other format.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { lireEnregistrementTravail } from '../core/consultation';
+import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
 import { dependancesDepuisEnv } from '../core/dependances';
 import { moteurDepuisEnv } from '../moteurs/choix';
 import { unePourConteneur, type DependancesOutil } from './dependances-pipeline';

@@ -12,7 +12,7 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { cleTexte, resultatsDuTravail } from '../core/cles-s3';
-import { lireEnregistrementTravail } from '../core/consultation';
+import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
 import { ErreurTravail } from '../core/erreurs';
 import { TYPES_MIME, type FormatImage } from '../core/images';
 import type { EnregistrementTravail } from '../core/modele';

@@ -20,7 +20,7 @@ import sharp from 'sharp';
 import { clientDocument } from '../../lambdas/core/dependances';
 import { resultatsDuTravail } from '../../lambdas/core/cles-s3';
 import type { FormatImage } from '../../lambdas/core/images';
-import { cles } from '../../lambdas/core/depots/table';
+import { cle as cleTravail } from '../../lambdas/core/depots/travaux';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { clientDynamoLocal, creerTable, demarrerDynamo } from '../../local/dynamodb';
 import { cheminAsset, demarrerSecrets, resoudre, synthetiser } from '../../local/pile-template';
@@ -116,7 +116,7 @@ try {
       new PutCommand({
         TableName: table,
         Item: {
-          ...cles.travail(id),
+          ...cleTravail(id),
           type: 'travail',
           id,
           compte,

@@ -25,7 +25,8 @@ import { cle as cleCompte, cleApi } from '../../lambdas/core/depots/comptes';
 import { cle as cleIdempotence } from '../../lambdas/core/depots/idempotence';
 import { cle as cleLot } from '../../lambdas/core/depots/lots';
 import { cle as cleTeleversement } from '../../lambdas/core/depots/televersements';
-import { cles, DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
+import { cle as cleTravail } from '../../lambdas/core/depots/travaux';
+import { DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
@@ -643,7 +644,7 @@ describe('the dev stage', () => {
     // The conditions cover the keys the code writes, and none of the records it must not touch.
     expect(cleTeleversement('7d0f3c2a-0000-4000-8000-000000000000').pk.startsWith(PREFIXE_TELEVERSEMENT)).toBe(true);
     expect(cleCadence('empreinte', 29_000_000).pk.startsWith(PREFIXE_CADENCE)).toBe(true);
-    for (const cle of [cleApi('e'), cles.travail('t'), cleLot('l'), cleIdempotence('c', 'k')]) {
+    for (const cle of [cleApi('e'), cleTravail('t'), cleLot('l'), cleIdempotence('c', 'k')]) {
       expect(cle.pk.startsWith(PREFIXE_TELEVERSEMENT), cle.pk).toBe(false);
       expect(cle.pk.startsWith(PREFIXE_CADENCE), cle.pk).toBe(false);
     }

@@ -280,7 +280,7 @@ describe('erasure under races and faults', () => {
     const id = seul.corps.travaux[0]!.id;
     await attendreTravail(url, cle, id);
     const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/effacement');
-    const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     const { lire: lireEnregistrementLot } = await import('../../lambdas/core/depots/lots');
 
     // S3 deletes one key, then fails: the record still names everything, the job still answers.
@@ -349,7 +349,7 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
   const finaliser = async (lotId: string, d = pile.deps) => (await import('../../lambdas/core/lots')).finaliserLot(d, lotId, 'balayeur');
   const effacerTravail = async (id: string, d = pile.deps) => {
     const { effacerTravailEnregistre } = await import('../../lambdas/core/effacement');
-    const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     return effacerTravailEnregistre(d, (await lireEnregistrementTravail(pile.deps, id))!);
   };
 

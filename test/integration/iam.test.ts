@@ -11,7 +11,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
+import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { cle as cleCompte } from '../../lambdas/core/depots/comptes';
 import { ErreurTravail } from '../../lambdas/core/erreurs';
 import type { Lancement, Travail } from '../../lambdas/core/modele';

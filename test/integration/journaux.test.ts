@@ -11,8 +11,7 @@ import type { Lancement } from '../../lambdas/core/modele';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
-import { cles } from '../../lambdas/core/depots/table';
+import { cle as cleTravail, lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { creer as creerOutil } from '../../lambdas/pipeline/outil';
 import { etape } from '../../lambdas/pipeline/etape';
 import { AGE_MINIMUM_LOCAL_MS } from '../../local/pile';
@@ -119,7 +118,7 @@ describe('logs hold no personal data', () => {
         pile.deps.ddb.send(
           new UpdateCommand({
             TableName: pile.deps.table,
-            Key: cles.travail(b),
+            Key: cleTravail(b),
             UpdateExpression: 'SET essai = :un',
             ConditionExpression: 'statut = :jamais',
             ExpressionAttributeValues: { ':un': 1, ':jamais': 'jamais' },

@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { balayer } from '../../lambdas/core/balayage';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
-import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
+import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { lire as lireEnregistrementLot } from '../../lambdas/core/depots/lots';
 import type { Dependances } from '../../lambdas/core/dependances';
 import { ErreurTravail } from '../../lambdas/core/erreurs';

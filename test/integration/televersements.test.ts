@@ -419,12 +419,11 @@ describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
       raison: 'deja_utilise',
     });
     expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${annonce}`, { cle })).statut).toBe(200);
-    const { lireEnregistrementTravail } = await import('../../lambdas/core/consultation');
+    const { cle: cleTravail, lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { cles } = await import('../../lambdas/core/depots/table');
     for (const id of ids) {
       expect(await lireEnregistrementTravail(pile.deps, id)).toBeUndefined();
-      expect((await pile.deps.ddb.send(new GetCommand({ TableName: pile.deps.table, Key: cles.travail(id) }))).Item).toBeUndefined();
+      expect((await pile.deps.ddb.send(new GetCommand({ TableName: pile.deps.table, Key: cleTravail(id) }))).Item).toBeUndefined();
     }
   });
 });

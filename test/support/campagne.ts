@@ -20,7 +20,7 @@ import { balayer, type BilanBalayage } from '../../lambdas/core/balayage';
 import type { Dependances } from '../../lambdas/core/dependances';
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
 import { lancer } from '../../lambdas/core/lancement';
-import { lireEnregistrementTravail } from '../../lambdas/core/consultation';
+import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { demarrerPile, type Pile } from '../../local/pile';
 import type { Panne } from '../../local/stepfunctions';

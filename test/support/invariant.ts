@@ -8,15 +8,15 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
-import { toutDuCompte } from '../../lambdas/core/consultation';
 import { lire as lireEnregistrementLot } from '../../lambdas/core/depots/lots';
+import { duCompte } from '../../lambdas/core/depots/travaux';
 import type { Dependances } from '../../lambdas/core/dependances';
 import type { EnregistrementTravail } from '../../lambdas/core/modele';
 import { INDEX, OUVERTS } from '../../lambdas/core/depots/table';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 's3' | 'bucket'>;
 
-export const travauxDuCompte = (d: Deps, compte: string): Promise<EnregistrementTravail[]> => toutDuCompte<EnregistrementTravail>(d, compte, 'TRAVAIL#');
+export const travauxDuCompte = (d: Deps, compte: string): Promise<EnregistrementTravail[]> => duCompte(d, compte);
 
 /** Open jobs and batches in the whole table, as the sweeper's index shows them. */
 export const travailOuvert = async (d: Deps): Promise<number> => {

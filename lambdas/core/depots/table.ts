@@ -88,20 +88,8 @@ export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
 export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;
 export const PREFIXE_EFFACEMENT = PREFIXES_TABLE.effacement;
 
-/** Keys of the kinds whose module does not build them yet (moved one kind at a time, issue 22). */
-const P = PREFIXES_TABLE;
-export const cles = {
-  travail: (id: string) => ({ pk: `${P.travail}${id}`, sk: 'TRAVAIL' }),
-};
-
 /** Partitions of the `ouverts` index: open jobs, open batches, erasures waiting for their job or batch to end, uploads to remove. */
 export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT', effacements: 'EFFACEMENT', televersements: 'OUVERT#TELEVERSEMENT' } as const;
-
-/** The index attributes that keep a job or batch in `ouverts` while it is not finished. */
-export const indexOuvert = (quoi: keyof typeof OUVERTS, cree_le: string, id: string) => ({
-  gsi3pk: OUVERTS[quoi],
-  gsi3sk: `${cree_le}#${id}`,
-});
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */
 export const ttlDans = (maintenant: Date, secondes: number): number => Math.floor(maintenant.getTime() / 1000) + secondes;

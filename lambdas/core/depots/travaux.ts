@@ -9,10 +9,65 @@
  * `utilisation`): a job written once, or a claim, is an upload's single use (core/televersements.ts).
  * A claim is no job: `lire` never returns one.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PREFIXES_TABLE, type DepsTable } from './table';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele';
+import type { IdOutil } from '../outils';
+import type { ControleStructure } from '../../moteurs/commun/controle';
+import type { Redaction } from '../../moteurs/commun/moteur';
+import { idsOuverts, INDEX, lireParCles, OUVERTS, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 
 export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
+
+/** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
+export const nouveau = (
+  champs: Pick<EnregistrementTravail, 'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees'>,
+): EnregistrementTravail => ({
+  id: champs.id,
+  compte: champs.compte,
+  outil: champs.outil,
+  statut: 'en_attente',
+  cout: champs.cout,
+  valeurs: champs.valeurs,
+  lot: champs.lot,
+  index: champs.index,
+  nom: champs.nom,
+  source: champs.source,
+  cree_le: champs.cree_le,
+  commence_le: null,
+  termine_le: null,
+  entrees: champs.entrees,
+  resultats: [],
+  texte: null,
+  erreur: null,
+  rembourse: false,
+  graine: null,
+  tentative: 1,
+});
+
+/**
+ * The debit's transaction item that writes a job (core/facturation.ts), once: it fails if the id is
+ * taken (by a job or a listing's claim on the upload whose id it bears). `idempotence`: the request's
+ * Idempotency-Key, so that erasing the job erases the replay of its request too (core/effacement.ts).
+ */
+export const elementCreer = (table: string, travail: EnregistrementTravail, options: { idempotence: string | undefined; expire_a: number }) => ({
+  Put: {
+    TableName: table,
+    Item: {
+      ...cle(travail.id),
+      type: 'travail',
+      ...travail,
+      gsi1pk: `COMPTE#${travail.compte}`,
+      gsi1sk: `TRAVAIL#${travail.cree_le}#${travail.id}`,
+      gsi2pk: `COMPTE#${travail.compte}#${travail.outil}`,
+      gsi2sk: `${travail.cree_le}#${travail.id}`,
+      gsi3pk: OUVERTS.travaux,
+      gsi3sk: `${travail.cree_le}#${travail.id}`,
+      ...(options.idempotence !== undefined ? { idempotence: options.idempotence } : {}),
+      expire_a: options.expire_a,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
 
 /**
  * The debit's transaction item that uses an upload of a listing job, once: the claim TRAVAIL#<upload
@@ -34,3 +89,169 @@ export const elementNonUtilise = (table: string, televersement: string) => ({
 /** Whether a job or a listing's claim holds this id: the upload of that id is used. */
 export const estUtilise = async (d: DepsTable, televersement: string): Promise<boolean> =>
   (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(televersement), ConsistentRead: true }))).Item !== undefined;
+
+/** A job's record; a listing job's claim on an upload shares the key space and is no job. */
+export const lire = async (d: DepsTable, id: string): Promise<EnregistrementTravail | undefined> => {
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(id), ConsistentRead: true }));
+  return Item?.type === 'utilisation' ? undefined : (Item as EnregistrementTravail | undefined);
+};
+
+/** Jobs by id (a batch has at most 50). */
+export const lirePlusieurs = (d: DepsTable, ids: readonly string[]): Promise<EnregistrementTravail[]> =>
+  lireParCles<EnregistrementTravail>(
+    d,
+    ids.map((id) => cle(id)),
+  );
+
+/** Every job of an account, all pages (an account's erasure, the tests' invariant). */
+export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTravail[]> =>
+  toutInterroger<EnregistrementTravail>(d, {
+    IndexName: INDEX.parCompte,
+    KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+    ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
+  });
+
+/**
+ * An account's newest jobs, at most `limite`. With `outil`, the query runs on the per-tool index, so
+ * `limite` jobs of that tool come back even when the account's newest jobs are of other tools.
+ */
+export const lister = async (d: DepsTable, compte: string, filtre: { limite: number; outil: IdOutil | undefined }): Promise<EnregistrementTravail[]> => {
+  const requete = filtre.outil
+    ? {
+        IndexName: INDEX.parOutil,
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}#${filtre.outil}` },
+      }
+    : {
+        IndexName: INDEX.parCompte,
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
+      };
+  const { Items } = await d.ddb.send(new QueryCommand({ TableName: d.table, ...requete, ScanIndexForward: false, Limit: filtre.limite }));
+  return (Items ?? []) as EnregistrementTravail[];
+};
+
+/** `en_attente` → `en_cours`: the job as it is then, or undefined when it was not `en_attente`. */
+export const commencer = async (d: DepsTable, id: string, maintenant: Date): Promise<EnregistrementTravail | undefined> => {
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cle(id),
+        UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant',
+        ConditionExpression: 'statut = :en_attente',
+        ExpressionAttributeValues: { ':en_cours': 'en_cours', ':en_attente': 'en_attente', ':maintenant': maintenant.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as EnregistrementTravail;
+  } catch (erreur) {
+    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    return undefined;
+  }
+};
+
+/**
+ * The next run of an open job that has had fewer than `tentatives` runs: the job as it is then, or
+ * undefined when it had them all or has ended meanwhile.
+ */
+export const nouvelleTentative = async (d: DepsTable, id: string, tentatives: number): Promise<EnregistrementTravail | undefined> => {
+  try {
+    const { Attributes } = await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cle(id),
+        UpdateExpression: 'SET tentative = :deux',
+        ConditionExpression: 'statut IN (:en_attente, :en_cours) AND (attribute_not_exists(tentative) OR tentative < :deux)',
+        ExpressionAttributeValues: { ':deux': tentatives, ':en_attente': 'en_attente', ':en_cours': 'en_cours' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as EnregistrementTravail;
+  } catch (erreur) {
+    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw erreur;
+  }
+};
+
+/**
+ * Guard of a job's end by run `tentative` (core/executions.ts): only the job's current run may end it.
+ * Undefined: the sweeper's end, which decided from the job's current run.
+ */
+const gardeTentative = (tentative: number | undefined) => ({
+  condition: tentative === undefined ? '' : ' AND (tentative = :tentative OR (attribute_not_exists(tentative) AND :tentative = :un))',
+  valeurs: tentative === undefined ? {} : { ':tentative': tentative, ':un': 1 },
+});
+
+export interface Aboutissement {
+  resultats: Resultat[];
+  texte: string | null;
+  graine: number | null;
+  redaction: Redaction | null;
+  structure: ControleStructure | null;
+}
+
+/** The transaction item of `en_cours` → `termine` with its results; the job leaves `ouverts`. */
+export const elementTerminer = (table: string, id: string, fin: Aboutissement, tentative: number | undefined, maintenant: Date) => {
+  const garde = gardeTentative(tentative);
+  return {
+    Update: {
+      TableName: table,
+      Key: cle(id),
+      UpdateExpression:
+        'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
+      ConditionExpression: `statut = :en_cours${garde.condition}`,
+      ExpressionAttributeValues: {
+        ...garde.valeurs,
+        ':termine': 'termine',
+        ':en_cours': 'en_cours',
+        ':maintenant': maintenant.toISOString(),
+        ':resultats': fin.resultats,
+        ':texte': fin.texte,
+        ':graine': fin.graine,
+        ':redaction': fin.redaction,
+        ':structure': fin.structure,
+      },
+      // Named through a placeholder: an attribute name never collides with DynamoDB's reserved words.
+      ExpressionAttributeNames: { '#structure': 'structure' },
+    },
+  };
+};
+
+/** The transaction item of `en_attente` | `en_cours` → `echec`, refunded; the job leaves `ouverts`. */
+export const elementEchouer = (table: string, id: string, erreur: ErreurJob, tentative: number | undefined, maintenant: Date) => {
+  const garde = gardeTentative(tentative);
+  return {
+    Update: {
+      TableName: table,
+      Key: cle(id),
+      UpdateExpression: 'SET statut = :echec, termine_le = :maintenant, erreur = :erreur, rembourse = :vrai REMOVE gsi3pk, gsi3sk',
+      ConditionExpression: `statut IN (:en_attente, :en_cours)${garde.condition}`,
+      ExpressionAttributeValues: {
+        ...garde.valeurs,
+        ':echec': 'echec',
+        ':en_attente': 'en_attente',
+        ':en_cours': 'en_cours',
+        ':maintenant': maintenant.toISOString(),
+        ':erreur': erreur,
+        ':vrai': true,
+      },
+    },
+  };
+};
+
+/** The erasure's transaction item for an ended job: fails if it is gone, or not ended. */
+export const elementEffacerFini = (table: string, id: string) => ({
+  Delete: {
+    TableName: table,
+    Key: cle(id),
+    ConditionExpression: 'attribute_exists(pk) AND statut IN (:termine, :echec)',
+    ExpressionAttributeValues: { ':termine': 'termine', ':echec': 'echec' },
+  },
+});
+
+/** The erasure's transaction item for a job of an erased batch (the batch's claim guards it), or for a listing's claim on an upload. */
+export const elementEffacer = (table: string, id: string) => ({ Delete: { TableName: table, Key: cle(id) } });
+
+/** Ids of open jobs created before `avant`, oldest first, at most `max`. */
+export const ouverts = (d: DepsTable, avant: Date, max: number): AsyncGenerator<string> => idsOuverts(d, OUVERTS.travaux, avant, max);
