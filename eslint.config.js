@@ -24,6 +24,25 @@ export default tseslint.config(
       'import-x/no-self-import': 'error',
     },
   },
+  // One owner per record (issue 22, point 1): DynamoDB commands are built in lambdas/core/depots/ only,
+  // one module per record kind, so a key, a counter or a condition is written in one place. Other
+  // modules may name the client's type; client-dynamodb.ts builds the client itself.
+  {
+    files: ['lambdas/**/*.ts'],
+    ignores: ['lambdas/core/depots/**', 'lambdas/core/client-dynamodb.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['@aws-sdk/lib-dynamodb', '@aws-sdk/client-dynamodb'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: 'DynamoDB is read and written by the record modules in lambdas/core/depots/: add a verb there.',
+          })),
+        },
+      ],
+    },
+  },
   // The engines' walls (issue 22, point 3). The local preview engine took the production engine's
   // internals, so neither could change without the other; what both run is in moteurs/commun/, and
   // depends on neither engine. Matched on the written path: imports, type-only imports, re-exports,
