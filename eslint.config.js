@@ -29,7 +29,7 @@ export default tseslint.config(
   // modules may name the client's type; client-dynamodb.ts builds the client itself.
   {
     files: ['lambdas/**/*.ts'],
-    ignores: ['lambdas/core/depots/**', 'lambdas/core/client-dynamodb.ts'],
+    ignores: ['lambdas/core/depots/**', 'lambdas/core/infra/client-dynamodb.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { WasmReader } from '@contentauth/c2pa-wasm';
 import { creerPkiTest } from '../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
-import type { FormatImage } from '../lambdas/moteurs/c2pa/manifeste';
+import type { FormatImage } from '../lambdas/core/modele/images';
 import { prechaufferC2pa } from '../lambdas/moteurs/c2pa/signature';
 import { initialiserC2pa } from '../lambdas/moteurs/c2pa/wasm';
 import { photoGrande } from '../test/support/photo';

@@ -14,8 +14,8 @@ import { randomUUID } from 'node:crypto';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const { demarrerPile } = await import('../local/pile');
-const { creerCompte } = await import('../lambdas/core/comptes');
-const { fichiersDuTravail } = await import('../lambdas/core/effacement');
+const { creerCompte } = await import('../lambdas/core/domaine/comptes');
+const { fichiersDuTravail } = await import('../lambdas/core/domaine/effacement');
 const { lire: lireEnregistrementTravail } = await import('../lambdas/core/depots/travaux');
 const { appeler, attendreLot, enBase64, imageTest } = await import('../test/support/client');
 

@@ -25,7 +25,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { OutilImage } from '../lambdas/core/outils';
+import type { OutilImage } from '../lambdas/core/modele/outils';
 
 const MO = 2 ** 20;
 const OUTILS: readonly OutilImage[] = ['vider', 'staging', 'renovation', 'saison', 'ciel'];
@@ -53,7 +53,7 @@ interface Mesure {
 
 /** Settings as the API stores them on the job: the catalogue's defaults. */
 const valeursParDefaut = async (outil: OutilImage): Promise<Record<string, string>> => {
-  const { CATALOGUE } = await import('../lambdas/core/outils');
+  const { CATALOGUE } = await import('../lambdas/core/modele/outils');
   return Object.fromEntries(CATALOGUE[outil].champs.flatMap((c) => (c.defaut === undefined ? [] : [[c.nom, c.defaut]])));
 };
 
@@ -341,8 +341,8 @@ const parent = async (): Promise<number> => {
     // The API's own limit: the heaviest (engine, tool) above, on the largest photo an upload may be.
     let limite: { mp: number; octets: number; jobs: Mesure[]; nom: string } | null = null;
     if (tailleParDefaut && !values['sans-limite'] && pire.ou) {
-      const { MAX_PIXELS_IMAGE } = await import('../lambdas/core/dimensions');
-      const { MAX_OCTETS_IMAGE } = await import('../lambdas/core/images');
+      const { MAX_PIXELS_IMAGE } = await import('../lambdas/core/modele/dimensions');
+      const { MAX_OCTETS_IMAGE } = await import('../lambdas/core/modele/images');
       const largeur = Math.floor(Math.sqrt(MAX_PIXELS_IMAGE * 1.5));
       const hauteur = Math.floor(largeur / 1.5);
       // A phone's quality: 50 MP at quality 97 would not fit under the 15 MB upload limit.
@@ -360,7 +360,7 @@ const parent = async (): Promise<number> => {
       const garde = limite.jobs.every((x) => x.largeur === largeur && x.hauteur === hauteur);
       dimensionsGardees &&= garde;
       console.log(
-        `\nAt the API's limit (core/dimensions.ts MAX_PIXELS_IMAGE): ${largeur} × ${hauteur} = ${limite.mp.toFixed(1)} MP, ` +
+        `\nAt the API's limit (core/modele/dimensions.ts MAX_PIXELS_IMAGE): ${largeur} × ${hauteur} = ${limite.mp.toFixed(1)} MP, ` +
           `${(grande.length / MO).toFixed(2)} MB JPEG (quality 92, under the 15 MB upload limit), ${limite.nom}, twice in one process:` +
           `\n  ${limite.jobs.map((x, n) => `job ${n + 1}: ${entier(x.ms)} ms, peak RSS ${x.picMo.toFixed(0)} MB`).join('; ')}; output ${limite.jobs[0]!.largeur}×${limite.jobs[0]!.hauteur} ${garde ? '(same as input)' : '(NOT the input dimensions)'}`,
       );

@@ -4,7 +4,7 @@
  * Run: npx tsx bench/moteur-local.ts [repetitions=5]
  */
 import sharp from 'sharp';
-import type { OutilImage } from '../lambdas/core/outils';
+import type { OutilImage } from '../lambdas/core/modele/outils';
 import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
 import { rendreScenes } from '../docs/exemples/scenes';
 import { photoGrande } from '../test/support/photo';

@@ -4,7 +4,7 @@
  * the difference between it and a route is what the route itself costs at a cold start.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentDepuisEnv } from '../lambdas/core/client-dynamodb';
+import { documentDepuisEnv } from '../lambdas/core/infra/client-dynamodb';
 
 const ddb = documentDepuisEnv();
 export const handler = async (): Promise<unknown> => (await ddb.send(new GetCommand({ TableName: 'reference', Key: { pk: 'a', sk: 'a' } }))).Item;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { ecrireZip } from '../lambdas/core/zip';
+import { ecrireZip } from '../lambdas/core/infra/zip';
 import { clientS3Local, demarrerS3 } from '../local/s3';
 
 const [nombre, taille] = [50, 3 * 1024 * 1024];

@@ -14,7 +14,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { CfnStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { PREFIXES } from '../lambdas/core/retention';
+import { PREFIXES } from '../lambdas/core/modele/retention';
 import { PREFIXES_TABLE } from '../lambdas/core/depots/table';
 import type { Fonction } from './fonction';
 
@@ -23,7 +23,7 @@ type ActionTable = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheckItem';
 /** An item kind, by its partition key prefix (lambdas/core/depots/table.ts). */
 export type Genre = keyof typeof PREFIXES_TABLE;
 type Prefixe = keyof typeof PREFIXES;
-/** PutObjectTagging: a PutObject or CreateMultipartUpload that sets tags (the retention tag, core/retention.ts) needs it too. */
+/** PutObjectTagging: a PutObject or CreateMultipartUpload that sets tags (the retention tag, core/modele/retention.ts) needs it too. */
 type ActionS3 = 'GetObject' | 'PutObject' | 'PutObjectTagging' | 'DeleteObject' | 'AbortMultipartUpload';
 
 export interface AccesTable {
@@ -163,7 +163,7 @@ export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {
 
 /**
  * What an authenticated GET route does before its own reads: look its key up (GetItem) and count
- * the request on its rate-window item (lambdas/core/cadence.ts), the only item it may write.
+ * the request on its rate-window item (lambdas/core/domaine/cadence.ts), the only item it may write.
  */
 export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [], index?: string[]): AccesTable => ({
   actions: ['GetItem', ...lectures],
@@ -172,7 +172,7 @@ export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [],
 });
 
 /**
- * What an erasure writes (core/effacement.ts): its two routes, and the sweeper that finishes what they
+ * What an erasure writes (core/domaine/effacement.ts): its two routes, and the sweeper that finishes what they
  * recorded. It claims and updates the batch, drops the stored answer of an Idempotency-Key (keeping the
  * key), records the erasure first, leaves a tombstone of each upload, and deletes jobs (and a listing's
  * claims on uploads, which share their key space), batches and its own request. Never an account or a key.

@@ -68,7 +68,7 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
     table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte'], creation: ['televersement'] },
     s3: [{ prefixe: 'televersements', actions: ['PutObject'] }],
   }),
-  // Erasure (core/effacement.ts): reads the job or batch, deletes its files (never lists the bucket:
+  // Erasure (core/domaine/effacement.ts): reads the job or batch, deletes its files (never lists the bucket:
   // the keys are known), deletes its records and takes it out of its batch, or records the erasure
   // for the sweeper. It may update batches and rate windows only, create erasure requests only, and
   // delete only jobs, batches, uploads, stored answers and erasure requests — never an account or a key.

@@ -4,8 +4,8 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CONSERVATION_JOURNAUX_JOURS } from '../lambdas/core/retention';
-import { estOutil, OUTILS, type IdOutil } from '../lambdas/core/outils';
+import { CONSERVATION_JOURNAUX_JOURS } from '../lambdas/core/modele/retention';
+import { estOutil, OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

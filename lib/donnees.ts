@@ -4,7 +4,7 @@
  */
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { SAUVEGARDES_TABLE_JOURS } from '../lambdas/core/retention';
+import { SAUVEGARDES_TABLE_JOURS } from '../lambdas/core/modele/retention';
 import { DEFINITION_TABLE, PROJECTION_INDEX } from '../lambdas/core/depots/table';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
 

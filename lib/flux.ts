@@ -2,7 +2,7 @@
  * Workflow: the job's state machine, built from statemachines/travail.asl.json (the file the local
  * stack runs), its five step functions, and the sweeper that finishes whatever a failure left open
  * (jobs never started, executions that failed, timed out or were aborted, batches whose ZIP step
- * died). One Standard execution per job, named after the job (lambdas/core/lancement.ts).
+ * died). One Standard execution per job, named after the job (lambdas/core/domaine/lancement.ts).
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -71,14 +71,14 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     memoire: 256,
     delai: Duration.seconds(30),
     // GetObject: a listing text comes by its S3 key, not through the execution's state (pipeline/etape.ts).
-    // The job, its batch's counters and the account's pending count, in one transaction (core/cycle.ts).
+    // The job, its batch's counters and the account's pending count, in one transaction (core/domaine/cycle.ts).
     acces: { table: { actions: ['GetItem'], miseAJour: ['travail', 'lot', 'compte'] }, s3: [{ prefixe: 'resultats', actions: ['GetObject'] }] },
   },
   Rembourser: {
     description: 'Job step: marks the job echec and refunds its credits, exactly once',
     memoire: 256,
     delai: Duration.seconds(30),
-    // The job, its batch's counters, and the account's credits and pending count (core/cycle.ts).
+    // The job, its batch's counters, and the account's credits and pending count (core/domaine/cycle.ts).
     acces: { table: { actions: ['GetItem'], miseAJour: ['travail', 'lot', 'compte'] } },
   },
   FinaliserLot: {
@@ -86,7 +86,7 @@ const REGLAGES: Record<Etape, Pick<ProprietesFonction, 'memoire' | 'delai' | 'de
     memoire: 1024, // bounded: the ZIP is streamed, files are read one at a time
     delai: Duration.minutes(10),
     acces: {
-      // The batch's claim and end (core/lots.ts); the jobs and their recorded erasures are read together.
+      // The batch's claim and end (core/domaine/lots.ts); the jobs and their recorded erasures are read together.
       table: { actions: ['GetItem', 'BatchGetItem'], miseAJour: ['lot'] },
       s3: [
         { prefixe: 'resultats', actions: ['GetObject'] },
@@ -112,10 +112,10 @@ const environnementC2pa = (c2pa: ProprietesFlux['c2pa']): Record<string, string>
 export const PERIODE_BALAYAGE = Duration.minutes(1);
 
 const ACCES_BALAYEUR: Acces = {
-  // DeleteItem and DeleteObject: the erasures recorded while their work ran (core/effacement.ts).
+  // DeleteItem and DeleteObject: the erasures recorded while their work ran (core/domaine/effacement.ts).
   // Jobs (start, run again, refund), accounts (refunds; uploads uncounted), batches (ZIPs, erasures),
   // uploads (marked used or expired, removed) and what an erasure writes. ConditionCheckItem: an
-  // upload is removed only while no job uses it (core/televersements.ts).
+  // upload is removed only while no job uses it (core/domaine/televersements.ts).
   table: {
     actions: ['Query', 'GetItem', 'BatchGetItem', 'ConditionCheckItem'],
     index: [INDEX.ouverts],

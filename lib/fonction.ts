@@ -14,7 +14,7 @@ import { execSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ESPACE_MESURES } from '../lambdas/core/mesures';
+import { ESPACE_MESURES } from '../lambdas/core/infra/mesures';
 
 export const RACINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -88,7 +88,7 @@ export class Liens extends Construct {
           trustedKeyGroups: [groupe],
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
-          // No copy at the edge: an erased file (core/effacement.ts) must stop downloading at once, and a
+          // No copy at the edge: an erased file (core/domaine/effacement.ts) must stop downloading at once, and a
           // batch ZIP written again after an erasure keeps its key. Each link is downloaded a few times,
           // so a cache saves little; every request still goes through the signature check first.
           cachePolicy: CachePolicy.CACHING_DISABLED,

@@ -8,7 +8,7 @@ import { Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { modelesBedrock, ressourcesIamBedrock } from '../lambdas/moteurs/bedrock/configuration';
 import type { ConfigurationStage } from './configuration';
-import { OUTILS, type IdOutil } from '../lambdas/core/outils';
+import { OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import { DEFAUTS_UE, detectionRequise, modelesRequis, REGIONS_UE, ressourcesIamUe, verifierResidenceUe } from './residence';
 
 export interface ModelesBedrock {

@@ -28,8 +28,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { ESPACE_MESURES, MESURES } from '../lambdas/core/mesures';
-import { OUTILS } from '../lambdas/core/outils';
+import { ESPACE_MESURES, MESURES } from '../lambdas/core/infra/mesures';
+import { OUTILS } from '../lambdas/core/modele/outils';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
 import { SERVICE_POWERTOOLS } from './fonction';
 
@@ -129,7 +129,7 @@ export class Observabilite extends Construct {
       SEUILS.executionsInterrompues,
     );
 
-    // The sweeper's figures (lambdas/core/mesures.ts), emitted by Powertools with the `service` dimension only.
+    // The sweeper's figures (lambdas/core/infra/mesures.ts), emitted by Powertools with the `service` dimension only.
     const figure = (nom: string, statistic: string, period: Duration) =>
       new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: SERVICE_POWERTOOLS }, period, statistic });
     alarme(
@@ -188,7 +188,7 @@ export class Observabilite extends Construct {
     }
     alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), SEUILS.api5xx);
 
-    // Refunds are counted per tool (lambdas/core/mesures.ts): a graph, not an alarm.
+    // Refunds are counted per tool (lambdas/core/infra/mesures.ts): a graph, not an alarm.
     const quinze = Duration.minutes(15);
     const parOutil = Object.fromEntries(
       OUTILS.map((outil) => [

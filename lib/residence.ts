@@ -16,7 +16,7 @@
  *   non-streaming operation, DetectLabels, DetectFaces and DetectText included, in each Region listed), and the
  *   same list in botocore 1.43.11's endpoints.json.
  */
-import { OUTILS, type IdOutil } from '../lambdas/core/outils';
+import { OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import type { ModelesBedrock } from '../lambdas/moteurs/bedrock/configuration';
 
 /** The AWS Regions inside the European Union, and where they are. An EU stage lives, and calls, only there. */

@@ -1,6 +1,6 @@
 /**
  * Storage: one private bucket for inputs, direct uploads, results and batch ZIPs. The lifecycle
- * rules enforce the retention in lambdas/core/retention.ts; nobody reads the bucket directly
+ * rules enforce the retention in lambdas/core/modele/retention.ts; nobody reads the bucket directly
  * (results are delivered through signed links: lib/liens.ts), and clients write to it only with the
  * presigned PUT URLs of POST /televersements. Its policy (TLS only, TLS 1.2 or later) and its
  * default encryption (SSE-S3, applied by S3 itself, no header or KMS grant needed) leave such a PUT
@@ -16,7 +16,7 @@ import {
   RETENTION_ENTREES_JOURS,
   RETENTION_RESULTATS_JOURS,
   RETENTION_TELEVERSEMENTS_JOURS,
-} from '../lambdas/core/retention';
+} from '../lambdas/core/modele/retention';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
 
 export class Stockage extends Construct {
@@ -53,7 +53,7 @@ export class Stockage extends Construct {
         // Direct uploads, used by a job or not.
         { id: 'televersements', prefix: PREFIXES.televersements, expiration: Duration.days(RETENTION_TELEVERSEMENTS_JOURS) },
         { id: 'envois-incomplets', abortIncompleteMultipartUploadAfter: Duration.days(NETTOYAGE_ENVOIS_INCOMPLETS_JOURS) },
-        // Results and ZIPs carry the whole days their job or batch has left (core/retention.ts): one rule
+        // Results and ZIPs carry the whole days their job or batch has left (core/modele/retention.ts): one rule
         // per value, so a ZIP written again late in its batch's life goes with the batch, not 90 days on.
         // Where two rules apply, S3 applies the earlier expiration.
         ...Array.from({ length: RETENTION_RESULTATS_JOURS }, (_, i) => ({

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WasmReader } from '@contentauth/c2pa-wasm';
-import { detecterFormat, TYPES_MIME } from '../lambdas/core/images';
+import { detecterFormat, TYPES_MIME } from '../lambdas/core/modele/images';
 import { initialiserC2pa } from '../lambdas/moteurs/c2pa/wasm';
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { ancre: { type: 'string' } } });

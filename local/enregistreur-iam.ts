@@ -11,8 +11,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { clientDocument, type Dependances } from '../lambdas/core/dependances';
-import type { Objets } from '../lambdas/core/objets';
+import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
+import type { Dependances } from '../lambdas/core/infra/dependances';
+import type { Objets } from '../lambdas/core/infra/objets';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 
 export type RessourceAppelee =
@@ -184,7 +185,7 @@ const surveiller = <C extends Client>(
 };
 
 /**
- * The S3 port of the API functions (core/objets.ts), recorded as IAM sees it: a presigned URL is
+ * The S3 port of the API functions (core/infra/objets.ts), recorded as IAM sees it: a presigned URL is
  * authorised by the role that signed it, so making one is recorded as the action it allows.
  */
 const surveillerObjets = (objets: Objets, fonction: string, bucket: string, enregistreur: EnregistreurIam): Objets => {

@@ -1,12 +1,12 @@
 /**
  * The local stand-in of the CloudFront distribution in front of the results bucket: a signed link is
- * verified exactly as CloudFront verifies it (lambdas/core/liens.ts), then the object is streamed
+ * verified exactly as CloudFront verifies it (lambdas/core/infra/liens.ts), then the object is streamed
  * from the local S3. A tampered or expired link gets 403, a missing object 404.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
-import { verifierLien } from '../lambdas/core/liens';
+import { verifierLien } from '../lambdas/core/infra/liens';
 
 export const CHEMIN_FICHIERS = '/fichiers';
 

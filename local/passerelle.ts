@@ -10,8 +10,8 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES, type Route } from '../lambdas/http/routes';
-import { ErreurApi } from '../lambdas/core/erreurs';
-import { journal } from '../lambdas/core/journal';
+import { ErreurApi } from '../lambdas/core/modele/erreurs';
+import { journal } from '../lambdas/core/infra/journal';
 
 /** Above the spec's 100 MB request limit plus multipart overhead; the handler answers the precise 413. */
 export const MAX_OCTETS_CORPS = 110 * 1024 * 1024;

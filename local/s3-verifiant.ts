@@ -146,7 +146,7 @@ const lireSignature = (req: http.IncomingMessage, paires: [string, string][], ma
     if (typeof hashCorps !== 'string') throw new Refuse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256.');
     // The STREAMING-* payloads (aws-chunked: each chunk signed, or a checksum trailer) are not
     // decoded here, and s3rver would store their framing inside the object: refused, loudly, rather
-    // than stored wrong. The SDK sends none in this project (lambdas/core/client-s3.ts computes
+    // than stored wrong. The SDK sends none in this project (lambdas/core/infra/client-s3.ts computes
     // checksums only when required, and then in a header).
     if (hashCorps !== 'UNSIGNED-PAYLOAD' && !/^[0-9a-f]{64}$/.test(hashCorps)) {
       throw new Refuse(400, 'InvalidArgument', `x-amz-content-sha256 ${hashCorps} (aws-chunked) is not supported by the local S3.`);

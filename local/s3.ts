@@ -9,8 +9,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { clientS3 } from '../lambdas/core/dependances';
-import { objetsSignes, type Objets } from '../lambdas/core/objets';
+import { clientS3 } from '../lambdas/core/infra/client-s3';
+import { objetsSignes, type Objets } from '../lambdas/core/infra/objets';
 import { demarrerVerifiant, type Refus } from './s3-verifiant';
 
 /** s3rver's keys, the only ones the front accepts: anything signed with other keys is a 403. */
@@ -41,7 +41,7 @@ export const demarrerS3 = async (options: {
   });
   const { port: portAmont } = await serveur.run();
   // s3rver answers AbortMultipartUpload 405 and keeps the parts; S3 drops them (204), which a ZIP
-  // that fails midway counts on (lambdas/core/zip.ts). s3rver 3.7.1 (its last release) keeps an
+  // that fails midway counts on (lambdas/core/infra/zip.ts). s3rver 3.7.1 (its last release) keeps an
   // upload in <folder>/<bucket>/._S3rver_uploads/<id>/, with the key in its `key` file.
   const abandonnerEnvoi = async (seau: string, cle: string, idEnvoi: string): Promise<boolean> => {
     if (!options.seaux.includes(seau) || !/^[0-9a-f]{32}$/.test(idEnvoi)) return false;
@@ -76,6 +76,6 @@ export const demarrerS3 = async (options: {
 
 export const clientS3Local = (endpoint: string) => clientS3(true, { endpoint, region: REGION_S3_LOCALE, credentials: identifiantsS3Local });
 
-/** The API functions' S3 (core/objets.ts) on the local S3: the same signed requests as on AWS. */
+/** The API functions' S3 (core/infra/objets.ts) on the local S3: the same signed requests as on AWS. */
 export const objetsLocaux = (endpoint: string, bucket: string): Objets =>
   objetsSignes({ bucket, region: REGION_S3_LOCALE, endpoint, cheminStyle: true, identifiants: identifiantsS3Local });

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import type { IdOutil, OutilImage } from '../../lambdas/core/outils';
+import type { IdOutil, OutilImage } from '../../lambdas/core/modele/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { rendreScenes, type Scenes } from './scenes';

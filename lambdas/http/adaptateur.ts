@@ -6,8 +6,8 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ErreurApi } from '../core/erreurs';
-import { signaler } from '../core/signalement';
+import { ErreurApi } from '../core/modele/erreurs';
+import { signaler } from '../core/infra/signalement';
 
 export type HandlerHttp = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -37,7 +37,7 @@ export const erreursEnReponses = (): middy.MiddlewareObj<APIGatewayProxyEvent, A
       requete.response = reponseErreur(erreur);
       return;
     }
-    // The logger (Powertools) is loaded at the first line logged, not at every cold start (core/signalement.ts).
+    // The logger (Powertools) is loaded at the first line logged, not at every cold start (core/infra/signalement.ts).
     await signaler('error', 'unexpected error', { erreur, chemin: requete.event.path, requestId: requete.context.awsRequestId });
     requete.response = reponseErreur(new ErreurApi('internal_error', 'Internal error; please retry later.'));
   },

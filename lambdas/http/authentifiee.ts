@@ -5,9 +5,9 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compterRequete } from '../core/cadence';
-import { authentifier, type Appelant } from '../core/comptes';
-import type { Dependances } from '../core/dependances';
+import { compterRequete } from '../core/domaine/cadence';
+import { authentifier, type Appelant } from '../core/domaine/comptes';
+import type { Dependances } from '../core/infra/dependances';
 import { entete, erreursEnReponses, type HandlerHttp } from './adaptateur';
 
 export type FournisseurDeps = () => Promise<Dependances>;

@@ -1,7 +1,7 @@
-/** The answer of both DELETE routes, from what the erasure did (core/effacement.ts). */
+/** The answer of both DELETE routes, from what the erasure did (core/domaine/effacement.ts). */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Issue } from '../core/effacement';
-import { ErreurApi } from '../core/erreurs';
+import type { Issue } from '../core/domaine/effacement';
+import { ErreurApi } from '../core/modele/erreurs';
 import { reponseJson } from './adaptateur';
 
 export const repondreEffacement = (issue: Issue, quoi: 'job' | 'batch', id: string): APIGatewayProxyResult => {

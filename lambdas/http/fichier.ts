@@ -1,17 +1,17 @@
 /**
  * GET /fichiers/{cle+} — only where CloudFront is not deployed (`-c liens=api`, for LocalStack): the
- * same signed links are checked here exactly as CloudFront checks them (core/liens.ts), then the
+ * same signed links are checked here exactly as CloudFront checks them (core/infra/liens.ts), then the
  * client is redirected to a one-minute S3 URL. That short URL is used at once, so the role's
  * temporary credentials cannot expire under it; the link the customer keeps is the 24-hour one.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ErreurApi } from '../core/erreurs';
-import { verifierLien } from '../core/liens';
-import { objetsDepuisEnv, type Objets } from '../core/objets';
+import { ErreurApi } from '../core/modele/erreurs';
+import { verifierLien } from '../core/infra/liens';
+import { objetsDepuisEnv, type Objets } from '../core/infra/objets';
 import { routePublique } from './adaptateur';
 
 export interface ConfigFichier {
-  /** The bucket's objects, presigned without the S3 client (core/objets.ts). */
+  /** The bucket's objects, presigned without the S3 client (core/infra/objets.ts). */
   objets: Objets;
   /** Base of the links as signed: `https://…/v1/api/v1/fichiers`. */
   base: string;

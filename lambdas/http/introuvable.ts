@@ -2,7 +2,7 @@
  * Unknown routes and methods. On AWS it sits behind `ANY /{proxy+}` and `ANY` on each resource
  * (explicit methods win), so the gateway never answers its own 403 "Missing Authentication Token".
  */
-import { ErreurApi } from '../core/erreurs';
+import { ErreurApi } from '../core/modele/erreurs';
 import { routePublique } from './adaptateur';
 import { BASE_CHEMIN, ROUTES } from './routes';
 

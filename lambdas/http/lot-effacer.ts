@@ -3,11 +3,11 @@
  * results, records), its ZIP, its record. A batch with jobs not yet ended answers 409 and is erased
  * by the sweeper when it ends.
  */
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { lotDuCompte } from '../core/consultation';
-import { effacerLotEnregistre } from '../core/effacement';
-import { dependancesAvec } from '../core/dependances-env';
-import { objetsDepuisEnv } from '../core/objets';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { lotDuCompte } from '../core/domaine/consultation';
+import { effacerLotEnregistre } from '../core/domaine/effacement';
+import { dependancesAvec } from '../core/infra/dependances';
+import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 import { repondreEffacement } from './effacement';

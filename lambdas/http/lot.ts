@@ -1,9 +1,9 @@
 /** GET /lots/{id} — a batch: counters, its jobs, and once done a signed link to the ZIP. */
-import { lotDuCompte } from '../core/consultation';
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { dependancesAvec } from '../core/dependances-env';
-import { lireSecretLiens } from '../core/secret-liens';
-import { versLot } from '../core/modele';
+import { lotDuCompte } from '../core/domaine/consultation';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { lireSecretLiens } from '../core/infra/secret-liens';
+import { versLot } from '../core/modele/enregistrements';
 import { idDuChemin, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 

@@ -1,5 +1,5 @@
 /** GET /openapi.json — the OpenAPI 3.1 document, generated from the same schemas that validate. */
-import { documentOpenApi } from '../core/openapi';
+import { documentOpenApi } from '../core/contrat/openapi/document';
 import { reponseJson, routePublique } from './adaptateur';
 
 export const creer = () => {

@@ -1,5 +1,5 @@
 /** GET /outils — the tool catalogue of this stage (all tools, unless the stage withdrew some), public. */
-import { CATALOGUE, outilsOfferts } from '../core/outils';
+import { CATALOGUE, outilsOfferts } from '../core/modele/outils';
 import { reponseJson, routePublique } from './adaptateur';
 
 export const creer = (env: NodeJS.ProcessEnv = process.env) => {

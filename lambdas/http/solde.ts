@@ -1,8 +1,8 @@
 /** GET /solde — the account's credit balance. */
 import { lire as lireCompte } from '../core/depots/comptes';
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { dependancesAvec } from '../core/dependances-env';
-import { ErreurApi } from '../core/erreurs';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { ErreurApi } from '../core/modele/erreurs';
 import { reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 

@@ -3,11 +3,11 @@
  * ZIP of its batch (written again without it), its record. A job not yet ended answers 409 and is
  * erased by the sweeper when it ends.
  */
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { travailDuCompte } from '../core/consultation';
-import { effacerTravailEnregistre } from '../core/effacement';
-import { dependancesAvec } from '../core/dependances-env';
-import { objetsDepuisEnv } from '../core/objets';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { travailDuCompte } from '../core/domaine/consultation';
+import { effacerTravailEnregistre } from '../core/domaine/effacement';
+import { dependancesAvec } from '../core/infra/dependances';
+import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 import { repondreEffacement } from './effacement';

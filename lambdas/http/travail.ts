@@ -1,9 +1,9 @@
 /** GET /travaux/{id} — one job, with freshly signed links to its results. */
-import { travailDuCompte } from '../core/consultation';
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { dependancesAvec } from '../core/dependances-env';
-import { lireSecretLiens } from '../core/secret-liens';
-import { versTravail } from '../core/modele';
+import { travailDuCompte } from '../core/domaine/consultation';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { lireSecretLiens } from '../core/infra/secret-liens';
+import { versTravail } from '../core/modele/enregistrements';
 import { idDuChemin, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 

@@ -4,11 +4,11 @@
  * time to send the answer, and never commits a debit it could not answer for (facturation.ts).
  */
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { objetsDepuisEnv } from '../core/objets';
-import { dependancesAvec } from '../core/dependances-env';
-import { lancer } from '../core/lancement';
-import { outilsOfferts } from '../core/outils';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { objetsDepuisEnv } from '../core/infra/objets';
+import { dependancesAvec } from '../core/infra/dependances';
+import { lancer } from '../core/domaine/lancement';
+import { outilsOfferts } from '../core/modele/outils';
 import { entete, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 

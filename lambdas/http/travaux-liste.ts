@@ -1,9 +1,9 @@
 /** GET /travaux — recent jobs, newest first, optionally of one tool. */
-import { lireFiltre, listerTravaux } from '../core/consultation';
-import { documentDepuisEnv } from '../core/client-dynamodb';
-import { dependancesAvec } from '../core/dependances-env';
-import { lireSecretLiens } from '../core/secret-liens';
-import { versTravail } from '../core/modele';
+import { lireFiltre, listerTravaux } from '../core/domaine/consultation';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { lireSecretLiens } from '../core/infra/secret-liens';
+import { versTravail } from '../core/modele/enregistrements';
 import { reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 

@@ -1,12 +1,13 @@
 /**
  * The sweeper's Lambda, run every minute by EventBridge (lib/flux.ts): finishes every job and batch
- * left unfinished (core/balayage.ts) and publishes its figures every run, zeros included, so that
+ * left unfinished (core/domaine/balayage.ts) and publishes its figures every run, zeros included, so that
  * "work older than the bound" and "the sweeper did not run" can both alarm.
  */
-import { AGE_MINIMUM_MS, balayer } from '../core/balayage';
-import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
-import { journal } from '../core/journal';
-import { publierBalayage } from '../core/mesures';
+import { AGE_MINIMUM_MS, balayer } from '../core/domaine/balayage';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import type { Dependances } from '../core/infra/dependances';
+import { journal } from '../core/infra/journal';
+import { publierBalayage } from '../core/infra/mesures';
 
 export const creer = (deps: () => Promise<Dependances>) => async () => {
   const bilan = await balayer(await deps(), { ageMinimumMs: AGE_MINIMUM_MS });

@@ -3,12 +3,12 @@
  * "Outil" the engine. The types live here; each step's entry point builds only what it uses, so that
  * no function bundles sharp or an engine it never calls (see preparer.ts and outil.ts).
  */
-import type { Dependances } from '../core/dependances';
+import type { Dependances } from '../core/infra/dependances';
 import type { Moteur } from '../moteurs/commun/moteur';
 import type { MarqueurC2pa } from '../moteurs/c2pa/marquage';
 
 export interface DependancesPreparation extends Dependances {
-  /** Fetches an image URL without SSRF, size-capped (core/telechargement.ts). */
+  /** Fetches an image URL without SSRF, size-capped (core/infra/telechargement.ts). */
   telecharger: (url: string) => Promise<Buffer>;
 }
 
@@ -21,13 +21,3 @@ export interface DependancesOutil extends Dependances {
 
 /** What the local stack and the tests give every step. */
 export type DependancesPipeline = DependancesPreparation & DependancesOutil;
-
-/** Memoises a dependency builder: one per container. */
-export const unePourConteneur = <T>(construire: () => Promise<T>): (() => Promise<T>) => {
-  let cache: Promise<T> | undefined;
-  return () => {
-    cache ??= construire();
-    cache.catch(() => (cache = undefined));
-    return cache;
-  };
-};

@@ -1,7 +1,8 @@
 /** Step "Enregistrer": the job is `termine` with its results; counters move once. */
-import { terminerTravail } from '../core/cycle';
-import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
-import { ErreurTravail } from '../core/erreurs';
+import { terminerTravail } from '../core/domaine/cycle';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import type { Dependances } from '../core/infra/dependances';
+import { ErreurTravail } from '../core/modele/erreurs';
 import { etape } from './etape';
 
 export const creer = (deps: () => Promise<Dependances>) =>

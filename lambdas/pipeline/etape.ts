@@ -5,13 +5,11 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { Dependances } from '../core/dependances';
-import { ErreurTravail } from '../core/erreurs';
-import { journal } from '../core/journal';
-import type { EntreeExecution } from '../core/executions';
-import type { FormatImage } from '../core/images';
-import type { ControleStructure } from '../moteurs/commun/controle';
-import type { Redaction } from '../moteurs/commun/moteur';
+import type { Dependances } from '../core/infra/dependances';
+import { ErreurTravail } from '../core/modele/erreurs';
+import { journal } from '../core/infra/journal';
+import type { EntreeExecution } from '../core/infra/executions';
+import type { SortieOutil } from '../core/modele/sorties';
 
 /** The state as it flows through the state machine (see statemachines/travail.asl.json). */
 export interface EtatExecution extends EntreeExecution {
@@ -19,24 +17,6 @@ export interface EtatExecution extends EntreeExecution {
   sortie?: SortieOutil;
   fin?: { lot_a_finaliser: boolean };
   echec?: { Error?: string; Cause?: string };
-}
-
-/**
- * What the tool step hands to Enregistrer, through the execution's state. Step Functions keeps every
- * state's input and output in the execution's history for 90 days, and nothing can erase it
- * (core/effacement.ts cannot reach it): so no customer content travels here — the result files by
- * format only (Enregistrer makes their keys and names from the job record) and the listing text by
- * its S3 key. Ids, seeds and scores only.
- */
-export interface SortieOutil {
-  resultats: { format: FormatImage }[];
-  /** S3 key of the listing text (cles-s3.ts, cleTexte), for annonce. */
-  texte: string | null;
-  graine: number | null;
-  /** For a listing text: who wrote it (moteurs/commun/moteur.ts). */
-  redaction?: Redaction | null;
-  /** For an image: the structure check it passed (moteurs/commun/controle.ts). */
-  structure?: ControleStructure | null;
 }
 
 export const etape = <D extends Dependances, S>(deps: () => Promise<D>, nom: string, fn: (etat: EtatExecution, d: D) => Promise<S>) =>

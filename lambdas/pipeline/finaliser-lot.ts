@@ -1,6 +1,7 @@
 /** Step "FinaliserLot": the last job of a batch streams its ZIP, then closes the batch. */
-import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
-import { finaliserLot } from '../core/lots';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import type { Dependances } from '../core/infra/dependances';
+import { finaliserLot } from '../core/domaine/lots';
 import { etape } from './etape';
 
 export const creer = (deps: () => Promise<Dependances>) =>

@@ -12,14 +12,16 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
-import { dependancesDepuisEnv } from '../core/dependances';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
 import { moteurDepuisEnv } from '../moteurs/choix';
-import { unePourConteneur, type DependancesOutil } from './dependances-pipeline';
-import { ErreurTravail } from '../core/erreurs';
-import { detecterFormat, MAX_OCTETS_IMAGE } from '../core/images';
+import { unePourConteneur } from '../core/infra/dependances';
+import type { DependancesOutil } from './dependances-pipeline';
+import { ErreurTravail } from '../core/modele/erreurs';
+import { detecterFormat, MAX_OCTETS_IMAGE } from '../core/modele/images';
 import { marqueurDepuisEnv } from '../moteurs/c2pa/marquage';
-import { etape, type SortieOutil } from './etape';
-import { PREFIXES } from '../core/retention';
+import type { SortieOutil } from '../core/modele/sorties';
+import { etape } from './etape';
+import { PREFIXES } from '../core/modele/retention';
 import { executerOutil, type EntreeLue } from './service-outil';
 
 const REMPLACEE = 'The uploaded file was replaced after POST /travaux checked it; upload it again.';

@@ -1,18 +1,19 @@
 /**
  * Step "Preparer": marks the job `en_cours`, then makes sure every input is a checked image in S3.
  * Uploaded images are already there (checked by POST /travaux); an https URL is fetched here, with
- * the SSRF guard and the size cap of core/telechargement.ts, and its bytes checked the same way
+ * the SSRF guard and the size cap of core/infra/telechargement.ts, and its bytes checked the same way
  * (format and, from the header, pixel count).
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { commencerTravail } from '../core/cycle';
-import { dependancesDepuisEnv } from '../core/dependances';
-import { creerTelechargeur } from '../core/telechargement';
-import { unePourConteneur, type DependancesPreparation } from './dependances-pipeline';
-import { depasseLimite, lireDimensions, messageTropGrande } from '../core/dimensions';
-import { ErreurTravail } from '../core/erreurs';
-import { detecterFormat, TYPES_MIME } from '../core/images';
-import { cleEntree } from '../core/cles-s3';
+import { commencerTravail } from '../core/domaine/cycle';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import { creerTelechargeur } from '../core/infra/telechargement';
+import { unePourConteneur } from '../core/infra/dependances';
+import type { DependancesPreparation } from './dependances-pipeline';
+import { depasseLimite, lireDimensions, messageTropGrande } from '../core/modele/dimensions';
+import { ErreurTravail } from '../core/modele/erreurs';
+import { detecterFormat, TYPES_MIME } from '../core/modele/images';
+import { cleEntree } from '../core/modele/cles-s3';
 import { etape } from './etape';
 
 export const creer = (deps: () => Promise<DependancesPreparation>) =>

@@ -1,7 +1,8 @@
 /** Step "Rembourser" (the Catch branch): the job is `echec` with its `erreur`, and refunded exactly once. */
-import { erreurDepuisEchec, rembourserTravail } from '../core/cycle';
-import { dependancesDepuisEnv, type Dependances } from '../core/dependances';
-import { compterRemboursement } from '../core/mesures';
+import { erreurDepuisEchec, rembourserTravail } from '../core/domaine/cycle';
+import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import type { Dependances } from '../core/infra/dependances';
+import { compterRemboursement } from '../core/infra/mesures';
 import { etape } from './etape';
 
 export const creer = (deps: () => Promise<Dependances>) =>

@@ -6,19 +6,20 @@
  * Every write goes through `deposer`, so that none can skip what each must do: read the job again just
  * before writing and refuse if this run is no longer its own (its execution timed out or was aborted
  * while this Lambda went on, and the job was refunded, erased or run again), and tag the file with the
- * days its job has left (core/retention.ts), by which the bucket's lifecycle deletes it.
+ * days its job has left (core/modele/retention.ts), by which the bucket's lifecycle deletes it.
  * pipeline/outil.ts reads the job and its inputs and calls `executerOutil`; the engines (moteurs/)
  * know nothing of S3.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { cleTexte, resultatsDuTravail } from '../core/cles-s3';
+import { cleTexte, resultatsDuTravail } from '../core/modele/cles-s3';
 import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
-import { ErreurTravail } from '../core/erreurs';
-import { TYPES_MIME, type FormatImage } from '../core/images';
-import type { EnregistrementTravail } from '../core/modele';
-import { etiquetteRetention } from '../core/retention';
+import { ErreurTravail } from '../core/modele/erreurs';
+import { TYPES_MIME, type FormatImage } from '../core/modele/images';
+import type { EnregistrementTravail } from '../core/modele/enregistrements';
+import { etiquetteRetention } from '../core/modele/retention';
 import type { DependancesOutil } from './dependances-pipeline';
-import type { EtatExecution, SortieOutil } from './etape';
+import type { SortieOutil } from '../core/modele/sorties';
+import type { EtatExecution } from './etape';
 
 /** An input as the step read it: its bytes, and the format its own first bytes say (JPEG, PNG or WebP). */
 export interface EntreeLue {

@@ -72,7 +72,7 @@ describe('Lambda bundles', () => {
       expect(octetsDepart / 1024, module).toBeLessThanOrEqual(300);
       for (const fichier of [...depart, ...aLaDemande]) {
         const code = readFileSync(fichier, 'utf8');
-        // S3 goes through core/objets.ts (SigV4 by the SDK's own signer): the S3 client's operation
+        // S3 goes through core/infra/objets.ts (SigV4 by the SDK's own signer): the S3 client's operation
         // names are nowhere, nor the STS client of the web-identity and ini credential sources.
         expect(code, `${module} ${fichier}`).not.toContain('PutBucketLifecycleConfiguration');
         expect(code, `${module} ${fichier}`).not.toContain('AssumeRoleWithWebIdentity');

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ESPACE_MESURES, MESURES } from '../../lambdas/core/mesures';
+import { ESPACE_MESURES, MESURES } from '../../lambdas/core/infra/mesures';
 import {
   CONSERVATION_JOURNAUX_JOURS,
   PREFIXES,
@@ -19,7 +19,7 @@ import {
   RETENTION_RESULTATS_JOURS,
   RETENTION_TELEVERSEMENTS_JOURS,
   SAUVEGARDES_TABLE_JOURS,
-} from '../../lambdas/core/retention';
+} from '../../lambdas/core/modele/retention';
 import { cle as cleCadence } from '../../lambdas/core/depots/cadences';
 import { cle as cleCompte, cleApi } from '../../lambdas/core/depots/comptes';
 import { cle as cleIdempotence } from '../../lambdas/core/depots/idempotence';
@@ -320,10 +320,10 @@ describe('the dev stage', () => {
         { Id: 'resultats-90-jours', Prefix: 'resultats/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
         { Id: 'zips-90-jours', Prefix: 'zips/', ExpirationInDays: RETENTION_RESULTATS_JOURS, Status: 'Enabled' },
         { Id: 'entrees', Prefix: 'entrees/', ExpirationInDays: RETENTION_ENTREES_JOURS, Status: 'Enabled' },
-        // Direct uploads the sweeper missed go after a day (an unused one goes within minutes of its 30, core/televersements.ts).
+        // Direct uploads the sweeper missed go after a day (an unused one goes within minutes of its 30, core/domaine/televersements.ts).
         { Id: 'televersements', Prefix: 'televersements/', ExpirationInDays: RETENTION_TELEVERSEMENTS_JOURS, Status: 'Enabled' },
         { Id: 'envois-incomplets', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
-        // Results and ZIPs tagged with the days their job or batch has left (core/retention.ts): a ZIP written
+        // Results and ZIPs tagged with the days their job or batch has left (core/modele/retention.ts): a ZIP written
         // again on day 89 goes with its batch, not 90 days later (issue 21, point 6).
         ...Array.from({ length: RETENTION_RESULTATS_JOURS }, (_, i) => ({
           Id: `retention-jours-${i + 1}`,
@@ -534,7 +534,7 @@ describe('the dev stage', () => {
       trier([
         { Action: ['dynamodb:GetItem'], Resource: [r.table] },
         { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
-        // Tagged with the days its job has left (core/retention.ts).
+        // Tagged with the days its job has left (core/modele/retention.ts).
         { Action: ['s3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('resultats')] },
         // The C2PA key, to sign every result; not the link key.
         { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secretC2pa] },
@@ -697,7 +697,7 @@ describe('the dev stage', () => {
         ecriture(r.table, 'DeleteItem', ['televersement', 'travail', 'lot', 'effacement']),
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
         { Action: ['s3:AbortMultipartUpload', 's3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('zips')] },
-        // Erasures recorded while their work ran (core/effacement.ts), unused uploads.
+        // Erasures recorded while their work ran (core/domaine/effacement.ts), unused uploads.
         { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         // The executions of this state machine only.

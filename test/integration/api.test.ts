@@ -5,8 +5,8 @@
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lancement, Travail } from '../../lambdas/core/modele';
-import { SchemaLancement, SchemaOutils, SchemaTravail } from '../../lambdas/core/openapi';
+import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
+import { SchemaLancement, SchemaOutils, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { lireZip } from '../support/zip';
@@ -61,7 +61,7 @@ describe('authentication', () => {
     expect((await appeler(url, 'GET', '/travaux', { entetes: { Authorization: 'Basic abc' } })).statut).toBe(401);
     const { cle } = await pile.creerCompte(10);
     expect(await solde(cle)).toBe(10);
-    const { revoquerCle } = await import('../../lambdas/core/comptes');
+    const { revoquerCle } = await import('../../lambdas/core/domaine/comptes');
     await revoquerCle(pile.deps, cle);
     const refuse = await appeler(url, 'GET', '/solde', { cle });
     expect(refuse.statut).toBe(401);
@@ -356,7 +356,7 @@ describe('a stage that withdraws tools (-c outils, e.g. an EU stage offering ann
     expect(() => creer({ RETOUCHE_OUTILS: 'annonce,peinture' })).toThrow(/RETOUCHE_OUTILS names no tool: peinture/);
 
     const { cle, compte } = await pile.creerCompte(10);
-    const { lancer } = await import('../../lambdas/core/lancement');
+    const { lancer } = await import('../../lambdas/core/domaine/lancement');
     const corps = Buffer.from(JSON.stringify({ outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] }));
     await expect(lancer(pile.deps, { compte, contentType: 'application/json', corps, cleIdempotence: undefined, outils: ['annonce'] })).rejects.toMatchObject({
       code: 'invalid_tool',

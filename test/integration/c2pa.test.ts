@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lancement, Travail } from '../../lambdas/core/modele';
+import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
 import { verifierC2pa } from '../support/c2pa-verificateur';

@@ -3,7 +3,7 @@
  * per-key rate limit. Everything goes through HTTP and the real DynamoDB transactions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lancement } from '../../lambdas/core/modele';
+import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
@@ -104,7 +104,7 @@ describe('rate limit', () => {
     expect(refuse.statut).toBe(429);
     expect(refuse.corps.error.code).toBe('rate_limited');
     expect(refuse.entetes.get('retry-after')).toBe('30');
-    const { creerCle } = await import('../../lambdas/core/comptes');
+    const { creerCle } = await import('../../lambdas/core/domaine/comptes');
     const autre = await creerCle(pile.deps, compte);
     expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: autre.cle })).statut).toBe(200);
   });

@@ -6,8 +6,8 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { effacerCompte } from '../../lambdas/core/effacement';
-import type { Lancement, Lot, Travail } from '../../lambdas/core/modele';
+import { effacerCompte } from '../../lambdas/core/domaine/effacement';
+import type { Lancement, Lot, Travail } from '../../lambdas/core/modele/enregistrements';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { lireZip } from '../support/zip';
@@ -250,7 +250,7 @@ describe('erasure under races and faults', () => {
   it('a job cannot leave a batch while its ZIP is being written: 409, then erased once the claim is gone', async () => {
     const { cle } = await pile.creerCompte(20);
     const { lotId, ids } = await batch(cle, 2);
-    // A ZIP writer holds the batch (core/lots.ts).
+    // A ZIP writer holds the batch (core/domaine/lots.ts).
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const lots = await import('../../lambdas/core/depots/lots');
     const tenir = (jusqua: number) =>
@@ -279,7 +279,7 @@ describe('erasure under races and faults', () => {
     const seul = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
     const id = seul.corps.travaux[0]!.id;
     await attendreTravail(url, cle, id);
-    const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/effacement');
+    const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/domaine/effacement');
     const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     const { lire: lireEnregistrementLot } = await import('../../lambdas/core/depots/lots');
 
@@ -346,9 +346,9 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
     if (!lot.zip) return null;
     return [...(await lireZip(Buffer.from(await (await fetch(lot.zip.url.replace('localhost', '127.0.0.1'))).arrayBuffer()))).keys()];
   };
-  const finaliser = async (lotId: string, d = pile.deps) => (await import('../../lambdas/core/lots')).finaliserLot(d, lotId, 'balayeur');
+  const finaliser = async (lotId: string, d = pile.deps) => (await import('../../lambdas/core/domaine/lots')).finaliserLot(d, lotId, 'balayeur');
   const effacerTravail = async (id: string, d = pile.deps) => {
-    const { effacerTravailEnregistre } = await import('../../lambdas/core/effacement');
+    const { effacerTravailEnregistre } = await import('../../lambdas/core/domaine/effacement');
     const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     return effacerTravailEnregistre(d, (await lireEnregistrementTravail(pile.deps, id))!);
   };
@@ -511,7 +511,7 @@ describe('erasure of work still running', () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { OUVERTS } = await import('../../lambdas/core/depots/table');
     const effacements = await import('../../lambdas/core/depots/effacements');
-    const { BORNE_EFFACEMENT_MS } = await import('../../lambdas/core/balayage');
+    const { BORNE_EFFACEMENT_MS } = await import('../../lambdas/core/domaine/balayage');
     const demande_le = new Date(Date.now() - 3 * 3600_000).toISOString();
     expect(3 * 3600_000).toBeGreaterThan(BORNE_EFFACEMENT_MS);
     await pile.deps.ddb.send(

@@ -7,11 +7,11 @@ import { request } from 'node:http';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { objetsSignes } from '../../lambdas/core/objets';
+import { objetsSignes } from '../../lambdas/core/infra/objets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { creerSignataire } from '../../lambdas/core/liens';
-import { SchemaErreur } from '../../lambdas/core/openapi';
+import { creerSignataire } from '../../lambdas/core/infra/liens';
+import { SchemaErreur } from '../../lambdas/core/contrat/openapi/schemas';
 import { creer as creerFichier } from '../../lambdas/http/fichier';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreTravail, imageTest, type Reponse } from '../support/client';
@@ -84,7 +84,7 @@ const attendu = (r: Reponse, statut: number, code: string) => {
 };
 
 describe('POST /travaux: bodies of absurd shape', () => {
-  // These four need POST /travaux to read JSON with lireCorpsJson (lambdas/core/json.ts).
+  // These four need POST /travaux to read JSON with lireCorpsJson (lambdas/core/contrat/json.ts).
   it('JSON nested 100 000 levels deep is a 400, wherever the nesting is', async () => {
     const profond = (n: number) => '['.repeat(n) + ']'.repeat(n);
     attendu(await poster(`{"outil":"ciel","valeurs":${profond(100_000)}}`), 400, 'invalid_body');
@@ -155,7 +155,7 @@ describe('POST /travaux: bodies of absurd shape', () => {
 });
 
 describe('POST /travaux: decompression bombs', () => {
-  // These need POST /travaux to call verifierDimensions (lambdas/core/dimensions.ts) on each image.
+  // These need POST /travaux to call verifierDimensions (lambdas/core/modele/dimensions.ts) on each image.
   it('a 16000×16000 PNG sent inline is a 413 image_too_large naming its size', async () => {
     expect(bombe.length).toBeLessThan(1024 * 1024);
     const r = await poster(JSON.stringify({ outil: 'ciel', images: [{ base64: bombe.toString('base64') }] }));

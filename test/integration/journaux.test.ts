@@ -6,8 +6,8 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journal } from '../../lambdas/core/journal';
-import type { Lancement } from '../../lambdas/core/modele';
+import { journal } from '../../lambdas/core/infra/journal';
+import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';

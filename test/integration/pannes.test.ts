@@ -7,14 +7,14 @@
  */
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { balayer } from '../../lambdas/core/balayage';
+import { balayer } from '../../lambdas/core/domaine/balayage';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { lire as lireEnregistrementLot } from '../../lambdas/core/depots/lots';
-import type { Dependances } from '../../lambdas/core/dependances';
-import { ErreurTravail } from '../../lambdas/core/erreurs';
-import { lancer } from '../../lambdas/core/lancement';
-import type { Lancement } from '../../lambdas/core/modele';
+import type { Dependances } from '../../lambdas/core/infra/dependances';
+import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
+import { lancer } from '../../lambdas/core/domaine/lancement';
+import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creer as creerEnregistrer } from '../../lambdas/pipeline/enregistrer';
@@ -301,7 +301,7 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
     const id = corps.travaux[0]!.id;
     await jusquAuModele(1);
     // What the sweeper does once the execution has timed out: refund; then the customer erases the job.
-    const { rembourserTravail } = await import('../../lambdas/core/cycle');
+    const { rembourserTravail } = await import('../../lambdas/core/domaine/cycle');
     expect(await rembourserTravail(pile.deps, id, { code: 'moteur_indisponible', message: 'timed out' })).toMatchObject({ rembourse: true });
     expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
     portes.shift()!();
@@ -318,7 +318,7 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
     });
     const id = corps.travaux[0]!.id;
     await jusquAuModele(2);
-    const { nouvelleTentative } = await import('../../lambdas/core/cycle');
+    const { nouvelleTentative } = await import('../../lambdas/core/domaine/cycle');
     expect(await nouvelleTentative(pile.deps, id)).toMatchObject({ tentative: 2 });
     portes.shift()!();
     await pile.attendreInactivite();

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DescribeExecutionCommand, ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entreeExecution } from '../../lambdas/core/executions';
+import { entreeExecution } from '../../lambdas/core/infra/executions';
 import { demarrerPileTest } from '../support/pile';
 import { appeler } from '../support/client';
 
@@ -40,7 +40,7 @@ describe('local Step Functions API', () => {
 describe('admin CLI', () => {
   const admin = async (...args: string[]) => {
     try {
-      const { stdout } = await executer(process.execPath, ['--import', 'tsx', 'local/admin.ts', ...args], {
+      const { stdout } = await executer(process.execPath, ['--import', 'tsx', 'exploitation/admin.ts', ...args], {
         env: { ...process.env, RETOUCHE_DATA_DIR: pile.dossier },
       });
       return { code: 0, sortie: JSON.parse(stdout) as Record<string, unknown>, erreur: '' };

@@ -29,7 +29,7 @@ const parcoursDuReadme = (readme: string): string => {
 };
 
 /** What the project needs to run `npm start` and `npm run …` from another folder: its code and its manifest. */
-const LIENS = ['package.json', 'tsconfig.json', 'node_modules', 'bin', 'lib', 'lambdas', 'local', 'statemachines', 'docs', 'test'];
+const LIENS = ['package.json', 'tsconfig.json', 'node_modules', 'bin', 'lib', 'lambdas', 'local', 'exploitation', 'statemachines', 'docs', 'test'];
 
 let dossier: string;
 let pile: ChildProcess | undefined;

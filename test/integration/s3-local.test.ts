@@ -22,11 +22,11 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientS3 } from '../../lambdas/core/client-s3';
-import { objetsSignes } from '../../lambdas/core/objets';
-import { cleTeleversement } from '../../lambdas/core/cles-s3';
-import type { Televersement } from '../../lambdas/core/televersements';
-import { ecrireZip } from '../../lambdas/core/zip';
+import { clientS3 } from '../../lambdas/core/infra/client-s3';
+import { objetsSignes } from '../../lambdas/core/infra/objets';
+import { cleTeleversement } from '../../lambdas/core/modele/cles-s3';
+import type { Televersement } from '../../lambdas/core/domaine/televersements';
+import { ecrireZip } from '../../lambdas/core/infra/zip';
 import { identifiantsLocaux } from '../../local/dynamodb';
 import { FICHIER_PILE } from '../../local/pile';
 import { identifiantsS3Local } from '../../local/s3';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portLibre } from '../../local/ports';
 import { FICHIER_VERROU } from '../../local/verrou';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
-import { clientDocument } from '../../lambdas/core/dependances';
+import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { clientDynamoLocal } from '../../local/dynamodb';
 import { FICHIER_PILE } from '../../local/pile';
 import { imageTest } from '../support/images';
@@ -96,7 +96,7 @@ const get = async (port: number, chemin: string, cle?: string) => {
 };
 
 const admin = async (dossier: string, ...args: string[]) => {
-  const { stdout } = await executer(process.execPath, ['--import', 'tsx', 'local/admin.ts', ...args], {
+  const { stdout } = await executer(process.execPath, ['--import', 'tsx', 'exploitation/admin.ts', ...args], {
     cwd: RACINE,
     env: { ...process.env, RETOUCHE_DATA_DIR: dossier },
   });

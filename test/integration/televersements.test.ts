@@ -5,13 +5,13 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lancement, Lot } from '../../lambdas/core/modele';
-import type { Televersement } from '../../lambdas/core/televersements';
-import { VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/retention';
+import type { Lancement, Lot } from '../../lambdas/core/modele/enregistrements';
+import type { Televersement } from '../../lambdas/core/domaine/televersements';
+import { VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/modele/retention';
 import { appeler, attendreLot, attendreTravail, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
 import * as v from 'valibot';
-import { SchemaTeleversements } from '../../lambdas/core/openapi';
+import { SchemaTeleversements } from '../../lambdas/core/contrat/openapi/schemas';
 import { photoGrande } from '../support/photo';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;

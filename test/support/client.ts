@@ -4,8 +4,8 @@
  */
 import * as v from 'valibot';
 import { expect } from 'vitest';
-import type { Lot, Travail } from '../../lambdas/core/modele';
-import { SchemaErreur, SchemaLot, SchemaTravail } from '../../lambdas/core/openapi';
+import type { Lot, Travail } from '../../lambdas/core/modele/enregistrements';
+import { SchemaErreur, SchemaLot, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
 
 export { imageTest } from './images';
 

@@ -10,8 +10,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { lire as lireEnregistrementLot } from '../../lambdas/core/depots/lots';
 import { duCompte } from '../../lambdas/core/depots/travaux';
-import type { Dependances } from '../../lambdas/core/dependances';
-import type { EnregistrementTravail } from '../../lambdas/core/modele';
+import type { Dependances } from '../../lambdas/core/infra/dependances';
+import type { EnregistrementTravail } from '../../lambdas/core/modele/enregistrements';
 import { INDEX, OUVERTS } from '../../lambdas/core/depots/table';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 's3' | 'bucket'>;

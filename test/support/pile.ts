@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { creerCompte } from '../../lambdas/core/comptes';
+import { creerCompte } from '../../lambdas/core/domaine/comptes';
 import { demarrerPile, type ConfigPile } from '../../local/pile';
 
 export type OptionsPileTest = Partial<Omit<ConfigPile, 'dossier' | 'dynamoEndpoint' | 'table'>>;

@@ -1,6 +1,6 @@
 /** Runs `fn` and returns the ErreurApi it throws; fails the test if it throws nothing else. */
 import { expect } from 'vitest';
-import { ErreurApi } from '../../lambdas/core/erreurs';
+import { ErreurApi } from '../../lambdas/core/modele/erreurs';
 
 export const refus = (fn: () => unknown): ErreurApi => {
   try {

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BORNE_LOT_MS, BORNE_RELANCE_MS, BORNE_TRAVAIL_MS, decider, DUREE_MAX_EXECUTION_MS, DUREE_MAX_TACHE_MS } from '../../lambdas/core/balayage';
-import { nomExecution, arnExecution } from '../../lambdas/core/executions';
+import { BORNE_LOT_MS, BORNE_RELANCE_MS, BORNE_TRAVAIL_MS, decider, DUREE_MAX_EXECUTION_MS, DUREE_MAX_TACHE_MS } from '../../lambdas/core/domaine/balayage';
+import { nomExecution, arnExecution } from '../../lambdas/core/infra/executions';
 
 const MINUTE = 60_000;
 const jeune = 5 * MINUTE;

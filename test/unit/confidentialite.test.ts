@@ -1,11 +1,11 @@
 /**
  * docs/privacy.md says how long everything is kept: its table is read here and compared with the
- * durations the code and the template are built from (lambdas/core/retention.ts), so the page cannot
+ * durations the code and the template are built from (lambdas/core/modele/retention.ts), so the page cannot
  * promise what the stack does not do.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MARGE_RETRAIT_MS } from '../../lambdas/core/televersements';
+import { MARGE_RETRAIT_MS } from '../../lambdas/core/domaine/televersements';
 import { describe, expect, it } from 'vitest';
 import {
   CONSERVATION_FENETRE_CADENCE_SECONDES,
@@ -19,7 +19,7 @@ import {
   SAUVEGARDES_TABLE_JOURS,
   UTILISATION_TELEVERSEMENT_MINUTES,
   VALIDITE_URL_TELEVERSEMENT_SECONDES,
-} from '../../lambdas/core/retention';
+} from '../../lambdas/core/modele/retention';
 import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/depots/table';
 import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/depots/idempotence';
 

@@ -12,7 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OutilImage } from '../../lambdas/core/outils';
+import type { OutilImage } from '../../lambdas/core/modele/outils';
 import { configurationBedrock } from '../../lambdas/moteurs/bedrock/configuration';
 import { creerMoteurBedrock } from '../../lambdas/moteurs/bedrock/index';
 import { creerDetecteurRekognition } from '../../lambdas/moteurs/bedrock/rekognition';

@@ -4,8 +4,8 @@
  */
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lireDimensions, MAX_PIXELS_IMAGE, verifierDimensions } from '../../lambdas/core/dimensions';
-import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
+import { lireDimensions, MAX_PIXELS_IMAGE, verifierDimensions } from '../../lambdas/core/modele/dimensions';
+import { ErreurApi, ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { photoPourConverse } from '../../lambdas/moteurs/bedrock/annonce';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
 

@@ -6,20 +6,20 @@
  * of these without the page (or the other way round) fails here.
  */
 import { readFileSync } from 'node:fs';
-import { MAX_TELEVERSEMENTS_OUVERTS } from '../../lambdas/core/televersements';
+import { MAX_TELEVERSEMENTS_OUVERTS } from '../../lambdas/core/domaine/televersements';
 import { describe, expect, it } from 'vitest';
-import { REQUETES_PAR_MINUTE } from '../../lambdas/core/cadence';
-import { MAX_CLES_PAR_COMPTE } from '../../lambdas/core/comptes';
-import { LIMITE_DEFAUT, LIMITE_MAX } from '../../lambdas/core/consultation';
-import { MAX_PIXELS_IMAGE } from '../../lambdas/core/dimensions';
-import { CODES_API, CODES_TRAVAIL } from '../../lambdas/core/erreurs';
-import { MAX_TRAVAUX_EN_ATTENTE } from '../../lambdas/core/facturation';
+import { REQUETES_PAR_MINUTE } from '../../lambdas/core/domaine/cadence';
+import { MAX_CLES_PAR_COMPTE } from '../../lambdas/core/domaine/comptes';
+import { LIMITE_DEFAUT, LIMITE_MAX } from '../../lambdas/core/domaine/consultation';
+import { MAX_PIXELS_IMAGE } from '../../lambdas/core/modele/dimensions';
+import { CODES_API, CODES_TRAVAIL } from '../../lambdas/core/modele/erreurs';
+import { MAX_TRAVAUX_EN_ATTENTE } from '../../lambdas/core/domaine/facturation';
 import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/depots/idempotence';
-import { MAX_OCTETS_IMAGE, MAX_OCTETS_REQUETE } from '../../lambdas/core/images';
-import { VALIDITE_LIEN_SECONDES } from '../../lambdas/core/liens';
-import { CATALOGUE, estOutil, LONGUEUR_MAX_TEXTE, MAX_IMAGES_ANNONCE, MAX_IMAGES_LOT, OUTILS } from '../../lambdas/core/outils';
-import { RETENTION_RESULTATS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/retention';
-import { MAX_CARACTERES_URL, MAX_FICHIERS_TELEVERSEMENT } from '../../lambdas/core/schemas';
+import { MAX_OCTETS_IMAGE, MAX_OCTETS_REQUETE } from '../../lambdas/core/modele/images';
+import { VALIDITE_LIEN_SECONDES } from '../../lambdas/core/infra/liens';
+import { CATALOGUE, estOutil, LONGUEUR_MAX_TEXTE, MAX_IMAGES_ANNONCE, MAX_IMAGES_LOT, OUTILS } from '../../lambdas/core/modele/outils';
+import { RETENTION_RESULTATS_JOURS, UTILISATION_TELEVERSEMENT_MINUTES, VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/modele/retention';
+import { MAX_CARACTERES_URL, MAX_FICHIERS_TELEVERSEMENT } from '../../lambdas/core/contrat/schemas';
 import { ROUTES } from '../../lambdas/http/routes';
 
 const PAGE = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');

@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { lireFiltre } from '../../lambdas/core/consultation';
-import { erreurDepuisEchec } from '../../lambdas/core/cycle';
-import { ErreurApi, ErreurTravail } from '../../lambdas/core/erreurs';
-import { statutFinalLot, versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele';
+import { lireFiltre } from '../../lambdas/core/domaine/consultation';
+import { erreurDepuisEchec } from '../../lambdas/core/domaine/cycle';
+import { ErreurApi, ErreurTravail } from '../../lambdas/core/modele/erreurs';
+import { statutFinalLot, versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele/enregistrements';
 import { creer as creerIntrouvable } from '../../lambdas/http/introuvable';
-import { nomFichier } from '../../lambdas/core/cles-s3';
+import { nomFichier } from '../../lambdas/core/modele/cles-s3';
 
 const signer = (cle: string) => ({ url: `https://liens.example/${cle}?sig`, expire_le: '2026-11-24T00:00:00.000Z' });
 
@@ -123,9 +123,9 @@ describe('unknown routes', () => {
   });
 });
 
-describe('log redaction (core/journal.ts)', () => {
+describe('log redaction (core/infra/journal.ts)', () => {
   it('cuts our S3 keys after their prefix, file names with spaces included, and drops members that name files or hold records', async () => {
-    const { caviarder, caviarderTexte } = await import('../../lambdas/core/journal');
+    const { caviarder, caviarderTexte } = await import('../../lambdas/core/infra/journal');
     expect(caviarderTexte('GetObject resultats/acc/job/01-Maison du lac-ciel.jpg failed')).toBe('GetObject resultats/[redacted]');
     expect(caviarderTexte('zips/acc/lot.zip and televersements/acc/id')).toBe('zips/[redacted]');
     expect(caviarderTexte('job 1234 is missing')).toBe('job 1234 is missing');
@@ -135,9 +135,9 @@ describe('log redaction (core/journal.ts)', () => {
   });
 });
 
-describe('a result never outlives its job’s 90 days (core/retention.ts)', () => {
+describe('a result never outlives its job’s 90 days (core/modele/retention.ts)', () => {
   it('tags each file with the whole days left from the next midnight UTC, as S3 counts them', async () => {
-    const { joursRestants } = await import('../../lambdas/core/retention');
+    const { joursRestants } = await import('../../lambdas/core/modele/retention');
     const jour = 24 * 3600_000;
     const expireLe = (ecrit: Date, jours: number) => (Math.floor(ecrit.getTime() / jour) + 1 + jours) * jour; // S3: write + days, rounded up to midnight
     for (const cree of ['2026-01-01T00:00:00Z', '2026-01-01T23:59:00Z', '2026-03-15T08:30:00Z']) {

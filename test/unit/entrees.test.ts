@@ -1,8 +1,8 @@
 /** Inputs of POST /travaux: image bytes, base64 and data URLs, multipart forms. */
 import { describe, expect, it } from 'vitest';
-import { ErreurApi } from '../../lambdas/core/erreurs';
-import { decoderBase64, detecterFormat, MAX_OCTETS_IMAGE, tailleDecodee } from '../../lambdas/core/images';
-import { lireMultipart } from '../../lambdas/core/multipart';
+import { ErreurApi } from '../../lambdas/core/modele/erreurs';
+import { decoderBase64, detecterFormat, MAX_OCTETS_IMAGE, tailleDecodee } from '../../lambdas/core/modele/images';
+import { lireMultipart } from '../../lambdas/core/contrat/multipart';
 import { imageTest } from '../support/client';
 
 const codeDe = async (fn: () => unknown): Promise<string> => {

@@ -5,9 +5,9 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { objetsSignes } from '../../lambdas/core/objets';
+import { objetsSignes } from '../../lambdas/core/infra/objets';
 import { describe, expect, it } from 'vitest';
-import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
+import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
 import { traiter, type EvenementRessource } from '../../lambdas/deploiement/cle-liens';
 import { creer as creerFichier } from '../../lambdas/http/fichier';
 

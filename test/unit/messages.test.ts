@@ -1,17 +1,18 @@
 /**
- * What a client is told when its body is refused (lambdas/core/messages.ts): for each common mistake,
+ * What a client is told when its body is refused (lambdas/core/contrat/messages.ts): for each common mistake,
  * the status, the code, the exact path as the client wrote it, and a message in plain English that
  * names the field and what is allowed. Nothing of valibot's own wording may reach a client: every
  * message and every detail of every refusal below goes through `sansJargon`.
  */
 import { describe, expect, it } from 'vitest';
-import { lireDemande } from '../../lambdas/core/demande';
-import { ErreurApi } from '../../lambdas/core/erreurs';
-import { lireCorpsJson } from '../../lambdas/core/json';
-import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, suggerer, validerRequete, type Probleme } from '../../lambdas/core/messages';
-import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
-import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE } from '../../lambdas/core/schemas';
-import { creerTeleversements } from '../../lambdas/core/televersements';
+import { lireDemande } from '../../lambdas/core/contrat/demande';
+import { ErreurApi } from '../../lambdas/core/modele/erreurs';
+import { lireCorpsJson } from '../../lambdas/core/contrat/json';
+import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, validerRequete, type Probleme } from '../../lambdas/core/contrat/messages';
+import { suggerer } from '../../lambdas/core/contrat/suggestions';
+import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
+import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE } from '../../lambdas/core/contrat/schemas';
+import { creerTeleversements } from '../../lambdas/core/domaine/televersements';
 import { refus } from '../support/refus';
 
 /** Fragments of valibot's messages and type names; none may appear in anything a client reads. */

@@ -1,5 +1,5 @@
 /**
- * The operator's check before a Bedrock stage's first job (local/modeles-stage.ts, `admin -- check-models`),
+ * The operator's check before a Bedrock stage's first job (exploitation/modeles-stage.ts, `admin -- check-models`),
  * with recorded answers: each model is called once with the smallest request its service takes, its
  * lifecycle read, and a refusal or a Legacy model said in the words an operator acts on (issue 28, points 2
  * and 3).
@@ -10,7 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { modelesBedrock } from '../../lambdas/moteurs/bedrock/configuration';
-import { verifierModeles, type ModelesStage } from '../../local/modeles-stage';
+import { verifierModeles, type ModelesStage } from '../../exploitation/modeles-stage';
 
 const bedrock = mockClient(BedrockClient);
 const runtime = mockClient(BedrockRuntimeClient);

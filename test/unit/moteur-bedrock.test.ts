@@ -25,7 +25,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DetectLabelsCommand, RekognitionClient, ThrottlingException as RekognitionThrottling, InvalidImageFormatException } from '@aws-sdk/client-rekognition';
-import type { OutilImage } from '../../lambdas/core/outils';
+import type { OutilImage } from '../../lambdas/core/modele/outils';
 import { COTE_MAX_PHOTO, OCTETS_MAX_PHOTO } from '../../lambdas/moteurs/bedrock/annonce';
 import { configurationBedrock, modelesBedrock, ressourcesIamBedrock } from '../../lambdas/moteurs/bedrock/configuration';
 import { erreurDeBedrock } from '../../lambdas/moteurs/bedrock/erreurs';

@@ -1,7 +1,7 @@
 /** The local preview engine: real, different, reproducible images that keep untouched pixels. */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { OutilImage } from '../../lambdas/core/outils';
+import type { OutilImage } from '../../lambdas/core/modele/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';

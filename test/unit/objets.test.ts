@@ -1,5 +1,5 @@
 /**
- * The S3 port without the S3 client (core/objets.ts), against the local S3: s3rver behind the front
+ * The S3 port without the S3 client (core/infra/objets.ts), against the local S3: s3rver behind the front
  * that checks signatures as S3 does (local/s3-verifiant.ts), since s3rver checks none. The front is
  * trusted because it is checked first against the real SDK: it accepts what the SDK signs and refuses
  * what S3 would refuse. Then the port is held to the same front, and its presigned URLs to the SDK's shape.
@@ -13,8 +13,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { HttpResponse, type HttpHandler } from '@smithy/core/protocols';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { clientS3 } from '../../lambdas/core/client-s3';
-import { ErreurObjets, objetsDepuisEnv, objetsSignes, type Objets } from '../../lambdas/core/objets';
+import { clientS3 } from '../../lambdas/core/infra/client-s3';
+import { ErreurObjets, objetsDepuisEnv, objetsSignes, type Objets } from '../../lambdas/core/infra/objets';
 import { demarrerS3, identifiantsS3Local, type S3Local } from '../../local/s3';
 
 const SEAU = 'retouche-objets';

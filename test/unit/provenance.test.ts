@@ -6,7 +6,7 @@
 import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { OUTILS } from '../../lambdas/core/outils';
+import { OUTILS } from '../../lambdas/core/modele/outils';
 
 const OUTILS_IMAGE = OUTILS.filter((o) => o !== 'annonce');
 import { lireProvenance, lireTypeSource, natureResultat, TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';

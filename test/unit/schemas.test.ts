@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { CATALOGUE, OUTILS } from '../../lambdas/core/outils';
-import { validerRequete } from '../../lambdas/core/messages';
-import { documentOpenApi, SchemaOutils } from '../../lambdas/core/openapi';
+import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
+import { validerRequete } from '../../lambdas/core/contrat/messages';
+import { documentOpenApi } from '../../lambdas/core/contrat/openapi/document';
+import { SchemaOutils } from '../../lambdas/core/contrat/openapi/schemas';
 import { refus } from '../support/refus';
 
 const image = { url: 'https://photos.example.com/salon.jpg' };

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creerTelechargeur } from '../../lambdas/core/telechargement';
+import { creerTelechargeur } from '../../lambdas/core/infra/telechargement';
 
 let serveur: Server;
 let base: string;

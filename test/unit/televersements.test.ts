@@ -6,9 +6,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { verifierTeleversements } from '../../lambdas/core/televersements';
-import { clientDocument } from '../../lambdas/core/dependances';
-import { objetsSignes } from '../../lambdas/core/objets';
+import { verifierTeleversements } from '../../lambdas/core/domaine/televersements';
+import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
+import { objetsSignes } from '../../lambdas/core/infra/objets';
 import { refus } from '../support/refus';
 
 const id = '5f0c2a8e-0000-4000-8000-000000000001';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand, PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creerSignataire, verifierLien } from '../../lambdas/core/liens';
-import { ecrireZip, nomsUniques } from '../../lambdas/core/zip';
+import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
+import { ecrireZip, nomsUniques } from '../../lambdas/core/infra/zip';
 import { clientS3Local, demarrerS3, type S3Local } from '../../local/s3';
 import { lireZip } from '../support/zip';
 

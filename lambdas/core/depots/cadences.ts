@@ -1,9 +1,9 @@
 /**
  * Rate windows (CADENCE#<key hash>#<minute>): one counter per API key and calendar minute, gone through
- * TTL once the minute is long past. The limit itself is core/cadence.ts's.
+ * TTL once the minute is long past. The limit itself is core/domaine/cadence.ts's.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CONSERVATION_FENETRE_CADENCE_SECONDES } from '../retention';
+import { CONSERVATION_FENETRE_CADENCE_SECONDES } from '../modele/retention';
 import { PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
 
 export const cle = (empreinte: string, minute: number) => ({ pk: `${PREFIXES_TABLE.cadence}${empreinte}#${minute}`, sk: 'CADENCE' });

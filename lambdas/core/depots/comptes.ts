@@ -3,10 +3,10 @@
  * An account holds the balance (`credits`) and the counters every limit reads: jobs pending
  * (`en_attente`), active keys (`nb_cles`), outstanding uploads (`televersements_ouverts`); each moves
  * in the same write as what it counts, so it stays exact under races and retries. The other domains
- * move them through this module's transaction items. Keys and limits are core/comptes.ts's rules.
+ * move them through this module's transaction items. Keys and limits are core/domaine/comptes.ts's rules.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../dependances';
+import type { Dependances } from '../infra/dependances';
 import { PREFIXES_TABLE, type DepsTable } from './table';
 import { ecrire, raisonsAnnulation, type RaisonAnnulation } from './transactions';
 
@@ -163,7 +163,7 @@ export const ajouterCredits = async (d: DepsTable, compte: string, credits: numb
 };
 
 /**
- * The debit's transaction item (core/facturation.ts): the whole cost taken from the balance, the jobs
+ * The debit's transaction item (core/domaine/facturation.ts): the whole cost taken from the balance, the jobs
  * counted pending, under the balance and pending-limit conditions checked by this very write (at most
  * `max` pending once it is done), and the uploads the jobs use no longer outstanding. On a failed
  * condition it returns the account as it was, to say why.
@@ -172,7 +172,7 @@ export const elementDebit = (table: string, compte: string, debit: { cout: numbe
   Update: {
     TableName: table,
     Key: cle(compte),
-    // The uploads the jobs use stop counting as outstanding (core/televersements.ts) in the same write.
+    // The uploads the jobs use stop counting as outstanding (core/domaine/televersements.ts) in the same write.
     UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
       debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
     }`,
@@ -188,7 +188,7 @@ export const elementDebit = (table: string, compte: string, debit: { cout: numbe
   },
 });
 
-/** A job's end (core/cycle.ts): no longer pending, and `credits` given back (its cost when refunded, else 0). */
+/** A job's end (core/domaine/cycle.ts): no longer pending, and `credits` given back (its cost when refunded, else 0). */
 export const elementFinTravail = (table: string, compte: string, credits: number) => ({
   Update: {
     TableName: table,
@@ -199,7 +199,7 @@ export const elementFinTravail = (table: string, compte: string, credits: number
 });
 
 /**
- * Uploads announced (core/televersements.ts), counted by the write that creates them, so that a burst
+ * Uploads announced (core/domaine/televersements.ts), counted by the write that creates them, so that a burst
  * of announcements cannot pass the cap together: only while the balance pays for a job
  * (`creditsMin`) and at most `max` are outstanding once they are counted. On a failed condition it
  * returns the account as it was, to say why.

@@ -1,10 +1,10 @@
 /**
  * Idempotency records (IDEM#<account>#<key>): the hash of the request a key was first used with and
- * the answer given, written only in the debit's transaction (core/facturation.ts), gone through TTL
- * after 24 hours. Hashing and replay are core/idempotence.ts's.
+ * the answer given, written only in the debit's transaction (core/domaine/facturation.ts), gone through TTL
+ * after 24 hours. Hashing and replay are core/domaine/idempotence.ts's.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CONSERVATION_IDEMPOTENCE_HEURES } from '../retention';
+import { CONSERVATION_IDEMPOTENCE_HEURES } from '../modele/retention';
 import { PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
 
 /** How long an `Idempotency-Key` is remembered. */

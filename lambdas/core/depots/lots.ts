@@ -4,13 +4,13 @@
  * arithmetic), its place in the sweeper's `ouverts` index while `en_cours` (or while its ZIP is to be
  * written anew), and its claim.
  *
- * The claim (`finaliseur`, `reclame_jusqua`) says who may write the batch's ZIP (core/lots.ts), and
- * until when. It also locks the batch against an erasure (core/effacement.ts): while a ZIP is written
+ * The claim (`finaliseur`, `reclame_jusqua`) says who may write the batch's ZIP (core/domaine/lots.ts), and
+ * until when. It also locks the batch against an erasure (core/domaine/effacement.ts): while a ZIP is written
  * from its jobs, none of them can be erased. A claim whose holder died expires, and the next caller
  * takes it over.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EnregistrementLot, StatutLot } from '../modele';
+import type { EnregistrementLot, StatutLot } from '../modele/enregistrements';
 import { idsOuverts, OUVERTS, PREFIXES_TABLE, type DepsTable } from './table';
 
 export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 'LOT' });
@@ -19,7 +19,7 @@ export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 'LOT
 export const DUREE_RECLAMATION_MS = 12 * 60_000;
 
 /**
- * Who holds a batch's claim while erasing one of its jobs, or the whole batch (core/effacement.ts): a
+ * Who holds a batch's claim while erasing one of its jobs, or the whole batch (core/domaine/effacement.ts): a
  * name per erasure, so that two erasures never believe they both hold it, while the sweeper finishing
  * an erasure cut short (the same name) takes its claim over at once.
  */
@@ -47,7 +47,7 @@ export const nouveau = (champs: Pick<EnregistrementLot, 'id' | 'compte' | 'outil
   termine_le: null,
 });
 
-/** The debit's transaction item that writes a batch (core/facturation.ts), in `ouverts` until it ends. */
+/** The debit's transaction item that writes a batch (core/domaine/facturation.ts), in `ouverts` until it ends. */
 export const elementCreer = (table: string, lot: EnregistrementLot, expire_a: number) => ({
   Put: {
     TableName: table,
@@ -61,7 +61,7 @@ export const lire = async (d: DepsTable, id: string): Promise<EnregistrementLot 
   return Item as EnregistrementLot | undefined;
 };
 
-/** A job of the batch ended (core/cycle.ts): its counters move in the job's own transaction. */
+/** A job of the batch ended (core/domaine/cycle.ts): its counters move in the job's own transaction. */
 export const elementFinTravail = (table: string, id: string, issue: 'termines' | 'echecs', maintenant: Date) => ({
   Update: {
     TableName: table,
@@ -193,7 +193,7 @@ export const fermer = async (
  * the erasure `qui` holds, and releases the claim. The list's length (`taille`) is part of the guard:
  * two erasures removing different jobs from the same list would otherwise both pass (a lower index does
  * not move), and neither would see it was the last. An ended batch goes back to `ouverts`, its ZIP to
- * write anew without the job (core/lots.ts).
+ * write anew without the job (core/domaine/lots.ts).
  */
 export const elementRetirerTravail = (
   table: string,

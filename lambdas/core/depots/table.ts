@@ -11,7 +11,7 @@
  * | rate window | CADENCE#<key hash>#<minute>| CADENCE   | (expires through TTL)                          | cadences.ts       |
  * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     | travaux.ts        |
  * | (an upload's| TRAVAIL#<upload id>        | TRAVAIL   |   none: a listing job's claim on an upload     | travaux.ts        |
- * |  single use)|                            |           |   (core/televersements.ts)                     |                   |
+ * |  single use)|                            |           |   (core/domaine/televersements.ts)                     |                   |
  * |             |                            |           | gsi2: COMPTE#<id>#<outil> / <created>#<id>     |                   |
  * |             |                            |           | gsi3 (sparse, while open): OUVERT#TRAVAIL /    |                   |
  * |             |                            |           |   <created>#<id>                               |                   |
@@ -24,8 +24,8 @@
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
  */
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../dependances';
-import { RETENTION_RESULTATS_JOURS } from '../retention';
+import type { Dependances } from '../infra/dependances';
+import { RETENTION_RESULTATS_JOURS } from '../modele/retention';
 
 /** What a record module needs to reach the table. */
 export type DepsTable = Pick<Dependances, 'ddb' | 'table'>;
@@ -39,7 +39,7 @@ export const INDEX = {
   parOutil: 'gsi2',
   /**
    * Unfinished work, oldest first: jobs `en_attente` or `en_cours`, batches `en_cours`. Sparse (the
-   * attributes are removed when the work ends), so the sweeper (core/balayage.ts) reads only what is open.
+   * attributes are removed when the work ends), so the sweeper (core/domaine/balayage.ts) reads only what is open.
    */
   ouverts: 'gsi3',
 } as const;
@@ -81,7 +81,7 @@ export const PREFIXES_TABLE = {
   lot: 'LOT#',
   idempotence: 'IDEM#',
   televersement: 'TELEVERSEMENT#',
-  /** Erasures recorded before they are done (core/effacement.ts): the sweeper finishes them. */
+  /** Erasures recorded before they are done (core/domaine/effacement.ts): the sweeper finishes them. */
   effacement: 'EFFACEMENT#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
@@ -100,7 +100,7 @@ export const RETENTION_SECONDES = RETENTION_RESULTATS_JOURS * JOURS;
 
 /**
  * Ids in one partition of the `ouverts` index whose sort key is before `avant` (oldest first), up to
- * `max` in all: what the sweeper works through (core/balayage.ts). The index is eventually consistent:
+ * `max` in all: what the sweeper works through (core/domaine/balayage.ts). The index is eventually consistent:
  * the caller reads each record before acting on it.
  */
 export async function* idsOuverts(d: DepsTable, partition: (typeof OUVERTS)[keyof typeof OUVERTS], avant: Date, max: number): AsyncGenerator<string> {

@@ -4,11 +4,11 @@
  * the sweeper is done with it; gone through TTL a day later at the latest. The account counts its
  * outstanding uploads (depots/comptes.ts): announcing and removing one move that count in the same
  * transaction. An upload's single use is a job's or a claim's item, TRAVAIL#<upload id>
- * (depots/travaux.ts). The checks and the rules are core/televersements.ts's.
+ * (depots/travaux.ts). The checks and the rules are core/domaine/televersements.ts's.
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { cleTeleversement } from '../cles-s3';
-import { RETENTION_TELEVERSEMENTS_JOURS } from '../retention';
+import { cleTeleversement } from '../modele/cles-s3';
+import { RETENTION_TELEVERSEMENTS_JOURS } from '../modele/retention';
 import * as comptes from './comptes';
 import { idsOuverts, INDEX, JOURS, OUVERTS, PREFIXES_TABLE, toutInterroger, ttlDans, type DepsTable } from './table';
 import { avecReessais, raisonsAnnulation } from './transactions';
@@ -64,7 +64,7 @@ export const annoncer = async (
         ...enregistrements.map((t) => ({
           Put: {
             TableName: d.table,
-            // gsi1: an account's erasure finds its uploads, used or not (core/effacement.ts).
+            // gsi1: an account's erasure finds its uploads, used or not (core/domaine/effacement.ts).
             Item: {
               ...cle(t.id),
               type: 'televersement',

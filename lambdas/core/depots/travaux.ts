@@ -6,14 +6,13 @@
  * until it ends.
  *
  * The same key space holds a listing job's claim on each upload it uses (TRAVAIL#<upload id>, type
- * `utilisation`): a job written once, or a claim, is an upload's single use (core/televersements.ts).
+ * `utilisation`): a job written once, or a claim, is an upload's single use (core/domaine/televersements.ts).
  * A claim is no job: `lire` never returns one.
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele';
-import type { IdOutil } from '../outils';
-import type { ControleStructure } from '../../moteurs/commun/controle';
-import type { Redaction } from '../../moteurs/commun/moteur';
+import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele/enregistrements';
+import type { IdOutil } from '../modele/outils';
+import type { ControleStructure, Redaction } from '../modele/sorties';
 import { idsOuverts, INDEX, lireParCles, OUVERTS, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 
 export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
@@ -45,9 +44,9 @@ export const nouveau = (
 });
 
 /**
- * The debit's transaction item that writes a job (core/facturation.ts), once: it fails if the id is
+ * The debit's transaction item that writes a job (core/domaine/facturation.ts), once: it fails if the id is
  * taken (by a job or a listing's claim on the upload whose id it bears). `idempotence`: the request's
- * Idempotency-Key, so that erasing the job erases the replay of its request too (core/effacement.ts).
+ * Idempotency-Key, so that erasing the job erases the replay of its request too (core/domaine/effacement.ts).
  */
 export const elementCreer = (table: string, travail: EnregistrementTravail, options: { idempotence: string | undefined; expire_a: number }) => ({
   Put: {
@@ -175,7 +174,7 @@ export const nouvelleTentative = async (d: DepsTable, id: string, tentatives: nu
 };
 
 /**
- * Guard of a job's end by run `tentative` (core/executions.ts): only the job's current run may end it.
+ * Guard of a job's end by run `tentative` (core/infra/executions.ts): only the job's current run may end it.
  * Undefined: the sweeper's end, which decided from the job's current run.
  */
 const gardeTentative = (tentative: number | undefined) => ({

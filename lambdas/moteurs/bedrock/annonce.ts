@@ -7,9 +7,9 @@
  */
 import { ConverseCommand, type BedrockRuntimeClient, type ContentBlock, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import sharp from 'sharp';
-import { ErreurTravail } from '../../core/erreurs';
-import { detecterFormat } from '../../core/images';
-import { CATALOGUE } from '../../core/outils';
+import { ErreurTravail } from '../../core/modele/erreurs';
+import { detecterFormat } from '../../core/modele/images';
+import { CATALOGUE } from '../../core/modele/outils';
 import { estHorsLimitePixels, OPTIONS_ENTREE } from '../commun/pixels';
 import type { DemandeAnnonce, TexteRedige } from '../commun/moteur';
 import { erreurDeBedrock, erreurDeFinConverse } from './erreurs';

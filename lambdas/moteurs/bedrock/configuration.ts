@@ -21,7 +21,7 @@
  * (inpaint, control-structure, search-replace), so an override may change the region prefix or the
  * version of a service, never swap one service for another.
  */
-import type { OutilImage } from '../../core/outils';
+import type { OutilImage } from '../../core/modele/outils';
 
 export const DEFAUTS = {
   region: 'us-east-1',

@@ -3,8 +3,8 @@
  * jittered backoff (statemachines/travail.asl.json); every other code ends the job, refunded. So the
  * one question here is: can waiting fix it?
  */
-import { ErreurTravail, type CodeTravail } from '../../core/erreurs';
-import { compterAccesRefuse } from '../../core/mesures';
+import { ErreurTravail, type CodeTravail } from '../../core/modele/erreurs';
+import { compterAccesRefuse } from '../../core/infra/mesures';
 
 /** Capacity or a passing fault on AWS's side: the same request will succeed later. */
 const INDISPONIBLE = new Set([

@@ -5,7 +5,7 @@
  * pixel outside it is the input's, byte for byte (the compositing itself: commun/masques.ts, recomposer).
  */
 import sharp from 'sharp';
-import { ErreurTravail } from '../../core/erreurs';
+import { ErreurTravail } from '../../core/modele/erreurs';
 import { boiteDuMasque, type Decoupe } from '../commun/masques';
 import { depuisPixels, OPTIONS_ENTREE, versPixels, type Pixels } from '../commun/pixels';
 

@@ -14,7 +14,7 @@
  */
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { RekognitionClient } from '@aws-sdk/client-rekognition';
-import type { OutilImage } from '../../core/outils';
+import type { OutilImage } from '../../core/modele/outils';
 import { avecControle, regionStructure } from '../commun/controle';
 import type { Detecteur } from '../commun/detection';
 import type { DetecteurPersonnes } from '../commun/personnes';

@@ -4,7 +4,7 @@
  * generation is still a 200, told apart by its finish reason.
  */
 import { InvokeModelCommand, type BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { ErreurTravail } from '../../core/erreurs';
+import { ErreurTravail } from '../../core/modele/erreurs';
 import { erreurDeBedrock, erreurDeFinStability } from './erreurs';
 
 /** Stability reads 0 as "pick a random seed": a reproducible job needs 1 to 4 294 967 294. */

@@ -3,9 +3,8 @@
  * image was made, by which tool and engine, and any blur), the input as an ingredient known by its
  * SHA-256 only, and the builder's settings.
  */
+import { TYPES_MIME, type FormatImage } from '../../core/modele/images';
 import { LOGICIEL as NOM_LOGICIEL, TYPES_SOURCE, type NatureResultat } from '../commun/provenance';
-
-export type FormatImage = 'jpeg' | 'png' | 'webp';
 
 export interface OptionsC2pa {
   /** Retouching tool, e.g. 'ciel'. */
@@ -27,7 +26,6 @@ export interface OptionsC2pa {
 export type OptionsSansCle = Omit<OptionsC2pa, 'clePrivee'>;
 
 const LOGICIEL = { name: 'Retouche', version: '1.0.0' } as const;
-export const MIME: Record<FormatImage, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 const ID_ENTREE = 'entree';
 
 /**
@@ -66,7 +64,7 @@ export function definitionManifeste(format: FormatImage, o: OptionsSansCle, quan
     claim_version: 2,
     claim_generator_info: [LOGICIEL],
     title: `retouche.${format === 'jpeg' ? 'jpg' : format}`,
-    format: MIME[format],
+    format: TYPES_MIME[format],
     assertions: [
       {
         label: 'c2pa.actions.v2',

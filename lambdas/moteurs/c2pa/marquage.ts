@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CleC2pa } from './certificats';
-import type { FormatImage } from './manifeste';
+import type { FormatImage } from '../../core/modele/images';
 import { prechaufferC2pa, signerC2pa } from './signature';
 import { natureResultat } from '../commun/provenance';
 import type { Floutage } from '../commun/floutage';
@@ -60,7 +60,7 @@ export const lireCleC2pa = (texte: string): CleC2pa => {
 export const marqueurDepuisEnv = async (env: NodeJS.ProcessEnv = process.env): Promise<MarqueurC2pa> => {
   const arn = env.RETOUCHE_C2PA_SECRET_ARN;
   if (!arn) throw new Error('missing environment variable RETOUCHE_C2PA_SECRET_ARN (every result must be signed)');
-  const { lireSecret } = await import('../../core/client-secrets-manager');
+  const { lireSecret } = await import('../../core/infra/client-secrets-manager');
   const cle = lireCleC2pa((await lireSecret(arn)) ?? '');
   await prechaufferC2pa(cle);
   return creerMarqueur(cle);

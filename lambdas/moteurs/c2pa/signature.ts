@@ -29,7 +29,8 @@ import { WasmBuilder } from '@contentauth/c2pa-wasm';
 import { BlobOctets } from './blob-node';
 import { coseSign1, signataireCle, tailleReservee, type SignatureEs256 } from './cose';
 import { pemVersDer } from './der-pem';
-import { CONTEXTE_BUILDER, definitionIngredient, definitionManifeste, MIME, type FormatImage, type OptionsC2pa, type OptionsSansCle } from './manifeste';
+import { TYPES_MIME, type FormatImage } from '../../core/modele/images';
+import { CONTEXTE_BUILDER, definitionIngredient, definitionManifeste, type OptionsC2pa, type OptionsSansCle } from './manifeste';
 import { initialiserC2pa } from './wasm';
 
 // A 1×1 PNG (90 bytes, made with sharp): enough to run the whole signing path.
@@ -88,7 +89,7 @@ export async function signerC2paAvec(image: Buffer, format: FormatImage, options
         sign: async (claim) => coseSign1(claim, chaineDer, signature, taille) as Promise<Uint8Array<ArrayBuffer>>,
       },
       [],
-      MIME[format],
+      TYPES_MIME[format],
       new BlobOctets(image),
     );
     return Buffer.from(sortie.buffer, sortie.byteOffset, sortie.byteLength);

@@ -15,20 +15,14 @@
  * 3. failing that too (renovation edits the whole frame), the whole frame.
  */
 import sharp from 'sharp';
-import type { OutilImage } from '../../core/outils';
-import { ErreurTravail } from '../../core/erreurs';
+import type { OutilImage } from '../../core/modele/outils';
+import { ErreurTravail } from '../../core/modele/erreurs';
+import type { ControleStructure } from '../../core/modele/sorties';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { mesurerStructure, SEUIL_STRUCTURE } from './structure';
 import { masqueFixes, part } from './zones';
-
-/** What the job records (our extension): the score, the threshold it was held to, and how many runs it took. */
-export interface ControleStructure {
-  score: number;
-  seuil: number;
-  essais: number;
-}
 
 /** A region under this share of the frame holds too few lines to judge a photo by. */
 const PART_MIN = 0.01;

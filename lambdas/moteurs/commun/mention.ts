@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 // Its ES module build, by path: the package's main entry is a UMD bundle without named exports for Node.
 import { parse, type Font } from 'opentype.js/dist/opentype.mjs';
-import type { Langue } from '../../core/outils';
+import type { Langue } from '../../core/modele/outils';
 import { depuisPixels, versPixels, type Pixels } from './pixels';
 
 /** The notice in each language `mention` accepts (the same six as `annonce`). */

@@ -4,17 +4,18 @@
  * engines implement it: the local preview engine (sharp, deterministic) and the production engine
  * (Amazon Bedrock).
  *
- * Errors: an engine throws `ErreurTravail` (core/erreurs.ts). `moteur_indisponible` is transient and
+ * Errors: an engine throws `ErreurTravail` (core/modele/erreurs.ts). `moteur_indisponible` is transient and
  * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).
  */
 import { createHash } from 'node:crypto';
-import type { OutilImage } from '../../core/outils';
-import type { ControleStructure } from './controle';
+import type { OutilImage } from '../../core/modele/outils';
+import type { FormatImage } from '../../core/modele/images';
+import type { ControleStructure, Redaction } from '../../core/modele/sorties';
 import type { Floutage } from './floutage';
 
 export interface DemandeRetouche {
   outil: OutilImage;
-  /** Settings with defaults applied (see core/outils.ts). */
+  /** Settings with defaults applied (see core/modele/outils.ts). */
   valeurs: Readonly<Record<string, string>>;
   /** The input image bytes (JPEG, PNG or WebP; already checked). */
   image: Buffer;
@@ -24,7 +25,7 @@ export interface DemandeRetouche {
 
 export interface ImageRetouchee {
   image: Buffer;
-  format: 'jpeg' | 'png' | 'webp';
+  format: FormatImage;
   /** Seed used by the model, recorded on the job so the result can be reproduced. */
   graine: number | null;
   /** The structure check the result passed (controle.ts), recorded on the job. */
@@ -38,17 +39,6 @@ export interface DemandeAnnonce {
   /** 0 to 6 photos of the property. */
   images: readonly Buffer[];
   travail: string;
-}
-
-/**
- * Who wrote a listing text, shown on the job (`Travail.redaction`, our extension) so a platform can
- * tell its readers the text was machine-written, and by which model.
- */
-export interface Redaction {
-  automatique: true;
-  /** Written by a generative AI model (the production engine), or by a fixed template (the local preview). */
-  intelligence_artificielle: boolean;
-  modele: string;
 }
 
 export interface TexteRedige {

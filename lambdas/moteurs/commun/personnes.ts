@@ -6,7 +6,7 @@
  * then DetectText on each vehicle for plates), a deterministic stand-in in the local preview engine and
  * the tests (local/personnes-local.ts).
  */
-import type { VALEURS_FLOUTAGE } from '../../core/outils';
+import type { VALEURS_FLOUTAGE } from '../../core/modele/outils';
 import type { Rectangle } from './masques';
 import type { Pixels } from './pixels';
 

@@ -4,9 +4,10 @@
  * outside its edited area come back exactly as they were.
  */
 import sharp, { type Sharp } from 'sharp';
-import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../../core/dimensions';
-import { ErreurTravail } from '../../core/erreurs';
-import { detecterFormat } from '../../core/images';
+import { depasseLimite, lireDimensions, MAX_PIXELS_IMAGE, messageTropGrande } from '../../core/modele/dimensions';
+import { ErreurTravail } from '../../core/modele/erreurs';
+import { detecterFormat } from '../../core/modele/images';
+import type { FormatImage } from '../../core/modele/images';
 
 /**
  * The only image decoders libvips may use in this process: JPEG, PNG and WebP from memory, plus SVG
@@ -31,9 +32,6 @@ export interface Pixels {
 /** Luma of an sRGB pixel (Rec. 601 weights, 0–255): what every tool calls brightness. */
 export const luminance = (r: number, g: number, b: number): number => 0.299 * r + 0.587 * g + 0.114 * b;
 
-/** Results are written in the input's own format. */
-export type Format = 'jpeg' | 'png' | 'webp';
-
 /**
  * Options for sharp on any image that comes from outside (an input, a model's answer): the decoder
  * refuses more pixels than the API accepts, so no header can make it allocate gigabytes.
@@ -43,7 +41,7 @@ export const OPTIONS_ENTREE = { limitInputPixels: MAX_PIXELS_IMAGE } as const;
 /** sharp's own words when `limitInputPixels` refuses an image. */
 export const estHorsLimitePixels = (erreur: unknown): boolean => erreur instanceof Error && /pixel limit/i.test(erreur.message);
 
-export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: Format }> => {
+export const decoder = async (octets: Buffer): Promise<{ pixels: Pixels; format: FormatImage }> => {
   // By its bytes, never by what a record or a name says: only these three reach a decoder.
   const format = detecterFormat(octets);
   if (!format) throw new ErreurTravail('image_illisible');

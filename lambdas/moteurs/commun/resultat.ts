@@ -4,11 +4,12 @@
  * check, before anything is drawn or signed), the visible staging notice when asked, the provenance
  * EXIF, and the input's own format.
  */
-import type { OutilImage } from '../../core/outils';
+import type { OutilImage } from '../../core/modele/outils';
 import { appliquerFloutage, type Floutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
 import type { DetecteurPersonnes } from './personnes';
-import { depuisPixels, type Format, type Pixels } from './pixels';
+import type { FormatImage } from '../../core/modele/images';
+import { depuisPixels, type Pixels } from './pixels';
 import { exifDeProvenance, xmpDeProvenance } from './provenance';
 
 const QUALITE = 90;
@@ -25,7 +26,7 @@ export interface Marquage {
   avant?: Pixels;
 }
 
-export const fichierResultat = async (p: Pixels, format: Format, m: Marquage): Promise<{ fichier: Buffer; floutage: Floutage | null }> => {
+export const fichierResultat = async (p: Pixels, format: FormatImage, m: Marquage): Promise<{ fichier: Buffer; floutage: Floutage | null }> => {
   const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes, m.avant);
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
   const finale = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;

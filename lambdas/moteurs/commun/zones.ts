@@ -12,7 +12,7 @@
  * `sol_introuvable`, rather than repainting half of the room.
  */
 import sharp from 'sharp';
-import { ErreurTravail } from '../../core/erreurs';
+import { ErreurTravail } from '../../core/modele/erreurs';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';

@@ -18,10 +18,11 @@
  * bedrock/ (a lint rule, eslint.config.js): what both engines run is in commun/.
  */
 import { setTimeout as attendre } from 'node:timers/promises';
-import type { OutilImage } from '../../core/outils';
+import type { OutilImage } from '../../core/modele/outils';
 import { avecControle, regionStructure } from '../commun/controle';
 import type { Detecteur } from '../commun/detection';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur, type Redaction } from '../commun/moteur';
+import type { Redaction } from '../../core/modele/sorties';
+import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
 import type { DetecteurPersonnes } from '../commun/personnes';
 import { decoder } from '../commun/pixels';
 import { redresser } from '../commun/redressement';

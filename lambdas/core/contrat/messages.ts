@@ -1,0 +1,544 @@
+/**
+ * How a refused request body is explained to the client. schemas.ts holds the rules; this module
+ * holds the words: it turns valibot's issues into `{ chemin, message }` problems that name the field
+ * as the client wrote it (`valeurs.style`, `images[2].url`; in a form, the field's own name), say
+ * what is wrong and what is allowed, and suggest the closest name or value for a typo. Nothing of
+ * valibot's own wording reaches a client: every message is built here from the issue's kind, the
+ * value sent and the catalogue, except the predicates of opaque rules (`check`, `regex`), which
+ * schemas.ts writes as plain English next to the rule. The nearest name for a typo is suggestions.ts's.
+ */
+import type { BaseIssue } from 'valibot';
+import { ErreurApi, type CodeApi } from '../modele/erreurs';
+import { CATALOGUE, OUTILS, type Champ, type IdOutil } from '../modele/outils';
+import { verifierRequete, type RequeteValidee } from './schemas';
+import { suggerer } from './suggestions';
+
+/** One problem of a request: where (as the client wrote it; '' for the whole body or form) and what. */
+export interface Probleme {
+  chemin: string;
+  message: string;
+}
+
+type Issue = BaseIssue<unknown>;
+type Segment = string | number;
+
+/** Members of the objects the schemas declare (a unit test holds them equal to schemas.ts). */
+export const MEMBRES_CORPS = ['outil', 'valeurs', 'images'] as const;
+export const SOURCES_IMAGE = ['url', 'base64', 'televersement'] as const;
+export const MEMBRES_IMAGE = ['url', 'base64', 'televersement', 'nom'] as const;
+export const MEMBRES_FICHIER = ['nom', 'type', 'taille'] as const;
+/** Form fields of `POST /travaux` that are not settings (files come under any name). */
+const CHAMPS_FORMULAIRE = ['outil', 'image_url', 'televersement'] as const;
+
+const FORMES_IMAGE = '{"url":"https://…"}, {"base64":"…"} or {"televersement":"<id from POST /televersements>"}, with an optional "nom"';
+const EXEMPLE_IMAGES = '"images":[{"url":"https://example.com/photo.jpg"}]';
+const EXEMPLE_FICHIERS = '{"fichiers":[{"nom":"salon.jpg","type":"image/jpeg","taille":2483116}]}';
+
+/** The refusal itself: a readable summary in `message`, every problem in `details`. */
+export const refuser = (code: CodeApi, problemes: readonly Probleme[], autres: Record<string, unknown> = {}): ErreurApi =>
+  new ErreurApi(code, resumer(problemes), { ...autres, details: problemes });
+
+export const resumer = (problemes: readonly Probleme[]): string => {
+  if (problemes.length === 1) return problemes[0]!.message;
+  const premiers = problemes
+    .slice(0, 3)
+    .map((p) => p.message)
+    .join('; ');
+  const reste = problemes.length - 3;
+  return `${problemes.length} problems: ${premiers}${reste > 0 ? `; and ${reste} more, listed in details` : ''}`;
+};
+
+// ——— Small pieces of wording ———
+
+const citer = (texte: string, max = 60): string => JSON.stringify(texte.length > max ? `${texte.slice(0, max)}…` : texte);
+
+/** What a value is, for "…, not <nature>". */
+const nature = (valeur: unknown): string => {
+  if (valeur === undefined) return 'missing';
+  if (valeur === null) return 'null';
+  if (Array.isArray(valeur)) return 'an array';
+  if (typeof valeur === 'string') return `the text ${citer(valeur)}`;
+  if (typeof valeur === 'number') return `the number ${valeur}`;
+  if (typeof valeur === 'boolean') return String(valeur);
+  return 'an object';
+};
+
+const estObjet = (valeur: unknown): valeur is Record<string, unknown> => typeof valeur === 'object' && valeur !== null && !Array.isArray(valeur);
+
+const ou = (mots: readonly string[]): string => (mots.length <= 1 ? mots.join('') : `${mots.slice(0, -1).join(', ')} or ${mots.at(-1)}`);
+const et = (mots: readonly string[]): string => (mots.length <= 1 ? mots.join('') : `${mots.slice(0, -1).join(', ')} and ${mots.at(-1)}`);
+const guillemets = (mots: readonly string[]): string[] => mots.map((m) => JSON.stringify(m));
+
+/** A JSON path as the client wrote it: `valeurs.style`, `images[2].url`, `valeurs["ma clé"]`. */
+export const cheminJson = (segments: readonly Segment[]): string =>
+  segments.reduce<string>((texte, s) => {
+    if (typeof s === 'number') return `${texte}[${s}]`;
+    const cle = s.length > 100 ? `${s.slice(0, 100)}…` : s;
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(cle)) return texte ? `${texte}.${cle}` : cle;
+    return `${texte}[${JSON.stringify(cle)}]`;
+  }, '');
+
+const segments = (issue: Issue): Segment[] => (issue.path ?? []).map((p) => p.key as Segment);
+
+type Genre = 'inconnu' | 'manquant' | 'pas_objet' | 'autre';
+/** valibot reports three object problems under one type, told apart by what was expected. */
+const genre = (issue: Issue): Genre => {
+  if (issue.type !== 'strict_object' && issue.type !== 'object') return 'autre';
+  if (issue.expected === 'never') return 'inconnu';
+  return issue.path?.at(-1)?.origin === 'key' ? 'manquant' : 'pas_objet';
+};
+
+/** The predicate of an opaque rule, written by schemas.ts; never a default of the library. */
+const predicat = (issue: Issue): string => (/^Invalid \w+:/.test(issue.message) ? 'is not valid' : issue.message);
+
+/**
+ * A problem with one value, worded from the rule it broke. `quoi` says what the value is for, so
+ * that a type mistake also says what to send.
+ */
+const feuille = (issue: Issue, nom: string, quoi?: string): string => {
+  const entree = issue.input;
+  const pour = quoi ? ` (${quoi})` : '';
+  const exigence = typeof issue.requirement === 'number' ? issue.requirement : undefined;
+  switch (issue.type) {
+    case 'string':
+      return `${nom} must be a string${pour}, not ${nature(entree)}`;
+    case 'number': {
+      const chiffres = typeof entree === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(entree) ? `: write ${entree.trim()} without quotes` : '';
+      return `${nom} must be a number${pour}, not ${nature(entree)}${chiffres}`;
+    }
+    case 'integer':
+      return `${nom} must be a whole number${pour}, not ${String(entree)}`;
+    case 'min_value':
+      return `${nom} must be at least ${exigence}${pour}, not ${String(entree)}`;
+    case 'min_length':
+      if (typeof entree === 'string') return exigence === 1 ? `${nom} must not be empty${pour}` : `${nom} must be at least ${exigence} characters long`;
+      return `${nom} must hold at least ${exigence} element(s)`;
+    case 'max_length':
+      if (typeof entree === 'string') return `${nom} is ${entree.length} characters long; at most ${exigence} are allowed`;
+      return `${nom} holds ${Array.isArray(entree) ? entree.length : 'too many'} elements; at most ${exigence} are allowed`;
+    case 'url':
+      return `${nom} is not a valid URL: ${nature(entree)}; write a full address such as https://example.com/photo.jpg`;
+    case 'array':
+      return `${nom} must be an array, not ${nature(entree)}`;
+    case 'strict_object':
+    case 'object':
+      return `${nom} must be an object, not ${nature(entree)}`;
+    case 'check':
+    case 'regex':
+      return `${nom} ${predicat(issue)}, not ${nature(entree)}`;
+    default:
+      return `${nom} is not valid: ${nature(entree)}`;
+  }
+};
+
+/** "one of "a", "b" or "c"", for a closed list; with the closest to what was sent when there is one. */
+const horsListe = (nom: string, permises: readonly string[], valeur: unknown, pour = ''): string => {
+  const liste = `one of ${ou(guillemets(permises))}`;
+  if (typeof valeur !== 'string') return `${nom} must be a string${pour}, ${liste}, not ${nature(valeur)}`;
+  const proche = suggerer(valeur, permises);
+  return `${nom} must be ${liste}${pour}, not ${citer(valeur)}${proche ? `: did you mean ${JSON.stringify(proche)}?` : ''}`;
+};
+
+// ——— Settings (the catalogue) ———
+
+const champsDe = (outil: IdOutil): readonly Champ[] => CATALOGUE[outil].champs;
+const nomsChamps = (outil: IdOutil): string[] => champsDe(outil).map((c) => c.nom);
+const champ = (outil: IdOutil, nom: string): Champ | undefined => champsDe(outil).find((c) => c.nom === nom);
+/** Tools other than `outil` that have a setting of that name. */
+const autresOutils = (outil: IdOutil, nom: string): IdOutil[] => OUTILS.filter((o) => o !== outil && champ(o, nom) !== undefined);
+
+/** "the place of the property", from the catalogue's "Place of the property." */
+const sens = (c: Champ): string => `${c.description.charAt(0).toLowerCase()}${c.description.slice(1)}`.replace(/\.$/, '');
+const permis = (c: Champ): string => (c.valeurs ? `one of ${ou(guillemets(c.valeurs))}` : `text, at most ${c.longueur_max} characters`);
+const valeurExemple = (c: Champ): string => c.defaut ?? c.valeurs?.[0] ?? `<${sens(c)}>`;
+
+const listeReglages = (outil: IdOutil, forme: Forme): string => {
+  const noms = nomsChamps(outil);
+  if (noms.length === 0) return forme === 'json' ? `${outil} has no settings: leave valeurs out` : `${outil} has no settings: remove that field`;
+  return noms.length === 1 ? `${outil}'s only setting is ${noms[0]}` : `${outil}'s settings are ${et(noms)}`;
+};
+
+/** `{"outil":"staging","valeurs":{"style":"modern"}}`: where settings go, with the client's value when it fits. */
+const exempleValeurs = (outil: IdOutil, reglages: Record<string, string>): string => JSON.stringify({ outil, valeurs: reglages });
+
+/** The settings an `annonce`-like tool cannot go without, with placeholders from the catalogue. */
+const requis = (outil: IdOutil): Record<string, string> =>
+  Object.fromEntries(
+    champsDe(outil)
+      .filter((c) => c.requis)
+      .map((c) => [c.nom, valeurExemple(c)]),
+  );
+
+const exempleMinimal = (outil: IdOutil): Record<string, string> => {
+  const obligatoires = requis(outil);
+  if (Object.keys(obligatoires).length > 0) return obligatoires;
+  const premier = champsDe(outil)[0];
+  return premier ? { [premier.nom]: valeurExemple(premier) } : {};
+};
+
+// ——— POST /travaux ———
+
+type Forme = 'json' | 'formulaire';
+
+export interface ContexteTravaux {
+  outil: IdOutil;
+  /** A form: the field each image came from, in order (a file's own field name, `image_url`, `televersement`). */
+  champsImages?: readonly string[];
+}
+
+/** The code of a refused `POST /travaux` body, from the member its first problem is in. */
+const codeTravaux = (issues: readonly Issue[]): CodeApi => {
+  switch (issues[0]?.path?.[0]?.key) {
+    case 'outil':
+      return 'invalid_tool';
+    case 'images':
+      return 'invalid_image';
+    default:
+      // valeurs, and members the body does not have (mostly settings put beside outil).
+      return 'invalid_settings';
+  }
+};
+
+/** The 422 for a `POST /travaux` body that schemas.ts refused. */
+export const refusTravaux = (issues: readonly Issue[], contexte: ContexteTravaux): ErreurApi =>
+  refuser(codeTravaux(issues), problemesTravaux(issues, contexte));
+
+/** Problems of a `POST /travaux` body, one or more per valibot issue, in order, without repeats. */
+export const problemesTravaux = (issues: readonly Issue[], contexte: ContexteTravaux): Probleme[] => {
+  const forme: Forme = contexte.champsImages ? 'formulaire' : 'json';
+  const nommer = (chemin: readonly Segment[]): string => {
+    if (forme === 'json') return cheminJson(chemin);
+    const [tete, index] = chemin;
+    if (tete === 'valeurs') return chemin.length > 1 ? String(chemin[1]) : '';
+    if (tete === 'images') return typeof index === 'number' ? (contexte.champsImages?.[index] ?? `image ${index}`) : '';
+    return cheminJson(chemin);
+  };
+  const ctx: Ctx = { ...contexte, forme, nommer };
+  return sansDoublons(premiersParChemin(issues).flatMap((issue) => decrireTravaux(issue, ctx)));
+};
+
+/**
+ * One problem per value: valibot goes on checking a value after its first broken rule (`not a URL`,
+ * then `not https`), and the first says enough.
+ */
+const premiersParChemin = (issues: readonly Issue[]): Issue[] => {
+  const vus = new Set<string>();
+  return issues.filter((issue) => {
+    const cle = JSON.stringify(segments(issue));
+    if (vus.has(cle)) return false;
+    vus.add(cle);
+    return true;
+  });
+};
+
+interface Ctx extends ContexteTravaux {
+  forme: Forme;
+  nommer: (chemin: readonly Segment[]) => string;
+}
+
+const sansDoublons = (problemes: Probleme[]): Probleme[] => {
+  const vus = new Set<string>();
+  return problemes.filter((p) => {
+    const cle = `${p.chemin}\n${p.message}`;
+    if (vus.has(cle)) return false;
+    vus.add(cle);
+    return true;
+  });
+};
+
+const decrireTravaux = (issue: Issue, ctx: Ctx): Probleme[] => {
+  const chemin = segments(issue);
+  const [tete] = chemin;
+  if (tete === 'valeurs') return [reglage(issue, chemin, ctx)];
+  if (tete === 'images') return images(issue, chemin, ctx);
+  if (chemin.length === 1) return [racine(issue, String(tete), ctx)];
+  if (chemin.length === 0) {
+    return [{ chemin: '', message: `The body must be a JSON object, not ${nature(issue.input)}, e.g. {"outil":"${ctx.outil}",${EXEMPLE_IMAGES}}` }];
+  }
+  return [{ chemin: ctx.nommer(chemin), message: feuille(issue, ctx.nommer(chemin)) }];
+};
+
+/** A member of the body itself: unknown (often a setting put beside outil), missing, or outil. */
+const racine = (issue: Issue, cle: string, ctx: Ctx): Probleme => {
+  const { outil } = ctx;
+  const p = (message: string): Probleme => ({ chemin: cheminJson([cle]), message });
+  const sorte = genre(issue);
+  if (sorte === 'manquant') return p(`${cle} is required for ${outil}`);
+  if (sorte !== 'inconnu') return p(cle === 'outil' ? `outil must be ${JSON.stringify(outil)} here, not ${nature(issue.input)}` : feuille(issue, cle));
+  const nom = cheminJson([cle]);
+  // For an unknown member valibot puts the key in `input` and its value on the path.
+  const valeur: unknown = issue.path?.at(-1)?.value;
+  const reglage = champ(outil, cle);
+  if (reglage) return p(`${nom} is a setting of ${outil}: put it inside valeurs, e.g. ${deplace(reglage, valeur, outil)}`);
+  if ((SOURCES_IMAGE as readonly string[]).includes(cle)) {
+    const texte = typeof valeur === 'string' && valeur.length <= 60 ? JSON.stringify(valeur) : '…';
+    return p(`${nom} is not a member of the body: an image goes inside images, e.g. "images":[{"${cle}":${texte}}]`);
+  }
+  const membres = `the body has ${et(MEMBRES_CORPS)}`;
+  const proche = suggerer(cle, [...MEMBRES_CORPS, ...nomsChamps(outil)]);
+  if (proche && (MEMBRES_CORPS as readonly string[]).includes(proche))
+    return p(`${nom} is not a member of the body: did you mean ${proche}? ${capitale(membres)}`);
+  if (proche)
+    return p(
+      `${nom} is not a member of the body: did you mean ${proche}? It is a setting of ${outil}: put it inside valeurs, e.g. ${deplace(champ(outil, proche)!, valeur, outil)}`,
+    );
+  const ailleurs = autresOutils(outil, cle);
+  if (ailleurs.length > 0) return p(`${nom} is not a member of the body: it is a setting of ${et(ailleurs)}, not of ${outil}; ${listeReglages(outil, 'json')}`);
+  const reglages = nomsChamps(outil).length > 0 ? `; ${outil}'s settings go inside valeurs: ${et(nomsChamps(outil))}` : '';
+  return p(`${nom} is not a member of the body: ${membres}${reglages}`);
+};
+
+const capitale = (texte: string): string => `${texte.charAt(0).toUpperCase()}${texte.slice(1)}`;
+
+/** The example for a setting sent beside outil: the client's own value, and a word on it if it is not allowed. */
+const deplace = (c: Champ, valeur: unknown, outil: IdOutil): string => {
+  const texte = typeof valeur === 'string' && valeur.length > 0 && valeur.length <= 60 ? valeur : valeurExemple(c);
+  const exemple = exempleValeurs(outil, { [c.nom]: texte });
+  if (c.valeurs && typeof valeur === 'string' && !c.valeurs.includes(valeur)) {
+    const proche = suggerer(valeur, c.valeurs);
+    return `${exemple}; ${citer(valeur)} is not one of its values either (${permis(c)})${proche ? `: did you mean ${JSON.stringify(proche)}?` : ''}`;
+  }
+  return exemple;
+};
+
+/** `valeurs` itself, or one of its settings. */
+const reglage = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme => {
+  const { outil, forme } = ctx;
+  const nom = ctx.nommer(chemin);
+  const p = (message: string): Probleme => ({ chemin: nom, message });
+  const sorte = genre(issue);
+  if (chemin.length === 1) {
+    const obligatoires = champsDe(outil)
+      .filter((c) => c.requis)
+      .map((c) => c.nom);
+    const facultatifs = champsDe(outil)
+      .filter((c) => !c.requis)
+      .map((c) => c.nom);
+    const contenu = `${obligatoires.length ? `${et(obligatoires)} required` : ''}${obligatoires.length && facultatifs.length ? '; ' : ''}${facultatifs.length ? `${et(facultatifs)} optional` : ''}`;
+    const exemple = exempleValeurs(outil, exempleMinimal(outil));
+    if (sorte === 'manquant') return p(`valeurs is required for ${outil}: an object of its settings (${contenu}), e.g. ${exemple}`);
+    if (nomsChamps(outil).length === 0) return p(`valeurs must be an object, not ${nature(issue.input)}; ${listeReglages(outil, forme)}`);
+    return p(`valeurs must be an object of settings, not ${nature(issue.input)}: ${contenu}, e.g. ${exemple}`);
+  }
+  const cle = String(chemin[1]);
+  if (sorte === 'inconnu') return p(reglageInconnu(cle, nom, ctx));
+  const c = champ(outil, cle);
+  if (!c || chemin.length > 2) return p(feuille(issue, nom));
+  if (sorte === 'manquant') {
+    const comment = forme === 'json' ? `, e.g. ${exempleValeurs(outil, { [c.nom]: valeurExemple(c) })}` : `; send it as the form field ${c.nom}`;
+    return p(`${nom} is required for ${outil}: the ${sens(c)} (${permis(c)})${comment}`);
+  }
+  if (issue.type === 'picklist' || (c.valeurs && issue.type === 'string')) return p(horsListe(nom, c.valeurs ?? [], issue.input));
+  return p(feuille(issue, nom, `the ${sens(c)}`));
+};
+
+const reglageInconnu = (cle: string, nom: string, ctx: Ctx): string => {
+  const { outil, forme } = ctx;
+  const liste = listeReglages(outil, forme);
+  if (forme === 'json' && (MEMBRES_CORPS as readonly string[]).includes(cle)) {
+    return `${nom} is not a setting: ${cle} goes at the top level of the body, beside valeurs`;
+  }
+  if (forme === 'formulaire') {
+    if (cle === 'valeurs')
+      return `valeurs is not a form field: in a form each setting is its own field${nomsChamps(outil).length ? `, e.g. ${nomsChamps(outil)[0]}=${valeurExemple(champsDe(outil)[0]!)}` : `, and ${outil} has none`}`;
+    if (cle === 'images') return 'images is not a form field: send images as files (under any field name), image_url fields or televersement fields';
+    // valeurs[style]=modern, valeurs.style=modern: the JSON shape written as a form field.
+    const interieur = /^valeurs(?:\[([^\]]*)\]|\.(.*))$/.exec(cle);
+    const reglage = interieur && (interieur[1] ?? interieur[2]);
+    if (reglage && champ(outil, reglage))
+      return `${nom} is not a form field: in a form each setting is its own field, e.g. ${reglage}=${valeurExemple(champ(outil, reglage)!)}`;
+  }
+  const ailleurs = autresOutils(outil, cle);
+  if (ailleurs.length > 0) return `${nom} is not a setting of ${outil} but of ${et(ailleurs)}; ${liste}`;
+  const candidats = forme === 'json' ? nomsChamps(outil) : [...nomsChamps(outil), ...CHAMPS_FORMULAIRE];
+  const proche = suggerer(cle, candidats);
+  if (proche && forme === 'formulaire' && (CHAMPS_FORMULAIRE as readonly string[]).includes(proche)) {
+    return `${nom} is not a field of this form: did you mean ${proche}? A form has outil, the tool's settings, files (under any field name), image_url and televersement fields`;
+  }
+  return `${nom} is not a setting of ${outil}${proche ? `: did you mean ${proche}? ` : '; '}${liste}`;
+};
+
+/** `images`, or one image. */
+const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme[] => {
+  const { outil, forme } = ctx;
+  const { min, max } = CATALOGUE[outil].images;
+  if (chemin.length === 1) {
+    const p = (message: string): Probleme[] => [{ chemin: ctx.nommer(chemin), message }];
+    const sorte = genre(issue);
+    const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
+    if (forme === 'formulaire') {
+      if (issue.type === 'min_length')
+        return p(`${outil} needs at least ${min} image: send a file (under any field name), an image_url field or a televersement field`);
+      return p(`${outil} takes at most ${max} images; this form has ${nombre} (files, image_url and televersement fields together)`);
+    }
+    if (sorte === 'manquant')
+      return p(`images is required for ${outil}: a list of ${min} to ${max} images, each ${FORMES_IMAGE}, e.g. {"outil":"${outil}",${EXEMPLE_IMAGES}}`);
+    if (issue.type === 'array') {
+      const une = estObjet(issue.input) ? ': put the image inside [ ], e.g.' : typeof issue.input === 'string' ? ': write' : ', e.g.';
+      return p(`images must be an array of images, not ${nature(issue.input)}${une} ${EXEMPLE_IMAGES}`);
+    }
+    if (issue.type === 'min_length') return p(`images is empty: ${outil} needs at least ${min} image, e.g. ${EXEMPLE_IMAGES}`);
+    if (issue.type === 'max_length') return p(`images holds ${nombre} images: ${outil} takes at most ${max}`);
+    return p(feuille(issue, 'images'));
+  }
+  const index = chemin[1] as number;
+  if (chemin.length === 2 && issue.type === 'union') return imageSansForme(issue, index, ctx);
+  return [imageMembre(issue, chemin, ctx)];
+};
+
+/** What each member of an image is for, said when its type is wrong. */
+const ROLE_IMAGE: Readonly<Record<string, string>> = {
+  url: 'the https URL of the image',
+  base64: 'the image in base64, or a data URL',
+  televersement: 'the id of an upload made with POST /televersements',
+  nom: 'the name of the image',
+};
+
+/** A problem inside an image whose form is known: `images[0].url` not https, `images[1].name` unknown… */
+const imageMembre = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme => {
+  const nom = ctx.nommer(chemin);
+  const membre = String(chemin[2] ?? '');
+  if (genre(issue) === 'inconnu') {
+    const proche = suggerer(membre, MEMBRES_IMAGE);
+    return { chemin: nom, message: `${nom} is not a member of an image${proche ? `: did you mean ${proche}?` : '.'} An image is ${FORMES_IMAGE}` };
+  }
+  if (ctx.forme === 'formulaire' && membre === 'nom') {
+    // A file's name stands for nom: the field is the file's, the problem its name.
+    return { chemin: nom, message: feuille(issue, `the file name of ${nom}`) };
+  }
+  return { chemin: nom, message: feuille(issue, nom, Object.hasOwn(ROLE_IMAGE, membre) ? ROLE_IMAGE[membre] : undefined) };
+};
+
+/**
+ * An image that fits none of the three forms. valibot gives one issue with the issues of every
+ * form; when the image names exactly one source, only that form's issues are the client's mistakes.
+ */
+const imageSansForme = (issue: Issue, index: number, ctx: Ctx): Probleme[] => {
+  const chemin = ['images', index];
+  const nom = ctx.nommer(chemin);
+  const p = (message: string): Probleme[] => [{ chemin: nom, message }];
+  const image = issue.input;
+  if (!estObjet(image)) {
+    if (typeof image === 'string' && /^https?:\/\//i.test(image)) return p(`${nom} must be an object, not a string: write {"url":${citer(image)}}`);
+    return p(`${nom} must be an object, not ${nature(image)}: an image is ${FORMES_IMAGE}`);
+  }
+  const sources = SOURCES_IMAGE.filter((s) => Object.hasOwn(image, s));
+  if (sources.length > 1) return p(`${nom} has both ${et(sources)}: an image is exactly one of ${FORMES_IMAGE}; send each as its own image`);
+  if (sources.length === 0) {
+    const propositions = Object.keys(image)
+      .map((cle) => [cle, suggerer(cle, SOURCES_IMAGE)] as const)
+      .filter(([, proche]) => proche !== undefined)
+      .map(([cle, proche]) => `${proche} instead of ${cle}`);
+    const indice = propositions.length ? `: did you mean ${ou(propositions)}?` : '.';
+    return p(`${nom} has no url, base64 or televersement${indice} An image is ${FORMES_IMAGE}`);
+  }
+  const source = sources[0]!;
+  const siennes = (issue.issues ?? []).filter((sous) => {
+    const cle = sous.path?.[0]?.key;
+    const surCle = sous.path?.[0]?.origin === 'key';
+    // The other forms miss their own source and refuse this one: not the client's mistakes.
+    if (surCle && genre(sous) === 'manquant' && cle !== source) return false;
+    if (surCle && genre(sous) === 'inconnu' && (SOURCES_IMAGE as readonly unknown[]).includes(cle)) return false;
+    return true;
+  });
+  if (siennes.length === 0) return p(`${nom} is not a valid image: an image is ${FORMES_IMAGE}`);
+  return premiersParChemin(siennes).map((sous) => imageMembre(sous, [...chemin, ...segments(sous)], ctx));
+};
+
+/** The 422 `invalid_tool` for an `outil` that names no tool. */
+export const refusOutil = (valeur: unknown, forme: Forme, cles: readonly string[] = []): ErreurApi =>
+  refuser('invalid_tool', [problemeOutil(valeur, forme, cles)]);
+
+/** `outil` missing, not a string, or no tool: with the closest tool, and the key the client may have meant. */
+export const problemeOutil = (valeur: unknown, forme: Forme, cles: readonly string[] = []): Probleme => {
+  const liste = OUTILS.join(', ');
+  const p = (message: string): Probleme => ({ chemin: 'outil', message });
+  if (valeur === undefined) {
+    const voisine = cles.find((c) => c !== 'outil' && suggerer(c, ['outil']) === 'outil');
+    const indice = voisine ? `; the ${forme === 'json' ? 'body' : 'form'} has ${cheminJson([voisine])}: did you mean outil?` : '';
+    if (forme === 'formulaire') return p(`outil is required: add the form field outil, one of ${liste}${indice}`);
+    return p(`outil is required: one of ${liste}, e.g. {"outil":"ciel",${EXEMPLE_IMAGES}}${indice}`);
+  }
+  if (typeof valeur !== 'string') return p(`outil must be a string, one of ${liste}, not ${nature(valeur)}`);
+  if (valeur === '') return p(`outil is empty: it must be one of ${liste}`);
+  const proche = suggerer(valeur, OUTILS);
+  return p(
+    `outil ${citer(valeur, 100)} is not a tool${proche ? `: did you mean ${JSON.stringify(proche)}?` : '.'} The tools are ${liste} (GET /outils describes them)`,
+  );
+};
+
+/** A form field given several times where one is read: `outil` (invalid_tool) or a setting (invalid_settings). */
+export const refusRepete = (nom: string, fois: number): ErreurApi =>
+  refuser(nom === 'outil' ? 'invalid_tool' : 'invalid_settings', [
+    {
+      chemin: nom,
+      message: `${nom} is given ${fois} times; give it once${nom === 'outil' ? '' : ' (only image_url and televersement fields, and files, repeat)'}`,
+    },
+  ]);
+
+// ——— POST /televersements ———
+
+/** The 422 for a `POST /televersements` body that schemas.ts refused. */
+export const refusTeleversements = (issues: readonly Issue[], types: readonly string[]): ErreurApi =>
+  refuser('invalid_image', problemesTeleversements(issues, types));
+
+/** Problems of a `POST /televersements` body. `types` are the Content-Types schemas.ts allows. */
+export const problemesTeleversements = (issues: readonly Issue[], types: readonly string[]): Probleme[] =>
+  sansDoublons(premiersParChemin(issues).map((issue) => fichierProbleme(issue, types)));
+
+const fichierProbleme = (issue: Issue, types: readonly string[]): Probleme => {
+  const chemin = segments(issue);
+  const nom = cheminJson(chemin);
+  const p = (message: string): Probleme => ({ chemin: nom, message });
+  const sorte = genre(issue);
+  if (chemin.length === 0) return p(`The body must be a JSON object, not ${nature(issue.input)}, e.g. ${EXEMPLE_FICHIERS}`);
+  if (chemin[0] !== 'fichiers') {
+    const proche = suggerer(String(chemin[0]), ['fichiers']);
+    return p(`${nom} is not a member of the body${proche ? ': did you mean fichiers?' : '.'} The body is ${EXEMPLE_FICHIERS}`);
+  }
+  if (chemin.length === 1) {
+    const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
+    if (sorte === 'manquant') return p(`fichiers is required: the list of files you are about to upload, e.g. ${EXEMPLE_FICHIERS}`);
+    if (issue.type === 'array') {
+      return p(
+        `fichiers must be an array of files, not ${nature(issue.input)}${estObjet(issue.input) ? ': put the file inside [ ]' : ''}, e.g. ${EXEMPLE_FICHIERS}`,
+      );
+    }
+    if (issue.type === 'min_length') return p(`fichiers is empty: announce at least ${issue.requirement} file, e.g. ${EXEMPLE_FICHIERS}`);
+    if (issue.type === 'max_length')
+      return p(`fichiers holds ${nombre} files; at most ${issue.requirement} per request: announce the others in another request`);
+    return p(feuille(issue, 'fichiers'));
+  }
+  // valibot checks an array's members as if it were an object: it is said to be no object, once.
+  const fichier: unknown = issue.path?.[1]?.value;
+  if (chemin.length === 2 || Array.isArray(fichier)) {
+    const ici = cheminJson(chemin.slice(0, 2));
+    return { chemin: ici, message: `${ici} must be an object, not ${nature(fichier)}: each file is {"nom":"salon.jpg","type":"image/jpeg","taille":2483116}` };
+  }
+  const membre = String(chemin[2]);
+  if (sorte === 'inconnu') {
+    const proche = suggerer(membre, MEMBRES_FICHIER);
+    return p(`${nom} is not a member of a file${proche ? `: did you mean ${proche}?` : '.'} A file has nom (optional), type and taille`);
+  }
+  if (membre === 'type') {
+    if (sorte === 'manquant') return p(`${nom} is required: the Content-Type the file will be uploaded with, one of ${ou(guillemets(types))}`);
+    return p(horsListe(nom, types, issue.input));
+  }
+  if (membre === 'taille') {
+    if (sorte === 'manquant') return p(`${nom} is required: the exact size of the file in bytes, e.g. 2483116`);
+    if (issue.type === 'min_value') return p(`${nom} must be at least 1 byte, not ${String(issue.input)}: an empty file cannot be uploaded`);
+    return p(feuille(issue, nom, 'the exact size of the file in bytes'));
+  }
+  return p(feuille(issue, nom, membre === 'nom' ? 'the name of the file' : undefined));
+};
+
+/**
+ * The check of a body with its refusal worded: the request, or a 422 `ErreurApi` listing every
+ * problem in `details` as `{ chemin, message }`. A form passes the field each image came from
+ * (`champsImages`), so that problems name the form's fields, not a JSON path.
+ */
+export const validerRequete = (outil: IdOutil, corps: unknown, champsImages?: readonly string[]): RequeteValidee => {
+  const { requete, issues } = verifierRequete(outil, corps);
+  if (issues) throw refusTravaux(issues, { outil, ...(champsImages ? { champsImages } : {}) });
+  return requete;
+};

@@ -1,0 +1,205 @@
+/**
+ * The answers of the API, described with valibot: each a named component of the OpenAPI document
+ * (document.ts), and what the integration tests check real answers against, so the document stays true.
+ */
+import * as v from 'valibot';
+import { CODES_API } from '../../modele/erreurs';
+import { OUTILS } from '../../modele/outils';
+
+const dateHeure = v.pipe(v.string(), v.isoTimestamp());
+const entier = v.pipe(v.number(), v.integer());
+const outil = v.picklist(OUTILS);
+const lien = v.strictObject({ url: v.pipe(v.string(), v.url()), expire_le: dateHeure });
+
+/** One problem of a refused request: where (`chemin`) and what (`message`). */
+export const SchemaDetailErreur = v.strictObject({
+  chemin: v.pipe(
+    v.string(),
+    v.description('Where the problem is, as the client wrote it: valeurs.style, images[2].url, or in a form the field name; empty for the body as a whole.'),
+  ),
+  message: v.string(),
+});
+
+export const SchemaEchecImage = v.strictObject({
+  index: v.pipe(entier, v.description('Position of the image in the request (0-based).')),
+  code: v.string(),
+  message: v.string(),
+});
+
+const extra = <S extends v.GenericSchema>(schema: S, description: string) => v.optional(v.pipe(schema, v.description(description)));
+
+/**
+ * `error` keeps the spec's open shape (other members are allowed), and names the extra members the
+ * service sends so that generated clients can read them: each is optional, present with the errors its
+ * description names.
+ */
+export const SchemaErreur = v.object({
+  error: v.looseObject({
+    code: v.picklist(Object.keys(CODES_API) as (keyof typeof CODES_API)[]),
+    message: v.string(),
+    details: extra(v.array(SchemaDetailErreur), 'Validation errors (400, 422): every problem of the request, each with its place (chemin) and its message.'),
+    echecs: extra(v.array(SchemaEchecImage), '422 invalid_image when no image of the request could be read: why each one was refused.'),
+    index: extra(entier, 'Position (0-based) of the image the error is about.'),
+    televersement: extra(v.string(), 'Id of the upload the error is about (POST /televersements).'),
+    raison: extra(
+      v.picklist(['inconnu', 'non_recu', 'expire', 'deja_utilise']),
+      "Why an upload was refused: unknown or another account's, file not yet PUT, past its 30 minutes, already used.",
+    ),
+    taille: extra(entier, 'Size announced for the file, in bytes (413 on POST /televersements).'),
+    max_octets: extra(entier, 'Largest image accepted, in bytes (413 image_too_large).'),
+    largeur: extra(entier, 'Width of the image in pixels (413 image_too_large over the megapixel limit).'),
+    hauteur: extra(entier, 'Height of the image in pixels (413 image_too_large over the megapixel limit).'),
+    max_pixels: extra(entier, 'Most pixels an image may have (413 image_too_large).'),
+    max: extra(
+      entier,
+      'The limit that was passed: images per batch (413 too_many_images), pending jobs (429 too_many_pending_jobs) or uploads waiting to be used (429 too_many_pending_uploads).',
+    ),
+    televersements_ouverts: extra(entier, 'Uploads of the account announced and not yet used (429 too_many_pending_uploads).'),
+    efface_le: extra(v.nullable(dateHeure), 'When the work an Idempotency-Key started was erased (409 work_erased).'),
+    credits: extra(entier, 'Balance of the account (402 insufficient_credits).'),
+    requis: extra(entier, 'Credits the request costs (402 insufficient_credits).'),
+    en_attente: extra(entier, 'Jobs of the account not yet ended (429 too_many_pending_jobs).'),
+    retry_after: extra(entier, 'Seconds to wait before retrying (429, 503), as in the Retry-After header.'),
+    parametre: extra(v.string(), 'The parameter or header that is invalid (400 invalid_parameter).'),
+    allow: extra(v.array(v.string()), 'Methods the path accepts (405 method_not_allowed), as in the Allow header.'),
+    effacement: extra(v.literal('programme'), '409 still_running on DELETE: the erasure is recorded and done as soon as the job or batch has ended.'),
+    partie: extra(v.string(), 'Name of the multipart part holding a file that is too large.'),
+    nom_fichier: extra(v.nullable(v.string()), 'File name of that part, if it had one.'),
+    profondeur_max: extra(entier, 'Deepest nesting a JSON body may have (400 invalid_body).'),
+    valeurs_max: extra(entier, 'Most members and elements a JSON body may hold (400 invalid_body).'),
+    type: extra(v.string(), 'On the deployed API, answers made by API Gateway itself (throttling, too large a body) name its response type here.'),
+  }),
+});
+
+export const SchemaTravail = v.strictObject({
+  id: v.pipe(v.string(), v.uuid()),
+  outil,
+  statut: v.picklist(['en_attente', 'en_cours', 'termine', 'echec']),
+  cout: entier,
+  valeurs: v.record(v.string(), v.string()),
+  lot: v.nullable(v.pipe(v.string(), v.uuid())),
+  nom: v.nullable(v.string()),
+  source: v.picklist(['web', 'api', 'mcp']),
+  cree_le: dateHeure,
+  commence_le: v.nullable(dateHeure),
+  termine_le: v.nullable(dateHeure),
+  resultats: v.array(lien),
+  texte: v.nullable(v.string()),
+  erreur: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
+  rembourse: v.boolean(),
+  redaction: v.pipe(
+    v.nullable(v.strictObject({ automatique: v.literal(true), intelligence_artificielle: v.boolean(), modele: v.string() })),
+    v.description(
+      'Extension: for a listing text (annonce), that it was machine-written, whether by a generative AI model, and which; null for images and before the text exists.',
+    ),
+  ),
+  structure: v.pipe(
+    v.nullable(
+      v.strictObject({
+        score: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+        seuil: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+        essais: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2)),
+      }),
+    ),
+    v.description(
+      'Extension: for an image result, the structure check it passed: how well the fixed lines of the room or building (walls, windows, doors, outline) were kept, from 0 to 1 (1 = unchanged); the threshold below which a result is not delivered; the runs it took (a result under the threshold is run once more, then the job fails with structure_modifiee and is refunded). Null for a listing text and until the job is done.',
+    ),
+  ),
+});
+
+export const SchemaLot = v.strictObject({
+  id: v.pipe(v.string(), v.uuid()),
+  outil,
+  statut: v.picklist(['en_cours', 'termine', 'partiel', 'echec']),
+  total: entier,
+  termines: entier,
+  echecs: entier,
+  en_cours: entier,
+  zip: v.nullable(lien),
+  travaux: v.array(SchemaTravail),
+});
+
+const SchemaTeleversement = v.strictObject({
+  id: v.pipe(v.string(), v.uuid(), v.description('Give it as {"televersement": "<id>"} in the images of POST /travaux.')),
+  url: v.pipe(v.string(), v.url(), v.description('Where to PUT the file: signed for this key, Content-Type and size only.')),
+  methode: v.literal('PUT'),
+  entetes: v.pipe(v.strictObject({ 'Content-Type': v.string() }), v.description('Headers the PUT must carry, exactly.')),
+  expire_le: v.pipe(dateHeure, v.description('The URL works until then (15 minutes).')),
+  utilisable_jusqua: v.pipe(
+    dateHeure,
+    v.description(
+      'A POST /travaux can name the upload until then (30 minutes after the announcement); an upload still unused is then deleted, object and record.',
+    ),
+  ),
+});
+
+export const SchemaTeleversements = v.strictObject({ televersements: v.array(SchemaTeleversement) });
+
+const ids = v.array(v.pipe(v.string(), v.uuid()));
+/** What DELETE /travaux/{id} and DELETE /lots/{id} erased (core/domaine/effacement.ts). */
+export const SchemaEffacement = v.strictObject({
+  efface_le: dateHeure,
+  travaux: v.pipe(ids, v.description('Jobs erased: their inputs, uploads, results and records, and the stored answer of the request that started them.')),
+  lots: v.pipe(ids, v.description('Batches erased whole: their record and ZIP (a batch goes with its last job).')),
+  zips_refaits: v.pipe(
+    ids,
+    v.description(
+      'Batches that keep other jobs: their ZIP was deleted and is written again without the erased job, within about 3 minutes (zip is null meanwhile).',
+    ),
+  ),
+  fichiers: v.pipe(entier, v.description('Stored files deleted: inputs, uploads, results, ZIPs.')),
+});
+
+export const SchemaLancement = v.strictObject({
+  lot: v.nullable(v.pipe(v.string(), v.uuid())),
+  outil,
+  cout_total: entier,
+  travaux: v.array(SchemaTravail),
+  echecs: v.array(SchemaEchecImage),
+});
+
+const SchemaChamp = v.looseObject({
+  nom: v.string(),
+  type: v.literal('string'),
+  requis: v.boolean(),
+  description: v.string(),
+  valeurs: v.optional(v.array(v.string())),
+  defaut: v.optional(v.string()),
+  longueur_max: v.optional(v.number()),
+});
+
+const SchemaOutil = v.strictObject({
+  id: outil,
+  nom: v.string(),
+  resume: v.string(),
+  cout: entier,
+  images: v.strictObject({ min: v.number(), max: v.number(), par_lot: v.boolean() }),
+  champs: v.array(SchemaChamp),
+});
+
+export const SchemaOutils = v.strictObject({ outils: v.array(SchemaOutil) });
+export const SchemaSolde = v.strictObject({ credits: entier });
+export const SchemaListeTravaux = v.strictObject({ travaux: v.array(SchemaTravail) });
+
+/**
+ * Answers, each a named component: a schema used inside another is a `$ref` to it, so generators
+ * make one `Travail` type, not one copy per place it appears.
+ */
+export const REPONSES = {
+  Erreur: SchemaErreur,
+  DetailErreur: SchemaDetailErreur,
+  EchecImage: SchemaEchecImage,
+  IdOutil: outil,
+  Lien: lien,
+  Travail: SchemaTravail,
+  Lot: SchemaLot,
+  Lancement: SchemaLancement,
+  Outil: SchemaOutil,
+  Champ: SchemaChamp,
+  Outils: SchemaOutils,
+  Solde: SchemaSolde,
+  ListeTravaux: SchemaListeTravaux,
+  Televersement: SchemaTeleversement,
+  Televersements: SchemaTeleversements,
+  Effacement: SchemaEffacement,
+} satisfies Record<string, v.GenericSchema>;

@@ -1,0 +1,25 @@
+/**
+ * Request rate per key ("cadence"; "debit" means charging credits only, lancement.ts): 120 per calendar minute, counted exactly in DynamoDB (one counter item per
+ * key and minute, incremented only while under the limit: core/depots/cadences.ts). API Gateway usage plans are a best-effort
+ * token bucket per second, which cannot promise the spec's count; this can. A refused request does
+ * not count, so a client that waits `Retry-After` seconds always gets through.
+ */
+import type { Dependances } from '../infra/dependances';
+import * as cadences from '../depots/cadences';
+import { ErreurApi } from '../modele/erreurs';
+
+export const REQUETES_PAR_MINUTE = 120;
+
+export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, empreinte: string): Promise<void> => {
+  const maintenant = d.horloge();
+  const minute = Math.floor(maintenant.getTime() / 60_000);
+  if (!(await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant))) {
+    const attente = Math.max(1, Math.ceil(((minute + 1) * 60_000 - maintenant.getTime()) / 1000));
+    throw new ErreurApi(
+      'rate_limited',
+      `More than ${REQUETES_PAR_MINUTE} requests per minute on this key: retry in ${attente} s.`,
+      { retry_after: attente },
+      { 'Retry-After': String(attente) },
+    );
+  }
+};

@@ -1,0 +1,170 @@
+/**
+ * A job's life after the debit: `en_attente` → `en_cours` → `termine` | `echec` (refunded). This is
+ * the one place that ends a job; the state machine's steps and the sweeper (balayage.ts) call it.
+ *
+ * Every step is one DynamoDB transaction guarded by the job's current state, so a step that Step
+ * Functions retries after it already took effect, or that the sweeper repeats, changes nothing the
+ * second time: credits are refunded once, batch counters and the account's pending count move once.
+ * A job stays in the `ouverts` index until it ends, which is how the sweeper finds unfinished work.
+ * The records and their guarded writes are depots/travaux.ts's, depots/comptes.ts's and
+ * depots/lots.ts's; this module composes them.
+ */
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { resultatsDuTravail } from '../modele/cles-s3';
+import type { FormatImage } from '../modele/images';
+import type { Dependances } from '../infra/dependances';
+import * as comptes from '../depots/comptes';
+import * as lots from '../depots/lots';
+import { avecReessais, raisonsAnnulation, type ElementTransaction } from '../depots/transactions';
+import * as travaux from '../depots/travaux';
+import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from '../modele/erreurs';
+import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele/enregistrements';
+import type { ControleStructure, Redaction } from '../modele/sorties';
+
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+
+/** What the state machine's Choice reads after a job ends: is it the last of its batch? */
+export interface FinTravail {
+  lot_a_finaliser: boolean;
+}
+
+/** `en_attente` → `en_cours`. Returns the job; a retry on an `en_cours` job is a no-op. */
+export const commencerTravail = async (d: Deps, id: string): Promise<EnregistrementTravail> => {
+  const commence = await travaux.commencer(d, id, d.horloge());
+  if (commence) return commence;
+  const travail = await travaux.lire(d, id);
+  if (travail?.statut === 'en_cours') return travail;
+  // Already closed (e.g. refunded when its start looked failed): nothing left to run.
+  throw new ErreurTravail('erreur_interne', `job ${id} is ${travail?.statut ?? 'missing'} and cannot start`);
+};
+
+/**
+ * A job's end, `element` (depots/travaux.ts), sent with what moves with it in the same transaction:
+ * the account's pending count and the credits given back, the batch's counters. False when the job's
+ * own guard failed (it is the first item): another call ended it, or another run has it.
+ */
+const ecrireFin = async (
+  d: Deps,
+  travail: EnregistrementTravail,
+  element: ElementTransaction,
+  issue: 'termines' | 'echecs',
+  credits: number,
+): Promise<boolean> => {
+  const elements: ElementTransaction[] = [element, comptes.elementFinTravail(d.table, travail.compte, credits)];
+  if (travail.lot) elements.push(lots.elementFinTravail(d.table, travail.lot, issue, d.horloge()));
+  try {
+    await avecReessais(d, { TransactItems: elements });
+    return true;
+  } catch (erreur) {
+    if (raisonsAnnulation(erreur)?.[0]?.Code !== 'ConditionalCheckFailed') throw erreur;
+    return false;
+  }
+};
+
+const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTravail> => {
+  if (!travail.lot) return { lot_a_finaliser: false };
+  const lot = await lots.lire(d, travail.lot);
+  // Several jobs may see restants = 0 (the last two ending together): finaliserLot lets one through.
+  return { lot_a_finaliser: lot !== undefined && lot.restants === 0 && lot.statut === 'en_cours' };
+};
+
+/**
+ * What the tool step produced, as it travels in the execution's state: result formats and the S3 key of
+ * the listing text, never the content itself (pipeline/etape.ts says why).
+ */
+export interface SortieATerminer {
+  resultats: { format: FormatImage }[];
+  /** S3 key of the listing text (annonce). */
+  texte: string | null;
+  graine: number | null;
+  redaction?: Redaction | null;
+  structure?: ControleStructure | null;
+}
+
+const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Promise<string> => {
+  const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
+  if (!Body) throw new Error("the listing text's object has no body");
+  return Body.transformToString('utf-8');
+};
+
+/**
+ * Whether the execution of run `tentative` (executions.ts) is the job's current one: an older run
+ * still going (its execution aborted or timed out while a step ran on) must not end a newer one.
+ * Undefined: called by the sweeper, which decides from the job's current run.
+ */
+const estSaTentative = (travail: EnregistrementTravail, tentative: number | undefined): boolean =>
+  tentative === undefined || (travail.tentative ?? 1) === tentative;
+
+/** `en_cours` → `termine` with its results. */
+export const terminerTravail = async (
+  d: Deps & Pick<Dependances, 's3' | 'bucket'>,
+  id: string,
+  sortie: SortieATerminer,
+  tentative?: number,
+): Promise<FinTravail> => {
+  const travail = await travaux.lire(d, id);
+  if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
+  if (travail.statut === 'termine') return estFin(d, travail);
+  if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
+  const resultats: Resultat[] = resultatsDuTravail(
+    travail,
+    sortie.resultats.map((r) => r.format),
+  );
+  const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
+  const fin = { resultats, texte, graine: sortie.graine, redaction: sortie.redaction ?? null, structure: sortie.structure ?? null };
+  if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, tentative, d.horloge()), 'termines', 0))) {
+    const actuel = await travaux.lire(d, id);
+    if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);
+  }
+  return estFin(d, travail);
+};
+
+/**
+ * `en_attente` | `en_cours` → `echec`, credits given back. Safe to call any number of times, from the
+ * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
+ * already `termine` is never refunded.
+ */
+export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
+  const travail = await travaux.lire(d, id);
+  if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
+  if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
+  // A newer run has the job: this older one's failure is not the job's.
+  if (!estSaTentative(travail, tentative)) return { lot_a_finaliser: false, rembourse: false };
+  const rembourse = await ecrireFin(d, travail, travaux.elementEchouer(d.table, id, erreur, tentative, d.horloge()), 'echecs', travail.cout);
+  return { ...(await estFin(d, travail)), rembourse };
+};
+
+/**
+ * The one re-run the sweeper may give a job whose execution was lost, aborted or ended without
+ * closing it: its next execution is `tentative` 2 (executions.ts names it). Undefined when the job
+ * already had its re-run or has ended meanwhile.
+ */
+export const nouvelleTentative = (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => travaux.nouvelleTentative(d, id, TENTATIVES_MAX);
+
+/** A job runs at most twice: its first execution and one re-run by the sweeper. */
+export const TENTATIVES_MAX = 2;
+
+/**
+ * Turns what the state machine's Catch gives (`{Error, Cause}`) into the job's `erreur`. Only known
+ * codes reach the caller; anything else (a bug, a timeout) becomes `erreur_interne` so no internal
+ * detail leaks into the API.
+ */
+export const erreurDepuisEchec = (echec: { Error?: string; Cause?: string } | undefined): ErreurJob => {
+  const nom = echec?.Error ?? '';
+  let message: string | undefined;
+  try {
+    const cause = JSON.parse(echec?.Cause ?? '') as { errorMessage?: unknown };
+    if (typeof cause.errorMessage === 'string') message = cause.errorMessage;
+  } catch {
+    message = undefined;
+  }
+  // A step that kept timing out (Step Functions reports a Lambda timeout as Lambda.Unknown).
+  if (['States.Timeout', 'Lambda.Unknown', 'Lambda.ClientExecutionTimeoutException'].includes(nom)) {
+    return { code: 'moteur_indisponible', message: CODES_TRAVAIL.moteur_indisponible };
+  }
+  if (Object.hasOwn(CODES_TRAVAIL, nom) && nom !== 'erreur_interne') {
+    const code = nom as CodeTravail;
+    return { code, message: message ?? CODES_TRAVAIL[code] };
+  }
+  return { code: 'erreur_interne', message: CODES_TRAVAIL.erreur_interne };
+};

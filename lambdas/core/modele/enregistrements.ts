@@ -1,0 +1,192 @@
+/**
+ * Records kept in DynamoDB and the shapes the API answers with (`Travail`, `Lot`, `Lancement`).
+ * Records keep S3 keys, never links: links are signed afresh on every read (liens.ts).
+ */
+import type { CodeTravail } from './erreurs';
+import type { IdOutil } from './outils';
+import type { ControleStructure, Redaction } from './sorties';
+
+export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
+export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';
+export type Source = 'web' | 'api' | 'mcp';
+
+/**
+ * Where a job's input image is: in S3 (sent with the request, or a direct upload) or to fetch from an
+ * https URL. A direct upload's object can be PUT again while its signed URL lives, so its entry pins
+ * the ETag of the object that POST /travaux checked: the tool step decodes that object or nothing.
+ */
+export type Entree = { type: 's3'; cle: string; etag?: string } | { type: 'url'; url: string };
+
+export interface Resultat {
+  /** S3 key of the result file. */
+  cle: string;
+  /** File name offered to the person downloading it (also its name inside the batch ZIP). */
+  fichier: string;
+}
+
+export interface ErreurJob {
+  code: CodeTravail;
+  message: string;
+}
+
+export interface EnregistrementTravail {
+  id: string;
+  compte: string;
+  outil: IdOutil;
+  statut: StatutTravail;
+  cout: number;
+  valeurs: Record<string, string>;
+  lot: string | null;
+  /** Position of the image in its request (0-based); orders the jobs of a batch and its ZIP. */
+  index: number;
+  nom: string | null;
+  source: Source;
+  cree_le: string;
+  commence_le: string | null;
+  termine_le: string | null;
+  entrees: Entree[];
+  resultats: Resultat[];
+  texte: string | null;
+  erreur: ErreurJob | null;
+  rembourse: boolean;
+  /** Seed given to the engine, so a job can be reproduced. */
+  graine: number | null;
+  /** Which execution runs the job: 1, or 2 once the sweeper ran it again (executions.ts names them). */
+  tentative?: number;
+  /** Who wrote the listing text (annonce). */
+  redaction?: Redaction | null;
+  /** The structure check of an image result (moteurs/controle.ts). */
+  structure?: ControleStructure | null;
+  /** The request's Idempotency-Key: erasing the job erases that request's replay (core/domaine/effacement.ts). */
+  idempotence?: string;
+}
+
+export interface EnregistrementLot {
+  id: string;
+  compte: string;
+  outil: IdOutil;
+  total: number;
+  termines: number;
+  echecs: number;
+  /** Jobs not yet `termine` or `echec`: total - termines - echecs, kept as its own counter so that a
+   * condition expression can ask "is this batch over?" (DynamoDB conditions have no arithmetic). */
+  restants: number;
+  statut: StatutLot;
+  /** Job ids, in the order of the request's images. */
+  travaux: string[];
+  zip_cle: string | null;
+  cree_le: string;
+  termine_le: string | null;
+  /** When a job of the batch last ended: the sweeper leaves a fresh end to the batch's own ZIP step. */
+  derniere_fin?: string;
+  /** Who builds the ZIP, and until when (epoch ms) that claim holds: a dead claimant's claim expires. */
+  finaliseur?: string;
+  reclame_jusqua?: number;
+  /** A job of this ended batch was erased: its ZIP was deleted and is written again without it (core/domaine/effacement.ts). */
+  zip_a_refaire?: boolean;
+}
+
+export interface Lien {
+  url: string;
+  expire_le: string;
+}
+
+export interface Travail {
+  id: string;
+  outil: IdOutil;
+  statut: StatutTravail;
+  cout: number;
+  valeurs: Record<string, string>;
+  lot: string | null;
+  nom: string | null;
+  source: Source;
+  cree_le: string;
+  commence_le: string | null;
+  termine_le: string | null;
+  resultats: Lien[];
+  texte: string | null;
+  erreur: ErreurJob | null;
+  rembourse: boolean;
+  /**
+   * Our extension: for a listing text, that it was machine-written and by which model (null
+   * otherwise), so a platform can say so to its readers.
+   */
+  redaction: Redaction | null;
+  /**
+   * Our extension: for an image result, how well the room's or building's fixed lines (walls,
+   * windows, doors, outline) were kept — the score, the threshold it passed, the runs it took; null
+   * for a listing text and until the job is done.
+   */
+  structure: ControleStructure | null;
+}
+
+export interface Lot {
+  id: string;
+  outil: IdOutil;
+  statut: StatutLot;
+  total: number;
+  termines: number;
+  echecs: number;
+  en_cours: number;
+  zip: Lien | null;
+  travaux: Travail[];
+}
+
+export interface EchecImage {
+  index: number;
+  code: string;
+  message: string;
+}
+
+export interface Lancement {
+  lot: string | null;
+  outil: IdOutil;
+  cout_total: number;
+  travaux: Travail[];
+  echecs: EchecImage[];
+}
+
+/** Signs a stored file's key into a link valid 24 hours. */
+export type SignerLien = (cle: string, fichier: string) => Lien;
+
+export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Travail => ({
+  id: e.id,
+  outil: e.outil,
+  statut: e.statut,
+  cout: e.cout,
+  valeurs: e.valeurs,
+  lot: e.lot,
+  nom: e.nom,
+  source: e.source,
+  cree_le: e.cree_le,
+  commence_le: e.commence_le,
+  termine_le: e.termine_le,
+  // Links only once done: a job's files are complete only when it is `termine`.
+  resultats: e.statut === 'termine' ? e.resultats.map((r) => signer(r.cle, r.fichier)) : [],
+  texte: e.texte,
+  erreur: e.erreur,
+  rembourse: e.rembourse,
+  redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
+  structure: e.statut === 'termine' ? (e.structure ?? null) : null,
+});
+
+/** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
+export const statutFinalLot = (termines: number, echecs: number): StatutLot => (echecs === 0 ? 'termine' : termines === 0 ? 'echec' : 'partiel');
+
+export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], signer: SignerLien): Lot => {
+  const parId = new Map(travaux.map((t) => [t.id, t]));
+  return {
+    id: e.id,
+    outil: e.outil,
+    statut: e.statut,
+    total: e.total,
+    termines: e.termines,
+    echecs: e.echecs,
+    en_cours: e.total - e.termines - e.echecs,
+    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, `lot-${e.id}.zip`) : null,
+    travaux: e.travaux.flatMap((id) => {
+      const t = parId.get(id);
+      return t ? [versTravail(t, signer)] : [];
+    }),
+  };
+};
