@@ -13,7 +13,7 @@ import type * as v from 'valibot';
 import { RequeteTeleversements, RequeteTravaux } from '../schemas';
 import { CATALOGUE, OUTILS } from '../../modele/outils';
 import { ErreurApi } from '../../modele/erreurs';
-import { REPONSES } from './schemas';
+import { REPONSES, type Json } from './schemas';
 import {
   annonceTerminee,
   effacementTravail,
@@ -31,8 +31,6 @@ import {
   travailEnCours,
   travailTermine,
 } from './exemples';
-
-export type Json = Record<string, unknown>;
 
 const composants = (): Json => {
   const schemas = toJsonSchemaDefs(REPONSES, {

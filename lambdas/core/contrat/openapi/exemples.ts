@@ -5,7 +5,7 @@
 import { validerRequete } from '../messages';
 import { ErreurApi } from '../../modele/erreurs';
 import type { Lancement, Lien, Lot, Travail } from '../../modele/enregistrements';
-import type { Json } from './document';
+import type { Json } from './schemas';
 
 export const ID_TRAVAIL = '3f6d2a0e-8b1c-4c9e-9a57-1d2e3f4a5b6c';
 export const ID_LOT = '7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e7f';

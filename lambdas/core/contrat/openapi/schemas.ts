@@ -3,6 +3,9 @@
  * (document.ts), and what the integration tests check real answers against, so the document stays true.
  */
 import * as v from 'valibot';
+
+/** A JSON object of the document, as generators read it. */
+export type Json = Record<string, unknown>;
 import { CODES_API } from '../../modele/erreurs';
 import { OUTILS } from '../../modele/outils';
 
