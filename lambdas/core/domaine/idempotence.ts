@@ -7,6 +7,11 @@
  * the stored answer (it names the jobs and the photos' names): a replay is then a 409 `work_erased`,
  * and starts and charges nothing, rather than starting the work again (depots/idempotence.ts,
  * `marquerEfface`).
+ *
+ * Why not Powertools' Idempotency utility: it stores its record in its own write, before and after
+ * the handler, so a crash between the debit and that write would charge a replay twice (or lose the
+ * answer); ours is one item of the debit's TransactWriteItems. It also has no notion of an erasure
+ * that must keep the key and forget the answer.
  */
 import { createHash } from 'node:crypto';
 import type { Dependances } from '../infra/dependances';
