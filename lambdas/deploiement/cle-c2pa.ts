@@ -40,7 +40,7 @@ export interface ProprietesCleC2pa {
   Chaine?: string;
   Organisation?: string;
 }
-export type EvenementRessource = Evenement<ProprietesCleC2pa>;
+export type EvenementCleC2pa = Evenement<ProprietesCleC2pa>;
 
 /** What the secret holds: the marker's `{clePrivee, chaine}`, and what this resource needs to decide. */
 export interface ContenuSecret {
@@ -63,7 +63,7 @@ export const MESSAGE_AUTRE_CLE =
   "the certificate chain given in c2paChaine was issued for another key, not this stage's C2PA key: " +
   'get a certificate for the CSR in the stack output C2paCsr (it changes when the key is rotated) and deploy again with that chain';
 
-export const nouvelleCle = (): string =>
+export const nouvelleCleC2pa = (): string =>
   generateKeyPairSync('ec', {
     namedCurve: 'P-256',
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
@@ -110,7 +110,7 @@ const lireVersion = async (sm: SecretsManagerClient, secret: string, etape: 'AWS
  * The key for this Generation: the one the secret holds for it, else (a rollback to the Generation
  * before a rotation) the previous version's, else a new one.
  */
-const cleDeLaGeneration = async (sm: SecretsManagerClient, e: EvenementRessource, secret: string, generation: string) => {
+const cleDeLaGeneration = async (sm: SecretsManagerClient, e: EvenementCleC2pa, secret: string, generation: string) => {
   const actuel = await lireVersion(sm, secret, 'AWSCURRENT');
   if (actuel) {
     // A value written before `generation` was stored counts as the old properties' Generation.
@@ -122,7 +122,7 @@ const cleDeLaGeneration = async (sm: SecretsManagerClient, e: EvenementRessource
   return { contenu: undefined, nouvelle: true };
 };
 
-export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): Promise<Reponse> => {
+export const traiterCleC2pa = async (sm: SecretsManagerClient, e: EvenementCleC2pa): Promise<Reponse> => {
   const base = { StackId: e.StackId, RequestId: e.RequestId, LogicalResourceId: e.LogicalResourceId };
   if (e.RequestType === 'Delete') {
     // The secret is a resource of its own and goes with the stack (or stays, on production stages).
@@ -132,7 +132,7 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
   if (!secret) throw new Error('property Secret is required');
 
   const { contenu, nouvelle, restauree } = await cleDeLaGeneration(sm, e, secret, generation);
-  const clePrivee = contenu?.clePrivee ?? nouvelleCle();
+  const clePrivee = contenu?.clePrivee ?? nouvelleCleC2pa();
 
   let chaine: string[];
   let test: boolean;
@@ -184,4 +184,4 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
 
 const sm = new SecretsManagerClient({});
 
-export const handler = gestionnaire<ProprietesCleC2pa>('C2PA key', (e) => traiter(sm, e));
+export const handler = gestionnaire<ProprietesCleC2pa>('C2PA key', (e) => traiterCleC2pa(sm, e));

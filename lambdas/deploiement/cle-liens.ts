@@ -16,11 +16,11 @@ export interface ProprietesCleLiens {
   Secret?: string;
   Generation?: string;
 }
-export type EvenementRessource = Evenement<ProprietesCleLiens>;
+export type EvenementCleLiens = Evenement<ProprietesCleLiens>;
 
 const idDe = (publique: string): string => `retouche-${createHash('sha256').update(publique).digest('hex').slice(0, 16)}`;
 
-export const nouvelleCle = (): { privee: string; publique: string } => {
+export const nouvellePaireLiens = (): { privee: string; publique: string } => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048, // what CloudFront public keys accept
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
@@ -31,7 +31,7 @@ export const nouvelleCle = (): { privee: string; publique: string } => {
 
 const publiqueDe = (privee: string): string => createPublicKey(privee).export({ type: 'spki', format: 'pem' }).toString();
 
-export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): Promise<Reponse> => {
+export const traiterCleLiens = async (sm: SecretsManagerClient, e: EvenementCleLiens): Promise<Reponse> => {
   const base = { StackId: e.StackId, RequestId: e.RequestId, LogicalResourceId: e.LogicalResourceId };
   if (e.RequestType === 'Delete') {
     // The secret is a resource of its own and goes with the stack (or stays, on production stages).
@@ -47,9 +47,9 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
     if (!SecretString) throw new Error('the link secret is empty');
     publique = publiqueDe(SecretString);
   } else {
-    const cle = nouvelleCle();
-    await sm.send(new PutSecretValueCommand({ SecretId: secret, SecretString: cle.privee }));
-    publique = cle.publique;
+    const paire = nouvellePaireLiens();
+    await sm.send(new PutSecretValueCommand({ SecretId: secret, SecretString: paire.privee }));
+    publique = paire.publique;
   }
   const id = idDe(publique);
   return { ...base, Status: 'SUCCESS', PhysicalResourceId: id, Data: { ClePublique: publique, IdCle: id } };
@@ -57,4 +57,4 @@ export const traiter = async (sm: SecretsManagerClient, e: EvenementRessource): 
 
 const sm = new SecretsManagerClient({});
 
-export const handler = gestionnaire<ProprietesCleLiens>('link key', (e) => traiter(sm, e));
+export const handler = gestionnaire<ProprietesCleLiens>('link key', (e) => traiterCleLiens(sm, e));

@@ -1,5 +1,5 @@
 /**
- * GET /fichiers/{cle+} — only where CloudFront is not deployed (`-c liens=api`, for LocalStack): the
+ * GET /fichiers/{cleObjet+} — only where CloudFront is not deployed (`-c liens=api`, for LocalStack): the
  * same signed links are checked here exactly as CloudFront checks them (core/infra/liens.ts), then the
  * client is redirected to a one-minute S3 URL. That short URL is used at once, so the role's
  * temporary credentials cannot expire under it; the link the customer keeps is the 24-hour one.
@@ -31,10 +31,10 @@ const decoderSansErreur = (texte: string): string => {
 
 /** The link as the client holds it: the base, the object path (re-encoded as signed), the query. */
 const lienDe = (event: APIGatewayProxyEvent, base: string): string => {
-  const cle = event.pathParameters?.proxy ?? '';
+  const cleObjet = event.pathParameters?.proxy ?? '';
   // Whether the gateway hands the path decoded or not, keys never hold '%' (see nomFichier), so
   // decoding then encoding gives the path exactly as it was signed.
-  const chemin = cle
+  const chemin = cleObjet
     .split('/')
     .map((morceau) => encodeURIComponent(decoderSansErreur(morceau)))
     .join('/');

@@ -11,7 +11,7 @@ import { publierBalayage } from '../core/infra/mesures';
 
 export const creer = (deps: () => Promise<Dependances>) => async () => {
   const bilan = await balayer(await deps(), { ageMinimumMs: AGE_MINIMUM_MS });
-  publierBalayage({ ...bilan, reprises: bilan.demarres + bilan.relances + bilan.rembourses + bilan.lotsFermes });
+  publierBalayage({ ...bilan, reprises: bilan.demarres + bilan.relances + bilan.rembourses + bilan.lotsFinalises });
   if (bilan.travauxEnRetard + bilan.lotsEnRetard + bilan.effacementsEnRetard > 0) journal.error('sweeper: work older than the bound', { ...bilan });
   else journal.info('sweeper: done', { ...bilan });
   return bilan;

@@ -27,12 +27,12 @@ import { executerOutil, type EntreeLue } from './service-outil';
 const REMPLACEE = 'The uploaded file was replaced after POST /travaux checked it; upload it again.';
 
 /** An input, read only if it is still the object that was checked, at most 15 MB, and a JPEG, PNG or WebP by its bytes. */
-const lireEntree = async (d: DependancesOutil, cle: string, etag: string | undefined): Promise<EntreeLue> => {
+const lireEntree = async (d: DependancesOutil, cleObjet: string, etag: string | undefined): Promise<EntreeLue> => {
   // A key under the uploads' prefix was written by a client: without the checked ETag it is not read.
-  if (cle.startsWith(PREFIXES.televersements) && !etag) throw new ErreurTravail('image_illisible', REMPLACEE);
+  if (cleObjet.startsWith(PREFIXES.televersements) && !etag) throw new ErreurTravail('image_illisible', REMPLACEE);
   let reponse;
   try {
-    reponse = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle, ...(etag ? { IfMatch: etag } : {}) }));
+    reponse = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cleObjet, ...(etag ? { IfMatch: etag } : {}) }));
   } catch (erreur) {
     const e = erreur as { name?: string; $metadata?: { httpStatusCode?: number } };
     if (e.name === 'PreconditionFailed' || e.$metadata?.httpStatusCode === 412) throw new ErreurTravail('image_illisible', REMPLACEE);
@@ -55,9 +55,9 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     const travail = await lireEnregistrementTravail(d, etat.travail);
     if (!travail) throw new ErreurTravail('erreur_interne', `job ${etat.travail} is missing`);
     const entrees = await Promise.all(
-      (etat.preparation?.entrees ?? []).map((cle, rang) => {
+      (etat.preparation?.entrees ?? []).map((cleObjet, rang) => {
         const entree = travail.entrees[rang];
-        return lireEntree(d, cle, entree?.type === 's3' && entree.cle === cle ? entree.etag : undefined);
+        return lireEntree(d, cleObjet, entree?.type === 's3' && entree.cle === cleObjet ? entree.etag : undefined);
       }),
     );
     return executerOutil(d, etat, travail, entrees);

@@ -30,9 +30,9 @@ export const creer = (deps: () => Promise<DependancesPreparation>) =>
         if (dimensions && depasseLimite(dimensions)) {
           throw new ErreurTravail('image_trop_grande', messageTropGrande(dimensions, 'The downloaded image'));
         }
-        const cle = cleEntree(travail.compte, travail.id, rang, format);
-        await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cle, Body: octets, ContentType: TYPES_MIME[format] }));
-        return cle;
+        const cleObjet = cleEntree(travail.compte, travail.id, rang, format);
+        await d.s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: cleObjet, Body: octets, ContentType: TYPES_MIME[format] }));
+        return cleObjet;
       }),
     );
     return { entrees };

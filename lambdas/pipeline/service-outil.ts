@@ -48,7 +48,7 @@ const deposer = async (
   d: DependancesOutil,
   etat: Execution,
   travail: EnregistrementTravail,
-  cle: string,
+  cleObjet: string,
   corps: Buffer | string,
   type: string,
 ): Promise<void> => {
@@ -56,7 +56,7 @@ const deposer = async (
   await d.s3.send(
     new PutObjectCommand({
       Bucket: d.bucket,
-      Key: cle,
+      Key: cleObjet,
       Body: corps,
       ContentType: type,
       Tagging: etiquetteRetention(travail.cree_le, d.horloge()),
@@ -74,9 +74,9 @@ export const executerOutil = async (
   if (travail.outil === 'annonce') {
     const images = entrees.map((e) => e.octets);
     const { texte, redaction } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
-    const cle = cleTexte(travail.compte, travail.id);
-    await deposer(d, etat, travail, cle, texte, 'text/markdown; charset=utf-8');
-    return { resultats: [], texte: cle, graine: null, redaction };
+    const cleObjet = cleTexte(travail.compte, travail.id);
+    await deposer(d, etat, travail, cleObjet, texte, 'text/markdown; charset=utf-8');
+    return { resultats: [], texte: cleObjet, graine: null, redaction };
   }
   const [entree] = entrees;
   if (!entree) throw new ErreurTravail('image_illisible', 'The job has no input image.');

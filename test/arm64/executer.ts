@@ -20,7 +20,7 @@ import sharp from 'sharp';
 import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { resultatsDuTravail } from '../../lambdas/core/modele/cles-s3';
 import type { FormatImage } from '../../lambdas/core/modele/images';
-import { cle as cleTravail } from '../../lambdas/core/depots/travaux';
+import { cleItem as cleTravail } from '../../lambdas/core/depots/travaux';
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { clientDynamoLocal, creerTable, demarrerDynamo } from '../../local/dynamodb';
 import { cheminAsset, demarrerSecrets, resoudre, synthetiser } from '../../local/pile-template';

@@ -20,12 +20,12 @@ import {
   RETENTION_TELEVERSEMENTS_JOURS,
   SAUVEGARDES_TABLE_JOURS,
 } from '../../lambdas/core/modele/retention';
-import { cle as cleCadence } from '../../lambdas/core/depots/cadences';
-import { cle as cleCompte, cleApi } from '../../lambdas/core/depots/comptes';
-import { cle as cleIdempotence } from '../../lambdas/core/depots/idempotence';
-import { cle as cleLot } from '../../lambdas/core/depots/lots';
-import { cle as cleTeleversement } from '../../lambdas/core/depots/televersements';
-import { cle as cleTravail } from '../../lambdas/core/depots/travaux';
+import { cleItem as cleCadence } from '../../lambdas/core/depots/cadences';
+import { cleItem as cleCompte, cleApi } from '../../lambdas/core/depots/comptes';
+import { cleItem as cleIdempotence } from '../../lambdas/core/depots/idempotence';
+import { cleItem as cleLot } from '../../lambdas/core/depots/lots';
+import { cleItem as cleTeleversement } from '../../lambdas/core/depots/televersements';
+import { cleItem as cleTravail } from '../../lambdas/core/depots/travaux';
 import { DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
 import { nomConstruct } from '../../lib/api';

@@ -51,7 +51,7 @@ describe('concurrent requests on one balance', () => {
     const fins = await Promise.all(ids.map((id) => attendreTravail(pile.urlBase, cle, id)));
     expect(fins.every((t) => t.statut === 'termine')).toBe(true);
     expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps.credits).toBe(0);
-    expect((await lireCompte(pile.deps, id))?.en_attente).toBe(0);
+    expect((await lireCompte(pile.deps, id))?.travaux_ouverts).toBe(0);
   });
 });
 
@@ -79,7 +79,7 @@ describe('pending jobs limit', () => {
     retenu.liberer();
     await attendreTravail(pile.urlBase, cle, cinquantieme.corps.travaux[0]!.id);
     await pile.attendreInactivite();
-    expect((await lireCompte(pile.deps, compte))?.en_attente).toBe(0);
+    expect((await lireCompte(pile.deps, compte))?.travaux_ouverts).toBe(0);
     const encore = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [image] } });
     expect(encore.statut).toBe(202);
   });

@@ -166,7 +166,7 @@ describe('erasure of ended work', () => {
     expect(pendant.travaux.map((t) => t.id)).toEqual([a, c]);
 
     // The sweeper writes the ZIP again, from the two jobs left.
-    expect((await pile.balayer()).lotsFermes).toBe(1);
+    expect((await pile.balayer()).lotsFinalises).toBe(1);
     const refait = (await appeler<Lot>(url, 'GET', `/lots/${lotId}`, { cle })).corps;
     expect(refait.statut).toBe('termine');
     const contenu = async (lien: string) => lireZip(Buffer.from(await (await fetch(lien.replace('localhost', '127.0.0.1'))).arrayBuffer()));
@@ -257,7 +257,7 @@ describe('erasure under races and faults', () => {
       pile.deps.ddb.send(
         new UpdateCommand({
           TableName: pile.deps.table,
-          Key: lots.cle(lotId),
+          Key: lots.cleItem(lotId),
           UpdateExpression: 'SET finaliseur = :f, reclame_jusqua = :j',
           ExpressionAttributeValues: { ':f': 'FinaliserLot', ':j': jusqua },
         }),
@@ -518,7 +518,7 @@ describe('erasure of work still running', () => {
       new PutCommand({
         TableName: pile.deps.table,
         Item: {
-          ...effacements.cle(id),
+          ...effacements.cleItem(id),
           type: 'effacement',
           quoi: 'travail',
           id,

@@ -12,7 +12,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
-import { cle as cleCompte } from '../../lambdas/core/depots/comptes';
+import { cleItem as cleCompte } from '../../lambdas/core/depots/comptes';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
 import type { Televersement } from '../../lambdas/core/domaine/televersements';
@@ -162,7 +162,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     const jamais = await poster(cle, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(8)) }, { base64: enBase64(await imageTest(9)) }] });
     decalageMs = 45 * MINUTE;
     try {
-      expect(await pile.balayer()).toMatchObject({ rembourses: 2, lotsFermes: 1 });
+      expect(await pile.balayer()).toMatchObject({ rembourses: 2, lotsFinalises: 1 });
     } finally {
       decalageMs = 0;
       echecDemarrage = false;
@@ -199,7 +199,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     const premier = await pile.balayer();
     await pile.attendreInactivite();
     const second = await pile.balayer();
-    expect([premier.lotsFermes + second.lotsFermes, premier.effacements + second.effacements]).toEqual([1, 1]);
+    expect([premier.lotsFinalises + second.lotsFinalises, premier.effacements + second.effacements]).toEqual([1, 1]);
     expect((await appeler(pile.urlBase, 'GET', `/travaux/${tardif}`, { cle })).statut).toBe(404);
     expect((await attendreLot(pile.urlBase, cle, lot.corps.lot!)).zip).not.toBeNull();
   });

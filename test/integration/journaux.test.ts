@@ -11,7 +11,7 @@ import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { cle as cleTravail, lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
+import { cleItem as cleTravail, lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { creer as creerOutil } from '../../lambdas/pipeline/outil';
 import { etape } from '../../lambdas/pipeline/etape';
 import { AGE_MINIMUM_LOCAL_MS } from '../../local/pile';

@@ -147,14 +147,14 @@ describe('faults around the debit and the start', () => {
     await balayerJusquaLaFin(pile);
     expect(await lireEnregistrementTravail(pile.deps, lancement.travaux[0]!.id)).toMatchObject({ statut: 'termine' });
     expect((await verifierInvariant(pile.deps, [{ compte, accordes: 10 }])).derive).toBe(0);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, travaux_ouverts: 0 });
   });
 
   it('a request with too little time left before the gateway gives up is a 503 and charges nothing', async () => {
     const { compte } = await pile.creerCompte(10);
     const corps = await requete(compte, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] });
     await expect(lancer(pile.deps, { ...corps, echeance: Date.now() + 1_000 })).rejects.toMatchObject({ code: 'service_unavailable', statut: 503 });
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 10, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 10, travaux_ouverts: 0 });
   });
 
   it('no execution can start: 202 with the jobs en_attente; the sweeper starts them once it can, charged once', async () => {
@@ -166,12 +166,12 @@ describe('faults around the debit and the start', () => {
     expect(corps.travaux.map((t) => t.statut)).toEqual(['en_attente', 'en_attente']);
     // The sweeper tries while the service is down: nothing is lost, nothing refunded yet.
     expect((await balayer(pile.deps, { ageMinimumMs: 0 })).demarres).toBe(0);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 6, en_attente: 2 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 6, travaux_ouverts: 2 });
     echecDemarrage = false;
     expect((await balayer(pile.deps, { ageMinimumMs: 0 })).demarres).toBe(2);
     const lot = await attendreLot(pile.urlBase, cle, corps.lot!);
     expect(lot).toMatchObject({ statut: 'termine', termines: 2 });
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 6, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 6, travaux_ouverts: 0 });
   });
 
   it('an execution that never starts within the bound is refunded once (demarrage_impossible) and its batch closes echec', async () => {
@@ -182,12 +182,12 @@ describe('faults around the debit and the start', () => {
       const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
       const plusTard = { ...pile.deps, horloge: () => new Date(Date.now() + 45 * MINUTE) };
       const bilan = await balayer(plusTard, { ageMinimumMs: 0 });
-      expect(bilan).toMatchObject({ rembourses: 2, lotsFermes: 1 });
-      expect(await balayer(plusTard, { ageMinimumMs: 0 })).toMatchObject({ rembourses: 0, lotsFermes: 0 });
+      expect(bilan).toMatchObject({ rembourses: 2, lotsFinalises: 1 });
+      expect(await balayer(plusTard, { ageMinimumMs: 0 })).toMatchObject({ rembourses: 0, lotsFinalises: 0 });
       const lot = await attendreLot(pile.urlBase, cle, corps.lot!);
       expect(lot).toMatchObject({ statut: 'echec', echecs: 2, zip: null });
       expect(lot.travaux.map((t) => t.erreur?.code)).toEqual(['demarrage_impossible', 'demarrage_impossible']);
-      expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 10, en_attente: 0 });
+      expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 10, travaux_ouverts: 0 });
     } finally {
       echecDemarrage = false;
     }
@@ -198,13 +198,13 @@ describe('faults around the debit and the start', () => {
     const mort: Dependances = { ...pile.deps, sfn: { send: async () => Promise.reject(new Error('process killed')) } as unknown as Dependances['sfn'] };
     const lancement = await lancer(mort, await requete(compte, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(6)) }] }));
     const id = lancement.travaux[0]!.id;
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, en_attente: 1 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, travaux_ouverts: 1 });
     // Too young for the sweeper on AWS (2 minutes): left to its own request.
     expect((await balayer(pile.deps, { ageMinimumMs: 2 * MINUTE })).demarres).toBe(0);
     expect((await balayer({ ...pile.deps, horloge: () => new Date(Date.now() + 3 * MINUTE) }, { ageMinimumMs: 2 * MINUTE })).demarres).toBe(1);
     expect((await attendreTravail(pile.urlBase, cle, id)).statut).toBe('termine');
     expect((await balayer(pile.deps, { ageMinimumMs: 0 })).demarres).toBe(0);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 8, travaux_ouverts: 0 });
   });
 
   it('a refund step retried after its answer was lost (committed) credits once', async () => {
@@ -217,7 +217,7 @@ describe('faults around the debit and the start', () => {
     await expect(rembourser(etat, contexte)).rejects.toMatchObject({ name: 'erreur_transitoire' });
     await rembourser(etat, contexte);
     await rembourser(etat, contexte);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 20, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 20, travaux_ouverts: 0 });
     expect(await lireEnregistrementTravail(pile.deps, id)).toMatchObject({ statut: 'echec', rembourse: true, erreur: { code: 'moteur_indisponible' } });
     // And the sweeper finds nothing left to do for it.
     expect((await balayer(pile.deps, { ageMinimumMs: 0 })).rembourses).toBe(0);
@@ -232,7 +232,7 @@ describe('faults around the debit and the start', () => {
     const premier = corps.travaux[0]!.id;
     await enregistrer({ travail: premier, compte, lot: corps.lot, outil: 'ciel', sortie: { resultats: [], texte: null, graine: null } }, contexte);
     expect(await lireEnregistrementLot(pile.deps, corps.lot!)).toMatchObject({ termines: 2, echecs: 0, restants: 0, statut: 'termine' });
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 16, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 16, travaux_ouverts: 0 });
     expect((await lireEnregistrementTravail(pile.deps, premier))?.resultats).toHaveLength(1);
   });
 });
@@ -258,7 +258,7 @@ describe('a model that is briefly unavailable', () => {
     const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json });
     expect((await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id)).statut).toBe('termine');
     expect(tentatives).toBe(3);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 15, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 15, travaux_ouverts: 0 });
   });
 });
 
@@ -307,7 +307,7 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
     portes.shift()!();
     await pile.attendreInactivite();
     expect(await resultats(compte, id)).toEqual([]);
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 20, en_attente: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 20, travaux_ouverts: 0 });
   });
 
   it('run again by the sweeper while an older run still worked: the older one writes nothing and neither ends nor refunds the job', async () => {
@@ -324,7 +324,7 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
     await pile.attendreInactivite();
     expect(await resultats(compte, id)).toEqual([]);
     expect(await lireEnregistrementTravail(pile.deps, id)).toMatchObject({ statut: 'en_cours', tentative: 2, rembourse: false });
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 18, en_attente: 1 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ credits: 18, travaux_ouverts: 1 });
   });
 });
 

@@ -270,7 +270,7 @@ describe('a batch interrupted by kill -9, as a new user would do it', () => {
     const { dynamodb, table } = JSON.parse(readFileSync(join(ici, FICHIER_PILE), 'utf8')) as { dynamodb: string; table: string };
     expect(await lireCompte({ ddb: clientDocument(clientDynamoLocal(dynamodb)), table }, nouveau.account as string)).toMatchObject({
       credits: 84,
-      en_attente: 0,
+      travaux_ouverts: 0,
     });
     stack.enfant.kill('SIGINT');
     expect((await stack.fin).code).toBe(0);

@@ -401,7 +401,7 @@ describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
       expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${gagnant.corps.travaux[0]!.id}`, { cle })).statut).toBe(200);
     }
     const { lire: lireCompte } = await import('../../lambdas/core/depots/comptes');
-    expect(await lireCompte(pile.deps, compte)).toMatchObject({ en_attente: 0, televersements_ouverts: 0 });
+    expect(await lireCompte(pile.deps, compte)).toMatchObject({ travaux_ouverts: 0, televersements_ouverts: 0 });
   });
 
   it('a listing’s claim on an upload is no job: GET /travaux/<upload id> answers 404, and the claim goes with the listing', async () => {
@@ -419,7 +419,7 @@ describe('one upload, one job, whatever the tools (issue 21, point 3)', () => {
       raison: 'deja_utilise',
     });
     expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${annonce}`, { cle })).statut).toBe(200);
-    const { cle: cleTravail, lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
+    const { cleItem: cleTravail, lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     for (const id of ids) {
       expect(await lireEnregistrementTravail(pile.deps, id)).toBeUndefined();

@@ -250,7 +250,12 @@ export const lancerCampagne = async (o: OptionsCampagne): Promise<BilanCampagne>
 export const resumer = (b: BilanCampagne): string => {
   const total = Object.values(b.pannes).reduce((s, n) => s + n, 0);
   const reprises = b.balayages.reduce(
-    (s, x) => ({ demarres: s.demarres + x.demarres, relances: s.relances + x.relances, rembourses: s.rembourses + x.rembourses, lots: s.lots + x.lotsFermes }),
+    (s, x) => ({
+      demarres: s.demarres + x.demarres,
+      relances: s.relances + x.relances,
+      rembourses: s.rembourses + x.rembourses,
+      lots: s.lots + x.lotsFinalises,
+    }),
     { demarres: 0, relances: 0, rembourses: 0, lots: 0 },
   );
   return [

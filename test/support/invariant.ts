@@ -61,7 +61,7 @@ export const verifierInvariant = async (d: Deps, comptes: { compte: string; acco
     ecarts.echecs += travaux.filter((t) => t.statut === 'echec').length;
     const credits = Number(enregistrement?.credits);
     if (credits !== accordes - payes) probleme(`account ${compte}: balance ${credits}, expected ${accordes - payes}`, credits - (accordes - payes));
-    const enAttente = Number(enregistrement?.en_attente);
+    const enAttente = Number(enregistrement?.travaux_ouverts);
     if (enAttente !== ouverts) probleme(`account ${compte}: pending counter ${enAttente}, open jobs ${ouverts}`, enAttente - ouverts);
     if (ouverts > 0) probleme(`account ${compte}: ${ouverts} jobs not ended`, ouverts);
     for (const t of travaux) {

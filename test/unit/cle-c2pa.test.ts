@@ -14,9 +14,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   MESSAGE_AUTRE_CLE,
   MESSAGE_NOUVELLE_CLE,
-  traiter,
+  traiterCleC2pa,
   type ContenuSecret,
-  type EvenementRessource,
+  type EvenementCleC2pa,
   type ProprietesCleC2pa,
 } from '../../lambdas/deploiement/cle-c2pa';
 import { creerPkiTest, problemesChaine } from '../../lambdas/moteurs/c2pa/certificats';
@@ -28,7 +28,7 @@ const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c2pa';
 const ORGANISATION = 'Retouche unit (test, not trusted)';
 const proprietes = (p: ProprietesCleC2pa = {}): ProprietesCleC2pa => ({ Secret: SECRET, Generation: '1', Organisation: ORGANISATION, ...p });
 
-const evenement = (RequestType: EvenementRessource['RequestType'], extra: Partial<EvenementRessource> = {}): EvenementRessource => ({
+const evenement = (RequestType: EvenementCleC2pa['RequestType'], extra: Partial<EvenementCleC2pa> = {}): EvenementCleC2pa => ({
   RequestType,
   ResponseURL: 'https://cloudformation-response.invalid/',
   StackId: 'pile',
@@ -138,7 +138,7 @@ beforeAll(() => initialiserC2pa());
 describe('C2PA key custom resource', () => {
   it('creates a P-256 key and a test chain for it in the secret; results signed with them validate; only public things come out', async () => {
     simule = secretSimule();
-    const reponse = await traiter(simule.client, evenement('Create'));
+    const reponse = await traiterCleC2pa(simule.client, evenement('Create'));
     expect(reponse.Status).toBe('SUCCESS');
     expect(simule.ecritures()).toBe(1);
     const contenu = simule.contenu();
@@ -181,9 +181,12 @@ describe('C2PA key custom resource', () => {
 
   it('keeps the key and its test chain on an update with the same Generation, writing nothing', async () => {
     simule = secretSimule();
-    const creation = await traiter(simule.client, evenement('Create'));
+    const creation = await traiterCleC2pa(simule.client, evenement('Create'));
     const avant = simule.etat.courant;
-    const mise = await traiter(simule.client, evenement('Update', { PhysicalResourceId: creation.PhysicalResourceId, OldResourceProperties: proprietes() }));
+    const mise = await traiterCleC2pa(
+      simule.client,
+      evenement('Update', { PhysicalResourceId: creation.PhysicalResourceId, OldResourceProperties: proprietes() }),
+    );
     expect(mise.Status).toBe('SUCCESS');
     expect(mise.PhysicalResourceId).toBe(creation.PhysicalResourceId);
     expect(simule.ecritures()).toBe(1);
@@ -192,7 +195,7 @@ describe('C2PA key custom resource', () => {
     expect(mise.Data!.Empreinte).toBe(creation.Data!.Empreinte);
 
     // Another name for the test certificates: same key, a new test chain carrying it.
-    const renomme = await traiter(
+    const renomme = await traiterCleC2pa(
       simule.client,
       evenement('Update', { ResourceProperties: proprietes({ Organisation: 'Retouche renamed' }), OldResourceProperties: proprietes() }),
     );
@@ -203,11 +206,11 @@ describe('C2PA key custom resource', () => {
 
   it("stores an operator's chain issued for the stored key; signing with it validates; removing it goes back to a test chain", async () => {
     simule = secretSimule();
-    const creation = await traiter(simule.client, evenement('Create'));
+    const creation = await traiterCleC2pa(simule.client, evenement('Create'));
     const cle = simule.contenu().clePrivee;
     const texte = await chaineOperateur(cle);
 
-    const avecChaine = await traiter(
+    const avecChaine = await traiterCleC2pa(
       simule.client,
       evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes() }),
     );
@@ -230,14 +233,14 @@ describe('C2PA key custom resource', () => {
 
     // The same chain again: nothing to write.
     const ecritures = simule.ecritures();
-    await traiter(
+    await traiterCleC2pa(
       simule.client,
       evenement('Update', { ResourceProperties: proprietes({ Chaine: texte, Organisation: 'x' }), OldResourceProperties: proprietes({ Chaine: texte }) }),
     );
     expect(simule.ecritures()).toBe(ecritures);
 
     // c2paChaine taken out of the context: back to a test chain, same key.
-    const sansChaine = await traiter(simule.client, evenement('Update', { OldResourceProperties: proprietes({ Chaine: texte }) }));
+    const sansChaine = await traiterCleC2pa(simule.client, evenement('Update', { OldResourceProperties: proprietes({ Chaine: texte }) }));
     expect(sansChaine.Data!.Test).toBe('true');
     expect(simule.contenu()).toMatchObject({ clePrivee: cle, test: true });
     expect((await signerEtLire(simule.etat.courant)).validation_state).toBe('Valid');
@@ -245,7 +248,7 @@ describe('C2PA key custom resource', () => {
 
   it('refuses a chain issued for another key with a reason that points at the CSR, and writes nothing', async () => {
     simule = secretSimule();
-    await traiter(simule.client, evenement('Create'));
+    await traiterCleC2pa(simule.client, evenement('Create'));
     const avant = simule.etat.courant;
     const autre = generateKeyPairSync('ec', {
       namedCurve: 'P-256',
@@ -254,7 +257,7 @@ describe('C2PA key custom resource', () => {
     });
     const texte = await chaineOperateur(autre.privateKey);
     const maj = evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes() });
-    await expect(traiter(simule.client, maj)).rejects.toThrow(MESSAGE_AUTRE_CLE);
+    await expect(traiterCleC2pa(simule.client, maj)).rejects.toThrow(MESSAGE_AUTRE_CLE);
     expect(MESSAGE_AUTRE_CLE).toMatch(/issued for another key.*CSR in the stack output C2paCsr/);
     expect(simule.etat.courant).toBe(avant);
 
@@ -296,20 +299,24 @@ describe('C2PA key custom resource', () => {
         publicKeyEncoding: { type: 'spki', format: 'pem' },
       }).privateKey,
     );
-    await expect(traiter(simule.client, evenement('Create', { ResourceProperties: proprietes({ Chaine: quelconque }) }))).rejects.toThrow(MESSAGE_NOUVELLE_CLE);
+    await expect(traiterCleC2pa(simule.client, evenement('Create', { ResourceProperties: proprietes({ Chaine: quelconque }) }))).rejects.toThrow(
+      MESSAGE_NOUVELLE_CLE,
+    );
     expect(MESSAGE_NOUVELLE_CLE).toContain('deploy once without c2paChaine');
     expect(simule.ecritures()).toBe(0);
 
-    await traiter(simule.client, evenement('Create'));
+    await traiterCleC2pa(simule.client, evenement('Create'));
     const cle = simule.contenu().clePrivee;
     const maj = (Chaine: string) => evenement('Update', { ResourceProperties: proprietes({ Chaine }), OldResourceProperties: proprietes() });
     // A TLS server certificate: the right key, the wrong usage.
-    await expect(traiter(simule.client, maj(await chaineOperateur(cle, { eku: ['1.3.6.1.5.5.7.3.1'] })))).rejects.toThrow(
+    await expect(traiterCleC2pa(simule.client, maj(await chaineOperateur(cle, { eku: ['1.3.6.1.5.5.7.3.1'] })))).rejects.toThrow(
       'cannot sign C2PA claims: the first certificate has no extendedKeyUsage the signer accepts: ask the CA for emailProtection (documentSigning alone is refused by c2pa-rs); it has 1.3.6.1.5.5.7.3.1',
     );
     // documentSigning alone: c2pa-rs as bundled refuses it when signing, so every result would fail; refused here first.
     const documentSeul = await chaineOperateur(cle, { eku: ['1.3.6.1.5.5.7.3.36'] });
-    await expect(traiter(simule.client, maj(documentSeul))).rejects.toThrow(/no extendedKeyUsage the signer accepts.*it has 1\.3\.6\.1\.5\.5\.7\.3\.36$/);
+    await expect(traiterCleC2pa(simule.client, maj(documentSeul))).rejects.toThrow(
+      /no extendedKeyUsage the signer accepts.*it has 1\.3\.6\.1\.5\.5\.7\.3\.36$/,
+    );
     const [feuilleDoc, caDoc] = documentSeul.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
     await expect(
       signerC2pa(await image(), 'jpeg', {
@@ -321,28 +328,28 @@ describe('C2PA key custom resource', () => {
         entree: { hash: Buffer.alloc(32), format: 'jpeg' },
       }),
     ).rejects.toThrow(/missing required EKU/);
-    await expect(traiter(simule.client, maj(await chaineOperateur(cle, { usages: x509.KeyUsageFlags.keyEncipherment })))).rejects.toThrow(
+    await expect(traiterCleC2pa(simule.client, maj(await chaineOperateur(cle, { usages: x509.KeyUsageFlags.keyEncipherment })))).rejects.toThrow(
       /lacks keyUsage digitalSignature/,
     );
     // The CA first, the leaf second: refused, with the order to use.
     const [feuille, ca] = (await chaineOperateur(cle)).match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
-    await expect(traiter(simule.client, maj(`${ca}\n${feuille}`))).rejects.toThrow(
+    await expect(traiterCleC2pa(simule.client, maj(`${ca}\n${feuille}`))).rejects.toThrow(
       'the certificate issued for this key is number 2 in c2paChaine: give the chain leaf first, then each issuer',
     );
-    await expect(traiter(simule.client, maj('no certificate here'))).rejects.toThrow(/holds no PEM certificate/);
+    await expect(traiterCleC2pa(simule.client, maj('no certificate here'))).rejects.toThrow(/holds no PEM certificate/);
     expect(simule.ecritures()).toBe(1);
   });
 
   it('rotates the key on a new Generation, and a rollback to the old Generation gets the old key back', async () => {
     simule = secretSimule();
-    const creation = await traiter(simule.client, evenement('Create'));
+    const creation = await traiterCleC2pa(simule.client, evenement('Create'));
     const ancienne = simule.contenu().clePrivee;
     const texte = await chaineOperateur(ancienne);
-    await traiter(simule.client, evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes() }));
+    await traiterCleC2pa(simule.client, evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes() }));
 
     // New Generation, chain still configured: it fits the old key only, so the update fails and writes nothing.
     await expect(
-      traiter(
+      traiterCleC2pa(
         simule.client,
         evenement('Update', { ResourceProperties: proprietes({ Generation: '2', Chaine: texte }), OldResourceProperties: proprietes({ Chaine: texte }) }),
       ),
@@ -350,7 +357,7 @@ describe('C2PA key custom resource', () => {
     expect(simule.contenu()).toMatchObject({ clePrivee: ancienne, generation: '1', test: false });
 
     // New Generation without the chain: a new key, a test chain, a new CSR and physical id.
-    const rotation = await traiter(
+    const rotation = await traiterCleC2pa(
       simule.client,
       evenement('Update', { ResourceProperties: proprietes({ Generation: '2' }), OldResourceProperties: proprietes({ Chaine: texte }) }),
     );
@@ -365,7 +372,7 @@ describe('C2PA key custom resource', () => {
     expect((await signerEtLire(simule.etat.courant)).validation_state).toBe('Valid');
 
     // Another resource of the same deploy failed: CloudFormation rolls this one back to Generation 1 and its chain.
-    const retour = await traiter(
+    const retour = await traiterCleC2pa(
       simule.client,
       evenement('Update', { ResourceProperties: proprietes({ Chaine: texte }), OldResourceProperties: proprietes({ Generation: '2' }) }),
     );
@@ -374,7 +381,7 @@ describe('C2PA key custom resource', () => {
 
     // Deletes touch nothing (the secret is its own resource).
     const ecritures = simule.ecritures();
-    expect(await traiter(simule.client, evenement('Delete', { PhysicalResourceId: 'x' }))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'x' });
+    expect(await traiterCleC2pa(simule.client, evenement('Delete', { PhysicalResourceId: 'x' }))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'x' });
     expect(simule.ecritures()).toBe(ecritures);
   });
 

@@ -8,10 +8,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { objetsSignes } from '../../lambdas/core/infra/objets';
 import { describe, expect, it } from 'vitest';
 import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
-import { traiter, type EvenementRessource } from '../../lambdas/deploiement/cle-liens';
+import { traiterCleLiens, type EvenementCleLiens } from '../../lambdas/deploiement/cle-liens';
 import { creer as creerFichier } from '../../lambdas/http/fichier';
 
-const evenement = (RequestType: EvenementRessource['RequestType'], extra: Partial<EvenementRessource> = {}): EvenementRessource => ({
+const evenement = (RequestType: EvenementCleLiens['RequestType'], extra: Partial<EvenementCleLiens> = {}): EvenementCleLiens => ({
   RequestType,
   ResponseURL: 'https://cloudformation-response.invalid/',
   StackId: 'pile',
@@ -25,7 +25,7 @@ describe('link key custom resource', () => {
   it('creates a key pair: private key into the secret, public key and a stable id out, and links verify with them', async () => {
     const sm = mockClient(SecretsManagerClient);
     sm.on(PutSecretValueCommand).resolves({});
-    const reponse = await traiter(new SecretsManagerClient({}), evenement('Create'));
+    const reponse = await traiterCleLiens(new SecretsManagerClient({}), evenement('Create'));
     expect(reponse.Status).toBe('SUCCESS');
     const privee = sm.commandCalls(PutSecretValueCommand)[0]!.args[0].input.SecretString!;
     expect(privee).toContain('BEGIN PRIVATE KEY');
@@ -42,11 +42,11 @@ describe('link key custom resource', () => {
   it('keeps the key on an update that does not change the generation, rotates it when it does, ignores deletes', async () => {
     const sm = mockClient(SecretsManagerClient);
     sm.on(PutSecretValueCommand).resolves({});
-    const creation = await traiter(new SecretsManagerClient({}), evenement('Create'));
+    const creation = await traiterCleLiens(new SecretsManagerClient({}), evenement('Create'));
     const privee = sm.commandCalls(PutSecretValueCommand)[0]!.args[0].input.SecretString!;
     sm.on(GetSecretValueCommand).resolves({ SecretString: privee });
 
-    const memeCle = await traiter(
+    const memeCle = await traiterCleLiens(
       new SecretsManagerClient({}),
       evenement('Update', { PhysicalResourceId: creation.PhysicalResourceId, OldResourceProperties: evenement('Create').ResourceProperties }),
     );
@@ -54,14 +54,14 @@ describe('link key custom resource', () => {
     expect(memeCle.PhysicalResourceId).toBe(creation.PhysicalResourceId);
     expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(1);
 
-    const rotation = await traiter(
+    const rotation = await traiterCleLiens(
       new SecretsManagerClient({}),
       evenement('Update', { OldResourceProperties: { ...evenement('Create').ResourceProperties, Generation: '0' } }),
     );
     expect(rotation.Data!.ClePublique).not.toBe(creation.Data!.ClePublique);
     expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(2);
 
-    const suppression = await traiter(new SecretsManagerClient({}), evenement('Delete', { PhysicalResourceId: 'x' }));
+    const suppression = await traiterCleLiens(new SecretsManagerClient({}), evenement('Delete', { PhysicalResourceId: 'x' }));
     expect(suppression).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'x' });
     expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(2);
     sm.restore();
@@ -71,7 +71,7 @@ describe('link key custom resource', () => {
 describe('GET /fichiers/... (links checked by the API when CloudFront is not deployed)', async () => {
   const sm = mockClient(SecretsManagerClient);
   sm.on(PutSecretValueCommand).resolves({});
-  const { Data } = await traiter(new SecretsManagerClient({}), evenement('Create'));
+  const { Data } = await traiterCleLiens(new SecretsManagerClient({}), evenement('Create'));
   const privee = sm.commandCalls(PutSecretValueCommand)[0]!.args[0].input.SecretString!;
   sm.restore();
   const base = 'https://api.example.test/v1/api/v1/fichiers';

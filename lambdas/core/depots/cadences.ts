@@ -6,7 +6,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CONSERVATION_FENETRE_CADENCE_SECONDES } from '../modele/retention';
 import { PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
 
-export const cle = (empreinte: string, minute: number) => ({ pk: `${PREFIXES_TABLE.cadence}${empreinte}#${minute}`, sk: 'CADENCE' });
+export const cleItem = (empreinte: string, minute: number) => ({ pk: `${PREFIXES_TABLE.cadence}${empreinte}#${minute}`, sk: 'CADENCE' });
 
 /**
  * Counts one request in its key's window of `minute`, only while the window holds fewer than `max`:
@@ -17,7 +17,7 @@ export const compter = async (d: DepsTable, empreinte: string, minute: number, m
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(empreinte, minute),
+        Key: cleItem(empreinte, minute),
         UpdateExpression: 'ADD n :un SET expire_a = :ttl',
         ConditionExpression: 'attribute_not_exists(n) OR n < :max',
         ExpressionAttributeValues: { ':un': 1, ':max': max, ':ttl': ttlDans(maintenant, CONSERVATION_FENETRE_CADENCE_SECONDES) },

@@ -1,7 +1,8 @@
 /**
  * Accounts (COMPTE#<id>) and API keys (CLE#<sha256 of the key>, listed under their account in gsi1).
  * An account holds the balance (`credits`) and the counters every limit reads: jobs pending
- * (`en_attente`), active keys (`nb_cles`), outstanding uploads (`televersements_ouverts`); each moves
+ * (`travaux_ouverts`, stored as `en_attente`), active keys (`nb_cles`), outstanding uploads
+ * (`televersements_ouverts`); each moves
  * in the same write as what it counts, so it stays exact under races and retries. The other domains
  * move them through this module's transaction items. Keys and limits are core/domaine/comptes.ts's rules.
  */
@@ -13,8 +14,12 @@ import { ecrire, raisonsAnnulation, type RaisonAnnulation } from './transactions
 export interface EnregistrementCompte {
   id: string;
   credits: number;
-  /** Jobs `en_attente` or `en_cours`: the pending-jobs limit reads it, job ends decrement it. */
-  en_attente: number;
+  /**
+   * The account's open jobs (`en_attente` or `en_cours`): the pending-jobs limit reads it, job ends
+   * decrement it. Stored under the attribute `en_attente`, the name the items already written carry;
+   * only this module knows it (`depuisItem`), so the code never confuses it with a job's state.
+   */
+  travaux_ouverts: number;
   nb_cles: number;
   cree_le: string;
 }
@@ -33,7 +38,7 @@ export interface NouvelleCle {
   apercu: string;
 }
 
-export const cle = (compte: string) => ({ pk: `${PREFIXES_TABLE.compte}${compte}`, sk: 'COMPTE' });
+export const cleItem = (compte: string) => ({ pk: `${PREFIXES_TABLE.compte}${compte}`, sk: 'COMPTE' });
 /** The key item of an API key, by the key's hash. */
 export const cleApi = (empreinte: string) => ({ pk: `${PREFIXES_TABLE.cle}${empreinte}`, sk: 'CLE' });
 
@@ -60,7 +65,7 @@ export const creer = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, c
     {
       Put: {
         TableName: d.table,
-        Item: { ...cle(compte), type: 'compte', id: compte, credits, en_attente: 0, nb_cles: 1, cree_le: d.horloge().toISOString() },
+        Item: { ...cleItem(compte), type: 'compte', id: compte, credits, en_attente: 0, nb_cles: 1, cree_le: d.horloge().toISOString() },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -68,9 +73,16 @@ export const creer = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, c
   ]);
 };
 
+/** An account item as stored → its record; also reads the item a cancelled debit returns (core/domaine/facturation.ts). */
+export const depuisItem = (item: Record<string, unknown> | undefined): EnregistrementCompte | undefined => {
+  if (!item) return undefined;
+  const { en_attente, ...reste } = item;
+  return { ...(reste as Omit<EnregistrementCompte, 'travaux_ouverts'>), travaux_ouverts: Number(en_attente ?? 0) };
+};
+
 export const lire = async (d: DepsTable, compte: string): Promise<EnregistrementCompte | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(compte), ConsistentRead: true }));
-  return Item as EnregistrementCompte | undefined;
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(compte), ConsistentRead: true }));
+  return depuisItem(Item);
 };
 
 /**
@@ -88,7 +100,7 @@ export const ajouterCle = async (
       {
         Update: {
           TableName: d.table,
-          Key: cle(compte),
+          Key: cleItem(compte),
           UpdateExpression: 'SET nb_cles = nb_cles + :un',
           ConditionExpression: 'attribute_exists(pk) AND nb_cles < :max',
           ExpressionAttributeValues: { ':un': 1, ':max': max },
@@ -114,7 +126,7 @@ export const lireCle = async (d: DepsTable, empreinte: string): Promise<Enregist
  * Revokes a key and uncounts it from its account, together, once: false when the transaction was
  * cancelled (revoked meanwhile by a concurrent call).
  */
-export const revoquerCle = async (d: Pick<Dependances, 'ddb' | 'table'>, empreinte: string, compte: string, maintenant: Date): Promise<boolean> => {
+export const revoquerEmpreinte = async (d: Pick<Dependances, 'ddb' | 'table'>, empreinte: string, compte: string, maintenant: Date): Promise<boolean> => {
   try {
     await ecrire(d, [
       {
@@ -129,7 +141,7 @@ export const revoquerCle = async (d: Pick<Dependances, 'ddb' | 'table'>, emprein
       {
         Update: {
           TableName: d.table,
-          Key: cle(compte),
+          Key: cleItem(compte),
           UpdateExpression: 'SET nb_cles = nb_cles - :un',
           ExpressionAttributeValues: { ':un': 1 },
         },
@@ -143,12 +155,12 @@ export const revoquerCle = async (d: Pick<Dependances, 'ddb' | 'table'>, emprein
 };
 
 /** Adds credits to an existing account: the new balance, or undefined when there is no such account. */
-export const ajouterCredits = async (d: DepsTable, compte: string, credits: number): Promise<number | undefined> => {
+export const crediter = async (d: DepsTable, compte: string, credits: number): Promise<number | undefined> => {
   try {
     const { Attributes } = await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(compte),
+        Key: cleItem(compte),
         UpdateExpression: 'ADD credits :n',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':n': credits },
@@ -171,7 +183,7 @@ export const ajouterCredits = async (d: DepsTable, compte: string, credits: numb
 export const elementDebit = (table: string, compte: string, debit: { cout: number; travaux: number; max: number; televersements?: number }) => ({
   Update: {
     TableName: table,
-    Key: cle(compte),
+    Key: cleItem(compte),
     // The uploads the jobs use stop counting as outstanding (core/domaine/televersements.ts) in the same write.
     UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
       debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
@@ -192,7 +204,7 @@ export const elementDebit = (table: string, compte: string, debit: { cout: numbe
 export const elementFinTravail = (table: string, compte: string, credits: number) => ({
   Update: {
     TableName: table,
-    Key: cle(compte),
+    Key: cleItem(compte),
     UpdateExpression: 'SET en_attente = en_attente - :un, credits = credits + :credits',
     ExpressionAttributeValues: { ':un': 1, ':credits': credits },
   },
@@ -207,7 +219,7 @@ export const elementFinTravail = (table: string, compte: string, credits: number
 export const elementAnnonceTeleversements = (table: string, compte: string, annonce: { nombre: number; creditsMin: number; max: number }) => ({
   Update: {
     TableName: table,
-    Key: cle(compte),
+    Key: cleItem(compte),
     UpdateExpression: 'SET televersements_ouverts = if_not_exists(televersements_ouverts, :zero) + :n',
     ConditionExpression: 'attribute_exists(pk) AND credits >= :min AND (attribute_not_exists(televersements_ouverts) OR televersements_ouverts <= :max_avant)',
     ExpressionAttributeValues: {
@@ -224,7 +236,7 @@ export const elementAnnonceTeleversements = (table: string, compte: string, anno
 export const elementRetraitTeleversement = (table: string, compte: string) => ({
   Update: {
     TableName: table,
-    Key: cle(compte),
+    Key: cleItem(compte),
     UpdateExpression: 'SET televersements_ouverts = televersements_ouverts - :un',
     ConditionExpression: 'attribute_exists(pk) AND televersements_ouverts >= :un',
     ExpressionAttributeValues: { ':un': 1 },

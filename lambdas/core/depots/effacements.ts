@@ -13,7 +13,7 @@ export interface DemandeEffacement {
   demande_le: string;
 }
 
-export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.effacement}${id}`, sk: 'EFFACEMENT' });
+export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.effacement}${id}`, sk: 'EFFACEMENT' });
 
 /** Records the request once (asked twice: the first request stands), in the sweeper's `ouverts` index. */
 export const demander = async (d: DepsTable, demande: DemandeEffacement): Promise<void> => {
@@ -22,7 +22,7 @@ export const demander = async (d: DepsTable, demande: DemandeEffacement): Promis
       new PutCommand({
         TableName: d.table,
         Item: {
-          ...cle(demande.id),
+          ...cleItem(demande.id),
           type: 'effacement',
           quoi: demande.quoi,
           id: demande.id,
@@ -40,17 +40,17 @@ export const demander = async (d: DepsTable, demande: DemandeEffacement): Promis
 };
 
 export const lire = async (d: DepsTable, id: string): Promise<DemandeEffacement | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(id), ConsistentRead: true }));
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(id), ConsistentRead: true }));
   return Item as DemandeEffacement | undefined;
 };
 
 /** A request with nothing left to erase. */
 export const supprimer = async (d: DepsTable, id: string): Promise<void> => {
-  await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cle(id) }));
+  await d.ddb.send(new DeleteCommand({ TableName: d.table, Key: cleItem(id) }));
 };
 
 /** The transaction item that deletes the request with the last records of what it erases. */
-export const elementSupprimer = (table: string, id: string) => ({ Delete: { TableName: table, Key: cle(id) } });
+export const elementSupprimer = (table: string, id: string) => ({ Delete: { TableName: table, Key: cleItem(id) } });
 
 /** Those of these ids whose erasure is recorded and not yet done. */
 export const enAttente = async (d: DepsTable, ids: readonly string[]): Promise<Set<string>> =>
@@ -58,7 +58,7 @@ export const enAttente = async (d: DepsTable, ids: readonly string[]): Promise<S
     (
       await lireParCles<{ id: string }>(
         d,
-        ids.map((id) => cle(id)),
+        ids.map((id) => cleItem(id)),
         'id',
       )
     ).map((e) => e.id),

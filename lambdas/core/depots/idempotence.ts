@@ -17,10 +17,10 @@ export interface EnregistrementIdempotence {
   efface_le?: string;
 }
 
-export const cle = (compte: string, cleIdempotence: string) => ({ pk: `${PREFIXES_TABLE.idempotence}${compte}#${cleIdempotence}`, sk: 'IDEM' });
+export const cleItem = (compte: string, cleIdempotence: string) => ({ pk: `${PREFIXES_TABLE.idempotence}${compte}#${cleIdempotence}`, sk: 'IDEM' });
 
 export const lire = async (d: DepsTable, compte: string, cleIdempotence: string): Promise<EnregistrementIdempotence | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(compte, cleIdempotence), ConsistentRead: true }));
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(compte, cleIdempotence), ConsistentRead: true }));
   return Item as EnregistrementIdempotence | undefined;
 };
 
@@ -33,7 +33,7 @@ export const marquerEfface = async (d: DepsTable, compte: string, cleIdempotence
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(compte, cleIdempotence),
+        Key: cleItem(compte, cleIdempotence),
         UpdateExpression: 'SET efface_le = if_not_exists(efface_le, :maintenant) REMOVE reponse',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':maintenant': effaceLe.toISOString() },
@@ -49,7 +49,7 @@ export const elementCreer = (table: string, compte: string, cleIdempotence: stri
   Put: {
     TableName: table,
     Item: {
-      ...cle(compte, cleIdempotence),
+      ...cleItem(compte, cleIdempotence),
       type: 'idempotence',
       empreinte: trace.empreinte,
       reponse: trace.reponse,

@@ -13,7 +13,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EnregistrementLot, StatutLot } from '../modele/enregistrements';
 import { idsOuverts, OUVERTS, PREFIXES_TABLE, type DepsTable } from './table';
 
-export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 'LOT' });
+export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 'LOT' });
 
 /** Longer than a ZIP may take (the FinaliserLot function's 10-minute timeout), so a live claim is never taken. */
 export const DUREE_RECLAMATION_MS = 12 * 60_000;
@@ -51,13 +51,13 @@ export const nouveau = (champs: Pick<EnregistrementLot, 'id' | 'compte' | 'outil
 export const elementCreer = (table: string, lot: EnregistrementLot, expire_a: number) => ({
   Put: {
     TableName: table,
-    Item: { ...cle(lot.id), type: 'lot', ...lot, ...dansOuverts(lot), expire_a },
+    Item: { ...cleItem(lot.id), type: 'lot', ...lot, ...dansOuverts(lot), expire_a },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
 
 export const lire = async (d: DepsTable, id: string): Promise<EnregistrementLot | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(id), ConsistentRead: true }));
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(id), ConsistentRead: true }));
   return Item as EnregistrementLot | undefined;
 };
 
@@ -65,7 +65,7 @@ export const lire = async (d: DepsTable, id: string): Promise<EnregistrementLot 
 export const elementFinTravail = (table: string, id: string, issue: 'termines' | 'echecs', maintenant: Date) => ({
   Update: {
     TableName: table,
-    Key: cle(id),
+    Key: cleItem(id),
     UpdateExpression: `SET ${issue} = ${issue} + :un, restants = restants - :un, derniere_fin = :maintenant`,
     ExpressionAttributeValues: { ':un': 1, ':maintenant': maintenant.toISOString() },
   },
@@ -81,7 +81,7 @@ export const reclamer = async (d: DepsTable, id: string, qui: string, maintenant
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
         // A retry by the same claimant goes through, and so does anyone once a claim has expired. An
         // ended batch is claimed again only to write its ZIP anew after an erasure.
@@ -118,7 +118,7 @@ export const reclamerPourEffacer = async (
     const { Attributes } = await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: 'SET finaliseur = :moi, reclame_jusqua = :jusqua',
         ConditionExpression: `attribute_exists(pk) AND ${RECLAMATION_LIBRE}`,
         ExpressionAttributeValues: { ':moi': qui, ':maintenant': maintenant, ':jusqua': maintenant + DUREE_RECLAMATION_MS },
@@ -141,7 +141,7 @@ export const liberer = async (d: DepsTable, id: string, qui: string): Promise<vo
     .send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: 'REMOVE finaliseur, reclame_jusqua',
         ConditionExpression: 'finaliseur = :moi',
         ExpressionAttributeValues: { ':moi': qui },
@@ -158,7 +158,7 @@ export const liberer = async (d: DepsTable, id: string, qui: string): Promise<vo
  * `en_cours` (a ZIP written anew keeps the batch's end date). False when `qui` no longer holds it
  * (its claim expired and another took the batch over).
  */
-export const fermer = async (
+export const finaliser = async (
   d: DepsTable,
   id: string,
   qui: string,
@@ -168,7 +168,7 @@ export const fermer = async (
     await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: `SET statut = :statut, zip_cle = :zip${fin.termine_le !== undefined ? ', termine_le = :maintenant' : ''} REMOVE gsi3pk, gsi3sk, finaliseur, reclame_jusqua, zip_a_refaire`,
         ConditionExpression: 'finaliseur = :moi AND (statut = :en_cours OR zip_a_refaire = :oui)',
         ExpressionAttributeValues: {
@@ -206,7 +206,7 @@ export const elementRetirerTravail = (
   return {
     Update: {
       TableName: table,
-      Key: cle(lot.id),
+      Key: cleItem(lot.id),
       UpdateExpression: `SET #total = #total - :un, termines = termines - :t, echecs = echecs - :e${
         ferme ? ', zip_a_refaire = :oui, derniere_fin = :date, gsi3pk = :p, gsi3sk = :sk' : ''
       } REMOVE travaux[${retrait.position}], finaliseur, reclame_jusqua${ferme ? ', zip_cle' : ''}`,
@@ -229,7 +229,7 @@ export const elementRetirerTravail = (
 export const elementEffacerAvecDernier = (table: string, id: string, dernier: { id: string; taille: number; qui: string }) => ({
   Delete: {
     TableName: table,
-    Key: cle(id),
+    Key: cleItem(id),
     ConditionExpression: 'travaux[0] = :id AND size(travaux) = :taille AND finaliseur = :moi',
     ExpressionAttributeValues: { ':moi': dernier.qui, ':id': dernier.id, ':taille': dernier.taille },
   },
@@ -239,7 +239,7 @@ export const elementEffacerAvecDernier = (table: string, id: string, dernier: { 
 export const elementEffacer = (table: string, id: string, qui: string) => ({
   Delete: {
     TableName: table,
-    Key: cle(id),
+    Key: cleItem(id),
     ConditionExpression: 'finaliseur = :moi',
     ExpressionAttributeValues: { ':moi': qui },
   },

@@ -36,7 +36,7 @@ export interface EnregistrementTeleversement {
   utilisable_jusqua: string;
 }
 
-export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.televersement}${id}`, sk: 'TELEVERSEMENT' });
+export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.televersement}${id}`, sk: 'TELEVERSEMENT' });
 
 /** In the sweeper's `ouverts` index until it is done with the upload, ordered by when that is due. */
 const indexRetrait = (id: string, du: string) => ({ gsi3pk: OUVERTS.televersements, gsi3sk: `${du}#${id}` });
@@ -66,7 +66,7 @@ export const annoncer = async (
             TableName: d.table,
             // gsi1: an account's erasure finds its uploads, used or not (core/domaine/effacement.ts).
             Item: {
-              ...cle(t.id),
+              ...cleItem(t.id),
               type: 'televersement',
               ...t,
               gsi1pk: `COMPTE#${compte}`,
@@ -89,7 +89,7 @@ export const annoncer = async (
 };
 
 export const lire = async (d: DepsTable, id: string): Promise<EnregistrementTeleversement | undefined> =>
-  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(id), ConsistentRead: true }))).Item as EnregistrementTeleversement | undefined;
+  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(id), ConsistentRead: true }))).Item as EnregistrementTeleversement | undefined;
 
 /** Every upload record of an account, used or not, all pages. */
 export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTeleversement[]> =>
@@ -107,7 +107,7 @@ export const elementEfface = (table: string, compte: string, id: string, du: str
   Put: {
     TableName: table,
     Item: {
-      ...cle(id),
+      ...cleItem(id),
       type: 'televersement',
       id,
       compte,
@@ -139,7 +139,7 @@ export const marquerRetrait = async (
 ): Promise<'marque' | 'utilise' | 'change'> => {
   const marquer = {
     TableName: d.table,
-    Key: cle(t.id),
+    Key: cleItem(t.id),
     UpdateExpression: 'SET statut = :statut, utilisable_jusqua = :fin, gsi3pk = :p, gsi3sk = :sk REMOVE nom',
     ConditionExpression: 'statut = :attendu',
     ExpressionAttributeValues: { ':statut': statut, ':attendu': 'attendu', ':fin': fin, ':p': OUVERTS.televersements, ':sk': indexRetrait(t.id, fin).gsi3sk },
@@ -159,7 +159,7 @@ export const marquerRetrait = async (
         .send(
           new UpdateCommand({
             TableName: d.table,
-            Key: cle(t.id),
+            Key: cleItem(t.id),
             UpdateExpression: 'SET statut = :utilise REMOVE gsi3pk, gsi3sk',
             ConditionExpression: 'statut = :attendu',
             ExpressionAttributeValues: { ':utilise': 'utilise', ':attendu': 'attendu' },
@@ -182,7 +182,7 @@ export const supprimer = async (d: DepsTable, id: string): Promise<void> => {
     .send(
       new DeleteCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         ConditionExpression: 'statut IN (:expire, :efface)',
         ExpressionAttributeValues: { ':expire': 'expire', ':efface': 'efface' },
       }),

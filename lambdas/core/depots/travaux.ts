@@ -10,12 +10,12 @@
  * A claim is no job: `lire` never returns one.
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele/enregistrements';
+import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
 import type { IdOutil } from '../modele/outils';
 import type { ControleStructure, Redaction } from '../modele/sorties';
 import { idsOuverts, INDEX, lireParCles, OUVERTS, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 
-export const cle = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
+export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
 
 /** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
 export const nouveau = (
@@ -52,7 +52,7 @@ export const elementCreer = (table: string, travail: EnregistrementTravail, opti
   Put: {
     TableName: table,
     Item: {
-      ...cle(travail.id),
+      ...cleItem(travail.id),
       type: 'travail',
       ...travail,
       gsi1pk: `COMPTE#${travail.compte}`,
@@ -75,23 +75,23 @@ export const elementCreer = (table: string, travail: EnregistrementTravail, opti
 export const elementUtilisation = (table: string, compte: string, televersement: string, travail: string, expire_a: number) => ({
   Put: {
     TableName: table,
-    Item: { ...cle(televersement), type: 'utilisation', compte, televersement, travail, expire_a },
+    Item: { ...cleItem(televersement), type: 'utilisation', compte, televersement, travail, expire_a },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
 
 /** The transaction item that holds only while no job and no claim uses this upload id. */
 export const elementNonUtilise = (table: string, televersement: string) => ({
-  ConditionCheck: { TableName: table, Key: cle(televersement), ConditionExpression: 'attribute_not_exists(pk)' },
+  ConditionCheck: { TableName: table, Key: cleItem(televersement), ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
 /** Whether a job or a listing's claim holds this id: the upload of that id is used. */
 export const estUtilise = async (d: DepsTable, televersement: string): Promise<boolean> =>
-  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(televersement), ConsistentRead: true }))).Item !== undefined;
+  (await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(televersement), ConsistentRead: true }))).Item !== undefined;
 
 /** A job's record; a listing job's claim on an upload shares the key space and is no job. */
 export const lire = async (d: DepsTable, id: string): Promise<EnregistrementTravail | undefined> => {
-  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cle(id), ConsistentRead: true }));
+  const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleItem(id), ConsistentRead: true }));
   return Item?.type === 'utilisation' ? undefined : (Item as EnregistrementTravail | undefined);
 };
 
@@ -99,7 +99,7 @@ export const lire = async (d: DepsTable, id: string): Promise<EnregistrementTrav
 export const lirePlusieurs = (d: DepsTable, ids: readonly string[]): Promise<EnregistrementTravail[]> =>
   lireParCles<EnregistrementTravail>(
     d,
-    ids.map((id) => cle(id)),
+    ids.map((id) => cleItem(id)),
   );
 
 /** Every job of an account, all pages (an account's erasure, the tests' invariant). */
@@ -136,7 +136,7 @@ export const commencer = async (d: DepsTable, id: string, maintenant: Date): Pro
     const { Attributes } = await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: 'SET statut = :en_cours, commence_le = :maintenant',
         ConditionExpression: 'statut = :en_attente',
         ExpressionAttributeValues: { ':en_cours': 'en_cours', ':en_attente': 'en_attente', ':maintenant': maintenant.toISOString() },
@@ -154,12 +154,12 @@ export const commencer = async (d: DepsTable, id: string, maintenant: Date): Pro
  * The next run of an open job that has had fewer than `tentatives` runs: the job as it is then, or
  * undefined when it had them all or has ended meanwhile.
  */
-export const nouvelleTentative = async (d: DepsTable, id: string, tentatives: number): Promise<EnregistrementTravail | undefined> => {
+export const relancer = async (d: DepsTable, id: string, tentatives: number): Promise<EnregistrementTravail | undefined> => {
   try {
     const { Attributes } = await d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
-        Key: cle(id),
+        Key: cleItem(id),
         UpdateExpression: 'SET tentative = :deux',
         ConditionExpression: 'statut IN (:en_attente, :en_cours) AND (attribute_not_exists(tentative) OR tentative < :deux)',
         ExpressionAttributeValues: { ':deux': tentatives, ':en_attente': 'en_attente', ':en_cours': 'en_cours' },
@@ -196,7 +196,7 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
   return {
     Update: {
       TableName: table,
-      Key: cle(id),
+      Key: cleItem(id),
       UpdateExpression:
         'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
       ConditionExpression: `statut = :en_cours${garde.condition}`,
@@ -218,12 +218,12 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
 };
 
 /** The transaction item of `en_attente` | `en_cours` → `echec`, refunded; the job leaves `ouverts`. */
-export const elementEchouer = (table: string, id: string, erreur: ErreurJob, tentative: number | undefined, maintenant: Date) => {
+export const elementEchouer = (table: string, id: string, erreur: ErreurDuTravail, tentative: number | undefined, maintenant: Date) => {
   const garde = gardeTentative(tentative);
   return {
     Update: {
       TableName: table,
-      Key: cle(id),
+      Key: cleItem(id),
       UpdateExpression: 'SET statut = :echec, termine_le = :maintenant, erreur = :erreur, rembourse = :vrai REMOVE gsi3pk, gsi3sk',
       ConditionExpression: `statut IN (:en_attente, :en_cours)${garde.condition}`,
       ExpressionAttributeValues: {
@@ -243,14 +243,14 @@ export const elementEchouer = (table: string, id: string, erreur: ErreurJob, ten
 export const elementEffacerFini = (table: string, id: string) => ({
   Delete: {
     TableName: table,
-    Key: cle(id),
+    Key: cleItem(id),
     ConditionExpression: 'attribute_exists(pk) AND statut IN (:termine, :echec)',
     ExpressionAttributeValues: { ':termine': 'termine', ':echec': 'echec' },
   },
 });
 
 /** The erasure's transaction item for a job of an erased batch (the batch's claim guards it), or for a listing's claim on an upload. */
-export const elementEffacer = (table: string, id: string) => ({ Delete: { TableName: table, Key: cle(id) } });
+export const elementEffacer = (table: string, id: string) => ({ Delete: { TableName: table, Key: cleItem(id) } });
 
 /** Ids of open jobs created before `avant`, oldest first, at most `max`. */
 export const ouverts = (d: DepsTable, avant: Date, max: number): AsyncGenerator<string> => idsOuverts(d, OUVERTS.travaux, avant, max);

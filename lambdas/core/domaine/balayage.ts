@@ -36,7 +36,7 @@ import { traiterDemandeEffacement } from './effacement';
 import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
 import { compterRemboursement } from '../infra/mesures';
-import type { EnregistrementLot, EnregistrementTravail, ErreurJob } from '../modele/enregistrements';
+import type { EnregistrementLot, EnregistrementTravail, ErreurDuTravail } from '../modele/enregistrements';
 import * as effacements from '../depots/effacements';
 import * as lots from '../depots/lots';
 import * as televersements from '../depots/televersements';
@@ -70,7 +70,7 @@ export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + lots.DUREE_RECLAMATION_MS + 2 
 const MAX_PAR_PASSAGE = 500;
 const EN_PARALLELE = 4;
 
-export type Decision = { action: 'laisser' } | { action: 'demarrer' } | { action: 'relancer' } | { action: 'rembourser'; erreur: ErreurJob };
+export type Decision = { action: 'laisser' } | { action: 'demarrer' } | { action: 'relancer' } | { action: 'rembourser'; erreur: ErreurDuTravail };
 
 const erreur = (code: keyof typeof CODES_TRAVAIL, message: string = CODES_TRAVAIL[code]): Decision => ({
   action: 'rembourser',
@@ -120,7 +120,7 @@ export interface BilanBalayage {
   demarres: number;
   relances: number;
   rembourses: number;
-  lotsFermes: number;
+  lotsFinalises: number;
   travauxEnRetard: number;
   lotsEnRetard: number;
   /** Erasures recorded while their work ran, done in this pass. */
@@ -149,8 +149,8 @@ const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Prom
   await Promise.all(ouvriers);
 };
 
-const fermerLotSiDernier = async (d: Deps, travail: EnregistrementTravail, bilan: BilanBalayage, lotAFinaliser: boolean) => {
-  if (lotAFinaliser && travail.lot && (await finaliserLot(d, travail.lot, 'balayeur')).finalise) bilan.lotsFermes++;
+const finaliserLotSiDernier = async (d: Deps, travail: EnregistrementTravail, bilan: BilanBalayage, lotAFinaliser: boolean) => {
+  if (lotAFinaliser && travail.lot && (await finaliserLot(d, travail.lot, 'balayeur')).finalise) bilan.lotsFinalises++;
 };
 
 const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: BilanBalayage): Promise<void> => {
@@ -182,7 +182,7 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
         compterRemboursement(travail.outil);
         bilan.rembourses++;
       }
-      await fermerLotSiDernier(d, travail, bilan, fin.lot_a_finaliser);
+      await finaliserLotSiDernier(d, travail, bilan, fin.lot_a_finaliser);
       return;
     }
   }
@@ -198,7 +198,7 @@ const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: n
   // A batch whose last job just ended is left to that job's own ZIP step for a while.
   if (lot.restants === 0 && finiDepuis >= ageMinimumMs && !reclame) {
     if ((await finaliserLot(d, id, 'balayeur')).finalise) {
-      bilan.lotsFermes++;
+      bilan.lotsFinalises++;
       return;
     }
   }
@@ -213,7 +213,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
     demarres: 0,
     relances: 0,
     rembourses: 0,
-    lotsFermes: 0,
+    lotsFinalises: 0,
     travauxEnRetard: 0,
     lotsEnRetard: 0,
     effacements: 0,

@@ -51,13 +51,13 @@ export const revoquerCle = async (d: DepsComptes, cle: string) => {
   if (!enregistrement) throw new ErreurCompte('unknown key');
   if (enregistrement.revoquee) return { revoque: true };
   // Cancelled: revoked meanwhile by a concurrent call, and the outcome asked for holds.
-  await comptes.revoquerCle(d, empreinteCle(cle), enregistrement.compte, d.horloge());
+  await comptes.revoquerEmpreinte(d, empreinteCle(cle), enregistrement.compte, d.horloge());
   return { revoque: true };
 };
 
 export const ajouterCredits = async (d: DepsComptes, compte: string, credits: number) => {
   verifierCredits(credits);
-  const solde = await comptes.ajouterCredits(d, compte, credits);
+  const solde = await comptes.crediter(d, compte, credits);
   if (solde === undefined) throw new ErreurCompte(`no account ${compte}`);
   return { compte, credits: solde };
 };

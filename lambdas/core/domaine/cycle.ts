@@ -18,7 +18,7 @@ import * as lots from '../depots/lots';
 import { avecReessais, raisonsAnnulation, type ElementTransaction } from '../depots/transactions';
 import * as travaux from '../depots/travaux';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from '../modele/erreurs';
-import type { EnregistrementTravail, ErreurJob, Resultat } from '../modele/enregistrements';
+import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
 import type { ControleStructure, Redaction } from '../modele/sorties';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
@@ -124,7 +124,7 @@ export const terminerTravail = async (
  * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
  * already `termine` is never refunded.
  */
-export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
+export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTravail, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
@@ -139,7 +139,7 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurJob, 
  * closing it: its next execution is `tentative` 2 (executions.ts names it). Undefined when the job
  * already had its re-run or has ended meanwhile.
  */
-export const nouvelleTentative = (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => travaux.nouvelleTentative(d, id, TENTATIVES_MAX);
+export const nouvelleTentative = (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => travaux.relancer(d, id, TENTATIVES_MAX);
 
 /** A job runs at most twice: its first execution and one re-run by the sweeper. */
 export const TENTATIVES_MAX = 2;
@@ -149,7 +149,7 @@ export const TENTATIVES_MAX = 2;
  * codes reach the caller; anything else (a bug, a timeout) becomes `erreur_interne` so no internal
  * detail leaks into the API.
  */
-export const erreurDepuisEchec = (echec: { Error?: string; Cause?: string } | undefined): ErreurJob => {
+export const erreurDepuisEchec = (echec: { Error?: string; Cause?: string } | undefined): ErreurDuTravail => {
   const nom = echec?.Error ?? '';
   let message: string | undefined;
   try {

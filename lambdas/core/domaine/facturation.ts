@@ -139,8 +139,8 @@ const refus = (erreur: unknown, raisons: RaisonAnnulation[], debit: Debit): neve
   const compte = raisons[0];
   if (compte?.Code === 'ConditionalCheckFailed') {
     // The account as it was (depots/comptes.ts, elementDebit).
-    const actuel = compte.Item as { credits?: number; en_attente?: number } | undefined;
-    verifierSolde(Number(actuel?.credits ?? 0), Number(actuel?.en_attente ?? 0), debit.cout, debit.travaux.length);
+    const actuel = comptes.depuisItem(compte.Item);
+    verifierSolde(Number(actuel?.credits ?? 0), actuel?.travaux_ouverts ?? 0, debit.cout, debit.travaux.length);
   }
   // The transaction's items: the account, the jobs, the batch, the uploads, the idempotency record.
   // A job that already exists, or an upload marked used, is an upload another request used meanwhile.

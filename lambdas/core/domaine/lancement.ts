@@ -62,7 +62,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   // the transaction is what decides.
   const compte = await comptes.lire(d, requete.compte);
   if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
-  verifierSolde(compte.credits, compte.en_attente, cout_total, groupes.length);
+  verifierSolde(compte.credits, compte.travaux_ouverts, cout_total, groupes.length);
 
   const lotId = outil.images.par_lot && demande.images.length > 1 ? randomUUID() : null;
   const travaux: EnregistrementTravail[] = groupes.map((groupe) => {

@@ -52,7 +52,7 @@ const ecrireEtFermer = async (d: Deps, lotId: string, finaliseur: string): Promi
   if (zip) await ecrireZip({ s3: d.s3, bucket: d.bucket, cle: zip, fichiers, etiquettes: `${ETIQUETTE_RETENTION}=${jours}` });
   // The claim is released: the batch's jobs can be erased again. A ZIP written anew keeps the batch's
   // end date. Our claim expired and another took the batch over: it writes the same ZIP and closes it.
-  const ferme = await lots.fermer(d, lotId, finaliseur, {
+  const ferme = await lots.finaliser(d, lotId, finaliseur, {
     statut: statutFinalLot(lot.termines, lot.echecs),
     zip_cle: zip,
     termine_le: lot.statut === 'en_cours' ? d.horloge().toISOString() : undefined,

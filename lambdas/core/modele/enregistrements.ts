@@ -24,7 +24,7 @@ export interface Resultat {
   fichier: string;
 }
 
-export interface ErreurJob {
+export interface ErreurDuTravail {
   code: CodeTravail;
   message: string;
 }
@@ -47,7 +47,7 @@ export interface EnregistrementTravail {
   entrees: Entree[];
   resultats: Resultat[];
   texte: string | null;
-  erreur: ErreurJob | null;
+  erreur: ErreurDuTravail | null;
   rembourse: boolean;
   /** Seed given to the engine, so a job can be reproduced. */
   graine: number | null;
@@ -105,7 +105,7 @@ export interface Travail {
   termine_le: string | null;
   resultats: Lien[];
   texte: string | null;
-  erreur: ErreurJob | null;
+  erreur: ErreurDuTravail | null;
   rembourse: boolean;
   /**
    * Our extension: for a listing text, that it was machine-written and by which model (null

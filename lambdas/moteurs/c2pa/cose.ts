@@ -65,9 +65,9 @@ export async function coseSign1(claim: Uint8Array, chaineDer: Uint8Array[], sign
 
 /** A signer over a PEM key held in memory (e.g. read from Secrets Manager at cold start). */
 export function signataireCle(clePem: string | KeyObject): SignatureEs256 {
-  const cle = typeof clePem === 'string' ? createPrivateKey(clePem) : clePem;
-  if (cle.asymmetricKeyType !== 'ec' || cle.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+  const cleSignature = typeof clePem === 'string' ? createPrivateKey(clePem) : clePem;
+  if (cleSignature.asymmetricKeyType !== 'ec' || cleSignature.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
     throw new Error('C2PA ES256 needs an EC P-256 private key');
   }
-  return async (donnees) => signNode('sha256', donnees, { key: cle, dsaEncoding: 'ieee-p1363' });
+  return async (donnees) => signNode('sha256', donnees, { key: cleSignature, dsaEncoding: 'ieee-p1363' });
 }
