@@ -15,7 +15,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const { demarrerPile } = await import('../local/pile');
 const { creerCompte } = await import('../lambdas/core/domaine/comptes');
-const { fichiersDuTravail } = await import('../lambdas/core/domaine/effacement');
+const { fichiersDuTravail } = await import('../lambdas/core/domaine/effacement/commun');
 const { lire: lireEnregistrementTravail } = await import('../lambdas/core/depots/travaux');
 const { appeler, attendreLot, enBase64, imageTest } = await import('../test/support/client');
 

@@ -1,6 +1,6 @@
-/** The answer of both DELETE routes, from what the erasure did (core/domaine/effacement.ts). */
+/** The answer of both DELETE routes, from what the erasure did (core/domaine/effacement/). */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Issue } from '../core/domaine/effacement';
+import type { Issue } from '../core/domaine/effacement/commun';
 import { ErreurApi } from '../core/modele/erreurs';
 import { reponseJson } from './adaptateur';
 

@@ -5,7 +5,7 @@
  */
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { lotDuCompte } from '../core/domaine/consultation';
-import { effacerLotEnregistre } from '../core/domaine/effacement';
+import { effacerLotEnregistre } from '../core/domaine/effacement/lot';
 import { dependancesAvec } from '../core/infra/dependances';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';

@@ -23,7 +23,7 @@ export const ROUTES: readonly Route[] = [
   { methode: 'POST', chemin: '/televersements', fonction: 'televersements-creer', authentifiee: true },
   { methode: 'GET', chemin: '/travaux/{id}', fonction: 'travail', authentifiee: true },
   { methode: 'GET', chemin: '/lots/{id}', fonction: 'lot', authentifiee: true },
-  // Our extension: erasure on request (core/domaine/effacement.ts).
+  // Our extension: erasure on request (core/domaine/effacement/).
   { methode: 'DELETE', chemin: '/travaux/{id}', fonction: 'travail-effacer', authentifiee: true },
   { methode: 'DELETE', chemin: '/lots/{id}', fonction: 'lot-effacer', authentifiee: true },
 ];

@@ -5,7 +5,7 @@
  */
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { travailDuCompte } from '../core/domaine/consultation';
-import { effacerTravailEnregistre } from '../core/domaine/effacement';
+import { effacerTravailEnregistre } from '../core/domaine/effacement/travail';
 import { dependancesAvec } from '../core/infra/dependances';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';

@@ -697,7 +697,7 @@ describe('the dev stage', () => {
         ecriture(r.table, 'DeleteItem', ['televersement', 'travail', 'lot', 'effacement']),
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
         { Action: ['s3:AbortMultipartUpload', 's3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('zips')] },
-        // Erasures recorded while their work ran (core/domaine/effacement.ts), unused uploads.
+        // Erasures recorded while their work ran (core/domaine/effacement/), unused uploads.
         { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         // The executions of this state machine only.

@@ -6,7 +6,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { effacerCompte } from '../../lambdas/core/domaine/effacement';
+import { effacerCompte } from '../../lambdas/core/domaine/effacement/compte';
 import type { Lancement, Lot, Travail } from '../../lambdas/core/modele/enregistrements';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
@@ -279,7 +279,8 @@ describe('erasure under races and faults', () => {
     const seul = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
     const id = seul.corps.travaux[0]!.id;
     await attendreTravail(url, cle, id);
-    const { effacerTravailEnregistre, effacerLotEnregistre } = await import('../../lambdas/core/domaine/effacement');
+    const { effacerTravailEnregistre } = await import('../../lambdas/core/domaine/effacement/travail');
+    const { effacerLotEnregistre } = await import('../../lambdas/core/domaine/effacement/lot');
     const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     const { lire: lireEnregistrementLot } = await import('../../lambdas/core/depots/lots');
 
@@ -348,7 +349,7 @@ describe('an erasure and a ZIP writer, in every order (issue 21, point 5)', () =
   };
   const finaliser = async (lotId: string, d = pile.deps) => (await import('../../lambdas/core/domaine/lots')).finaliserLot(d, lotId, 'balayeur');
   const effacerTravail = async (id: string, d = pile.deps) => {
-    const { effacerTravailEnregistre } = await import('../../lambdas/core/domaine/effacement');
+    const { effacerTravailEnregistre } = await import('../../lambdas/core/domaine/effacement/travail');
     const { lire: lireEnregistrementTravail } = await import('../../lambdas/core/depots/travaux');
     return effacerTravailEnregistre(d, (await lireEnregistrementTravail(pile.deps, id))!);
   };

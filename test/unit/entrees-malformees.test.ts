@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { lireCorpsJson, PROFONDEUR_MAX_JSON, VALEURS_MAX_JSON } from '../../lambdas/core/contrat/json';
 import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
-import { validerRequete } from '../../lambdas/core/contrat/messages';
+import { validerRequete } from '../../lambdas/core/contrat/messages/travaux';
 import { MAX_CARACTERES_URL } from '../../lambdas/core/contrat/schemas';
 import { refus } from '../support/refus';
 

@@ -1,5 +1,5 @@
 /**
- * What a client is told when its body is refused (lambdas/core/contrat/messages.ts): for each common mistake,
+ * What a client is told when its body is refused (lambdas/core/contrat/messages/): for each common mistake,
  * the status, the code, the exact path as the client wrote it, and a message in plain English that
  * names the field and what is allowed. Nothing of valibot's own wording may reach a client: every
  * message and every detail of every refusal below goes through `sansJargon`.
@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { lireDemande } from '../../lambdas/core/contrat/demande';
 import { ErreurApi } from '../../lambdas/core/modele/erreurs';
 import { lireCorpsJson } from '../../lambdas/core/contrat/json';
-import { MEMBRES_CORPS, MEMBRES_FICHIER, MEMBRES_IMAGE, validerRequete, type Probleme } from '../../lambdas/core/contrat/messages';
+import type { Probleme } from '../../lambdas/core/contrat/messages/formulation';
+import { MEMBRES_FICHIER } from '../../lambdas/core/contrat/messages/televersements';
+import { MEMBRES_CORPS, MEMBRES_IMAGE, validerRequete } from '../../lambdas/core/contrat/messages/travaux';
 import { suggerer } from '../../lambdas/core/contrat/suggestions';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
 import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE } from '../../lambdas/core/contrat/schemas';

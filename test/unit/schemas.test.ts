@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
-import { validerRequete } from '../../lambdas/core/contrat/messages';
+import { validerRequete } from '../../lambdas/core/contrat/messages/travaux';
 import { documentOpenApi } from '../../lambdas/core/contrat/openapi/document';
 import { SchemaOutils } from '../../lambdas/core/contrat/openapi/schemas';
 import { refus } from '../support/refus';

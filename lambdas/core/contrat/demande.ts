@@ -47,10 +47,10 @@ export const typeDeContenu = (contentType: string | undefined): 'json' | 'multip
 };
 
 /**
- * The wording of refusals (messages.ts, the largest module of this route) is imported when a body is
+ * The wording of refusals (messages/travaux.ts, the largest module of this route) is imported when a body is
  * refused: a request that passes never parses it at a cold start.
  */
-const redaction = () => import('./messages');
+const redaction = () => import('./messages/travaux');
 
 /** `cles`: the names the client sent beside it, for "the body has tool: did you mean outil?". */
 const verifierOutil = async (outil: unknown, forme: 'json' | 'formulaire', cles: readonly string[]): Promise<IdOutil> => {

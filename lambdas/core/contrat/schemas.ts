@@ -2,7 +2,7 @@
  * valibot schemas of `POST /travaux`, one per tool, derived from the catalogue. The same schemas give
  * the OpenAPI document (see openapi.ts), so validation and documentation cannot disagree.
  *
- * These are the rules only: what a client is told when one is broken is worded by messages.ts, from
+ * These are the rules only: what a client is told when one is broken is worded by messages/, from
  * the issue and the catalogue. The one wording here is the predicate of a rule valibot cannot
  * describe by itself (a `check`, a `regex`), written to follow the field's name.
  */
@@ -129,7 +129,7 @@ export interface RequeteValidee {
 /**
  * Checks a body already known to name a valid tool (the caller checks `outil` first so that a wrong
  * tool gets `invalid_tool`, not a list of every tool's shape): the request with its defaults, or
- * valibot's issues. They are worded for the client by messages.ts (`refusTravaux`, or `validerRequete`
+ * valibot's issues. They are worded for the client by messages/travaux.ts (`refusTravaux`, or `validerRequete`
  * there, which throws the worded 422), imported only when a body is refused.
  */
 export const verifierRequete = (

@@ -1,7 +1,7 @@
 /**
  * Erasure requests (EFFACEMENT#<job or batch id>): recorded before an erasure starts, in the `ouverts`
  * index while pending, so that whatever stops the erasure, the sweeper finishes it; deleted with the
- * last records of what they erase. The erasure itself is core/domaine/effacement.ts's.
+ * last records of what they erase. The erasure itself is core/domaine/effacement/'s.
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { idsOuverts, lireParCles, OUVERTS, PREFIXES_TABLE, type DepsTable } from './table';

@@ -5,7 +5,7 @@
  * written anew), and its claim.
  *
  * The claim (`finaliseur`, `reclame_jusqua`) says who may write the batch's ZIP (core/domaine/lots.ts), and
- * until when. It also locks the batch against an erasure (core/domaine/effacement.ts): while a ZIP is written
+ * until when. It also locks the batch against an erasure (core/domaine/effacement/): while a ZIP is written
  * from its jobs, none of them can be erased. A claim whose holder died expires, and the next caller
  * takes it over.
  */
@@ -19,7 +19,7 @@ export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 
 export const DUREE_RECLAMATION_MS = 12 * 60_000;
 
 /**
- * Who holds a batch's claim while erasing one of its jobs, or the whole batch (core/domaine/effacement.ts): a
+ * Who holds a batch's claim while erasing one of its jobs, or the whole batch (core/domaine/effacement/): a
  * name per erasure, so that two erasures never believe they both hold it, while the sweeper finishing
  * an erasure cut short (the same name) takes its claim over at once.
  */

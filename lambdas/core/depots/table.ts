@@ -81,7 +81,7 @@ export const PREFIXES_TABLE = {
   lot: 'LOT#',
   idempotence: 'IDEM#',
   televersement: 'TELEVERSEMENT#',
-  /** Erasures recorded before they are done (core/domaine/effacement.ts): the sweeper finishes them. */
+  /** Erasures recorded before they are done (core/domaine/effacement/): the sweeper finishes them. */
   effacement: 'EFFACEMENT#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;

@@ -64,7 +64,7 @@ export const annoncer = async (
         ...enregistrements.map((t) => ({
           Put: {
             TableName: d.table,
-            // gsi1: an account's erasure finds its uploads, used or not (core/domaine/effacement.ts).
+            // gsi1: an account's erasure finds its uploads, used or not (core/domaine/effacement/).
             Item: {
               ...cleItem(t.id),
               type: 'televersement',

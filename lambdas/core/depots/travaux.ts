@@ -46,7 +46,7 @@ export const nouveau = (
 /**
  * The debit's transaction item that writes a job (core/domaine/facturation.ts), once: it fails if the id is
  * taken (by a job or a listing's claim on the upload whose id it bears). `idempotence`: the request's
- * Idempotency-Key, so that erasing the job erases the replay of its request too (core/domaine/effacement.ts).
+ * Idempotency-Key, so that erasing the job erases the replay of its request too (core/domaine/effacement/).
  */
 export const elementCreer = (table: string, travail: EnregistrementTravail, options: { idempotence: string | undefined; expire_a: number }) => ({
   Put: {

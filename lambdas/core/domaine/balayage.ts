@@ -32,7 +32,7 @@ import type { Dependances } from '../infra/dependances';
 import { CODES_TRAVAIL } from '../modele/erreurs';
 import { decrireExecution, demarrerExecution, type ExecutionDecrite } from '../infra/executions';
 import { journal } from '../infra/journal';
-import { traiterDemandeEffacement } from './effacement';
+import { traiterDemandeEffacement } from './effacement/demandes';
 import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
 import { compterRemboursement } from '../infra/mesures';

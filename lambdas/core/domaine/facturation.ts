@@ -74,7 +74,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
   const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
   const items: ElementTransaction[] = [
     comptes.elementDebit(d.table, requete.compte, { cout, travaux: debit.travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
-    // Erasing a job erases the replay of its request too (core/domaine/effacement.ts).
+    // Erasing a job erases the replay of its request too (core/domaine/effacement/).
     ...debit.travaux.map((travail) => travaux.elementCreer(d.table, travail, { idempotence: requete.cleIdempotence, expire_a })),
   ];
   if (lot) {

@@ -3,7 +3,7 @@
  * answer, charged once. The record is written in the very transaction that debits (facturation.ts),
  * so an answer exists exactly when a debit does.
  *
- * An erasure of the work a key started (core/domaine/effacement.ts) keeps the key for its 24 hours but drops
+ * An erasure of the work a key started (core/domaine/effacement/) keeps the key for its 24 hours but drops
  * the stored answer (it names the jobs and the photos' names): a replay is then a 409 `work_erased`,
  * and starts and charges nothing, rather than starting the work again (depots/idempotence.ts,
  * `marquerEfface`).

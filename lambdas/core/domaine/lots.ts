@@ -7,7 +7,7 @@
  * record, its counters and its claim: depots/lots.ts).
  *
  * The same path writes the ZIP of an ended batch anew when one of its jobs was erased
- * (`zip_a_refaire`, core/domaine/effacement.ts): the sweeper finds such a batch in `ouverts` again.
+ * (`zip_a_refaire`, core/domaine/effacement/): the sweeper finds such a batch in `ouverts` again.
  *
  * Erasures and ZIP writers take the same claim, so neither works on files the other is deleting or
  * reading. When a writer takes over the expired claim of an erasure that was cut short, it leaves out

@@ -74,8 +74,8 @@ const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
     throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
   }
   const resultat = v.safeParse(RequeteTeleversements, lireCorpsJson(corps));
-  // The wording (messages.ts) is imported when a body is refused, not at every cold start.
-  if (!resultat.success) throw (await import('../contrat/messages')).refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
+  // The wording (contrat/messages/televersements.ts) is imported when a body is refused, not at every cold start.
+  if (!resultat.success) throw (await import('../contrat/messages/televersements')).refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
   const fichiers = resultat.output.fichiers;
   fichiers.forEach((f, index) => {
     if (f.taille > MAX_OCTETS_IMAGE) {

@@ -1,7 +1,7 @@
 /**
  * Where every stored file is: one key builder per kind of file, all under their lifecycle prefix
  * (retention.ts). Every key holds the account id right after its prefix, so an account's files can
- * be found, and erased, by prefix (core/domaine/effacement.ts).
+ * be found, and erased, by prefix (core/domaine/effacement/).
  */
 import { EXTENSIONS, type FormatImage } from './images';
 import type { EnregistrementTravail, Resultat } from './enregistrements';

@@ -57,7 +57,7 @@ export interface EnregistrementTravail {
   redaction?: Redaction | null;
   /** The structure check of an image result (moteurs/controle.ts). */
   structure?: ControleStructure | null;
-  /** The request's Idempotency-Key: erasing the job erases that request's replay (core/domaine/effacement.ts). */
+  /** The request's Idempotency-Key: erasing the job erases that request's replay (core/domaine/effacement/). */
   idempotence?: string;
 }
 
@@ -82,7 +82,7 @@ export interface EnregistrementLot {
   /** Who builds the ZIP, and until when (epoch ms) that claim holds: a dead claimant's claim expires. */
   finaliseur?: string;
   reclame_jusqua?: number;
-  /** A job of this ended batch was erased: its ZIP was deleted and is written again without it (core/domaine/effacement.ts). */
+  /** A job of this ended batch was erased: its ZIP was deleted and is written again without it (core/domaine/effacement/). */
   zip_a_refaire?: boolean;
 }
 

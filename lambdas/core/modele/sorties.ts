@@ -27,7 +27,7 @@ export interface Redaction {
 /**
  * What the tool step hands to Enregistrer, through the execution's state. Step Functions keeps every
  * state's input and output in the execution's history for 90 days, and nothing can erase it
- * (core/domaine/effacement.ts cannot reach it): so no customer content travels here — the result files by
+ * (core/domaine/effacement/ cannot reach it): so no customer content travels here — the result files by
  * format only (Enregistrer makes their keys and names from the job record) and the listing text by
  * its S3 key. Ids, seeds and scores only.
  */

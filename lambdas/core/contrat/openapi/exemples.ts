@@ -2,7 +2,7 @@
  * The OpenAPI document's examples, typed with the service's own types and checked against the
  * schemas by the tests. Error examples are made by the code that makes the errors.
  */
-import { validerRequete } from '../messages';
+import { validerRequete } from '../messages/travaux';
 import { ErreurApi } from '../../modele/erreurs';
 import type { Lancement, Lien, Lot, Travail } from '../../modele/enregistrements';
 import type { Json } from './schemas';

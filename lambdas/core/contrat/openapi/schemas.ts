@@ -139,7 +139,7 @@ const SchemaTeleversement = v.strictObject({
 export const SchemaTeleversements = v.strictObject({ televersements: v.array(SchemaTeleversement) });
 
 const ids = v.array(v.pipe(v.string(), v.uuid()));
-/** What DELETE /travaux/{id} and DELETE /lots/{id} erased (core/domaine/effacement.ts). */
+/** What DELETE /travaux/{id} and DELETE /lots/{id} erased (core/domaine/effacement/). */
 export const SchemaEffacement = v.strictObject({
   efface_le: dateHeure,
   travaux: v.pipe(ids, v.description('Jobs erased: their inputs, uploads, results and records, and the stored answer of the request that started them.')),

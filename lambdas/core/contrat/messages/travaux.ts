@@ -1,155 +1,59 @@
-/**
- * How a refused request body is explained to the client. schemas.ts holds the rules; this module
- * holds the words: it turns valibot's issues into `{ chemin, message }` problems that name the field
- * as the client wrote it (`valeurs.style`, `images[2].url`; in a form, the field's own name), say
- * what is wrong and what is allowed, and suggest the closest name or value for a typo. Nothing of
- * valibot's own wording reaches a client: every message is built here from the issue's kind, the
- * value sent and the catalogue, except the predicates of opaque rules (`check`, `regex`), which
- * schemas.ts writes as plain English next to the rule. The nearest name for a typo is suggestions.ts's.
- */
-import type { BaseIssue } from 'valibot';
-import { ErreurApi, type CodeApi } from '../modele/erreurs';
-import { CATALOGUE, OUTILS, type Champ, type IdOutil } from '../modele/outils';
-import { verifierRequete, type RequeteValidee } from './schemas';
-import { suggerer } from './suggestions';
-
-/** One problem of a request: where (as the client wrote it; '' for the whole body or form) and what. */
-export interface Probleme {
-  chemin: string;
-  message: string;
-}
-
-type Issue = BaseIssue<unknown>;
-type Segment = string | number;
+/** The words of a refused `POST /travaux` (JSON or form): tool, settings, images (formulation.ts says how). */
+import { ErreurApi, type CodeApi } from '../../modele/erreurs';
+import { CATALOGUE, OUTILS, type Champ, type IdOutil } from '../../modele/outils';
+import { verifierRequete, type RequeteValidee } from '../schemas';
+import { suggerer } from '../suggestions';
+import {
+  type Issue,
+  type Probleme,
+  type Segment,
+  capitale,
+  cheminJson,
+  citer,
+  estObjet,
+  et,
+  feuille,
+  genre,
+  guillemets,
+  horsListe,
+  nature,
+  ou,
+  premiersParChemin,
+  refuser,
+  sansDoublons,
+  segments,
+} from './formulation';
 
 /** Members of the objects the schemas declare (a unit test holds them equal to schemas.ts). */
 export const MEMBRES_CORPS = ['outil', 'valeurs', 'images'] as const;
+
 export const SOURCES_IMAGE = ['url', 'base64', 'televersement'] as const;
+
 export const MEMBRES_IMAGE = ['url', 'base64', 'televersement', 'nom'] as const;
-export const MEMBRES_FICHIER = ['nom', 'type', 'taille'] as const;
+
 /** Form fields of `POST /travaux` that are not settings (files come under any name). */
 const CHAMPS_FORMULAIRE = ['outil', 'image_url', 'televersement'] as const;
 
 const FORMES_IMAGE = '{"url":"https://…"}, {"base64":"…"} or {"televersement":"<id from POST /televersements>"}, with an optional "nom"';
+
 const EXEMPLE_IMAGES = '"images":[{"url":"https://example.com/photo.jpg"}]';
-const EXEMPLE_FICHIERS = '{"fichiers":[{"nom":"salon.jpg","type":"image/jpeg","taille":2483116}]}';
-
-/** The refusal itself: a readable summary in `message`, every problem in `details`. */
-export const refuser = (code: CodeApi, problemes: readonly Probleme[], autres: Record<string, unknown> = {}): ErreurApi =>
-  new ErreurApi(code, resumer(problemes), { ...autres, details: problemes });
-
-export const resumer = (problemes: readonly Probleme[]): string => {
-  if (problemes.length === 1) return problemes[0]!.message;
-  const premiers = problemes
-    .slice(0, 3)
-    .map((p) => p.message)
-    .join('; ');
-  const reste = problemes.length - 3;
-  return `${problemes.length} problems: ${premiers}${reste > 0 ? `; and ${reste} more, listed in details` : ''}`;
-};
-
-// ——— Small pieces of wording ———
-
-const citer = (texte: string, max = 60): string => JSON.stringify(texte.length > max ? `${texte.slice(0, max)}…` : texte);
-
-/** What a value is, for "…, not <nature>". */
-const nature = (valeur: unknown): string => {
-  if (valeur === undefined) return 'missing';
-  if (valeur === null) return 'null';
-  if (Array.isArray(valeur)) return 'an array';
-  if (typeof valeur === 'string') return `the text ${citer(valeur)}`;
-  if (typeof valeur === 'number') return `the number ${valeur}`;
-  if (typeof valeur === 'boolean') return String(valeur);
-  return 'an object';
-};
-
-const estObjet = (valeur: unknown): valeur is Record<string, unknown> => typeof valeur === 'object' && valeur !== null && !Array.isArray(valeur);
-
-const ou = (mots: readonly string[]): string => (mots.length <= 1 ? mots.join('') : `${mots.slice(0, -1).join(', ')} or ${mots.at(-1)}`);
-const et = (mots: readonly string[]): string => (mots.length <= 1 ? mots.join('') : `${mots.slice(0, -1).join(', ')} and ${mots.at(-1)}`);
-const guillemets = (mots: readonly string[]): string[] => mots.map((m) => JSON.stringify(m));
-
-/** A JSON path as the client wrote it: `valeurs.style`, `images[2].url`, `valeurs["ma clé"]`. */
-export const cheminJson = (segments: readonly Segment[]): string =>
-  segments.reduce<string>((texte, s) => {
-    if (typeof s === 'number') return `${texte}[${s}]`;
-    const cle = s.length > 100 ? `${s.slice(0, 100)}…` : s;
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(cle)) return texte ? `${texte}.${cle}` : cle;
-    return `${texte}[${JSON.stringify(cle)}]`;
-  }, '');
-
-const segments = (issue: Issue): Segment[] => (issue.path ?? []).map((p) => p.key as Segment);
-
-type Genre = 'inconnu' | 'manquant' | 'pas_objet' | 'autre';
-/** valibot reports three object problems under one type, told apart by what was expected. */
-const genre = (issue: Issue): Genre => {
-  if (issue.type !== 'strict_object' && issue.type !== 'object') return 'autre';
-  if (issue.expected === 'never') return 'inconnu';
-  return issue.path?.at(-1)?.origin === 'key' ? 'manquant' : 'pas_objet';
-};
-
-/** The predicate of an opaque rule, written by schemas.ts; never a default of the library. */
-const predicat = (issue: Issue): string => (/^Invalid \w+:/.test(issue.message) ? 'is not valid' : issue.message);
-
-/**
- * A problem with one value, worded from the rule it broke. `quoi` says what the value is for, so
- * that a type mistake also says what to send.
- */
-const feuille = (issue: Issue, nom: string, quoi?: string): string => {
-  const entree = issue.input;
-  const pour = quoi ? ` (${quoi})` : '';
-  const exigence = typeof issue.requirement === 'number' ? issue.requirement : undefined;
-  switch (issue.type) {
-    case 'string':
-      return `${nom} must be a string${pour}, not ${nature(entree)}`;
-    case 'number': {
-      const chiffres = typeof entree === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(entree) ? `: write ${entree.trim()} without quotes` : '';
-      return `${nom} must be a number${pour}, not ${nature(entree)}${chiffres}`;
-    }
-    case 'integer':
-      return `${nom} must be a whole number${pour}, not ${String(entree)}`;
-    case 'min_value':
-      return `${nom} must be at least ${exigence}${pour}, not ${String(entree)}`;
-    case 'min_length':
-      if (typeof entree === 'string') return exigence === 1 ? `${nom} must not be empty${pour}` : `${nom} must be at least ${exigence} characters long`;
-      return `${nom} must hold at least ${exigence} element(s)`;
-    case 'max_length':
-      if (typeof entree === 'string') return `${nom} is ${entree.length} characters long; at most ${exigence} are allowed`;
-      return `${nom} holds ${Array.isArray(entree) ? entree.length : 'too many'} elements; at most ${exigence} are allowed`;
-    case 'url':
-      return `${nom} is not a valid URL: ${nature(entree)}; write a full address such as https://example.com/photo.jpg`;
-    case 'array':
-      return `${nom} must be an array, not ${nature(entree)}`;
-    case 'strict_object':
-    case 'object':
-      return `${nom} must be an object, not ${nature(entree)}`;
-    case 'check':
-    case 'regex':
-      return `${nom} ${predicat(issue)}, not ${nature(entree)}`;
-    default:
-      return `${nom} is not valid: ${nature(entree)}`;
-  }
-};
-
-/** "one of "a", "b" or "c"", for a closed list; with the closest to what was sent when there is one. */
-const horsListe = (nom: string, permises: readonly string[], valeur: unknown, pour = ''): string => {
-  const liste = `one of ${ou(guillemets(permises))}`;
-  if (typeof valeur !== 'string') return `${nom} must be a string${pour}, ${liste}, not ${nature(valeur)}`;
-  const proche = suggerer(valeur, permises);
-  return `${nom} must be ${liste}${pour}, not ${citer(valeur)}${proche ? `: did you mean ${JSON.stringify(proche)}?` : ''}`;
-};
 
 // ——— Settings (the catalogue) ———
 
 const champsDe = (outil: IdOutil): readonly Champ[] => CATALOGUE[outil].champs;
+
 const nomsChamps = (outil: IdOutil): string[] => champsDe(outil).map((c) => c.nom);
+
 const champ = (outil: IdOutil, nom: string): Champ | undefined => champsDe(outil).find((c) => c.nom === nom);
+
 /** Tools other than `outil` that have a setting of that name. */
 const autresOutils = (outil: IdOutil, nom: string): IdOutil[] => OUTILS.filter((o) => o !== outil && champ(o, nom) !== undefined);
 
 /** "the place of the property", from the catalogue's "Place of the property." */
 const sens = (c: Champ): string => `${c.description.charAt(0).toLowerCase()}${c.description.slice(1)}`.replace(/\.$/, '');
+
 const permis = (c: Champ): string => (c.valeurs ? `one of ${ou(guillemets(c.valeurs))}` : `text, at most ${c.longueur_max} characters`);
+
 const valeurExemple = (c: Champ): string => c.defaut ?? c.valeurs?.[0] ?? `<${sens(c)}>`;
 
 const listeReglages = (outil: IdOutil, forme: Forme): string => {
@@ -217,34 +121,10 @@ export const problemesTravaux = (issues: readonly Issue[], contexte: ContexteTra
   return sansDoublons(premiersParChemin(issues).flatMap((issue) => decrireTravaux(issue, ctx)));
 };
 
-/**
- * One problem per value: valibot goes on checking a value after its first broken rule (`not a URL`,
- * then `not https`), and the first says enough.
- */
-const premiersParChemin = (issues: readonly Issue[]): Issue[] => {
-  const vus = new Set<string>();
-  return issues.filter((issue) => {
-    const cle = JSON.stringify(segments(issue));
-    if (vus.has(cle)) return false;
-    vus.add(cle);
-    return true;
-  });
-};
-
 interface Ctx extends ContexteTravaux {
   forme: Forme;
   nommer: (chemin: readonly Segment[]) => string;
 }
-
-const sansDoublons = (problemes: Probleme[]): Probleme[] => {
-  const vus = new Set<string>();
-  return problemes.filter((p) => {
-    const cle = `${p.chemin}\n${p.message}`;
-    if (vus.has(cle)) return false;
-    vus.add(cle);
-    return true;
-  });
-};
 
 const decrireTravaux = (issue: Issue, ctx: Ctx): Probleme[] => {
   const chemin = segments(issue);
@@ -287,8 +167,6 @@ const racine = (issue: Issue, cle: string, ctx: Ctx): Probleme => {
   const reglages = nomsChamps(outil).length > 0 ? `; ${outil}'s settings go inside valeurs: ${et(nomsChamps(outil))}` : '';
   return p(`${nom} is not a member of the body: ${membres}${reglages}`);
 };
-
-const capitale = (texte: string): string => `${texte.charAt(0).toUpperCase()}${texte.slice(1)}`;
 
 /** The example for a setting sent beside outil: the client's own value, and a word on it if it is not allowed. */
 const deplace = (c: Champ, valeur: unknown, outil: IdOutil): string => {
@@ -359,7 +237,7 @@ const reglageInconnu = (cle: string, nom: string, ctx: Ctx): string => {
 };
 
 /** `images`, or one image. */
-const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme[] => {
+export const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Probleme[] => {
   const { outil, forme } = ctx;
   const { min, max } = CATALOGUE[outil].images;
   if (chemin.length === 1) {
@@ -475,62 +353,6 @@ export const refusRepete = (nom: string, fois: number): ErreurApi =>
       message: `${nom} is given ${fois} times; give it once${nom === 'outil' ? '' : ' (only image_url and televersement fields, and files, repeat)'}`,
     },
   ]);
-
-// ——— POST /televersements ———
-
-/** The 422 for a `POST /televersements` body that schemas.ts refused. */
-export const refusTeleversements = (issues: readonly Issue[], types: readonly string[]): ErreurApi =>
-  refuser('invalid_image', problemesTeleversements(issues, types));
-
-/** Problems of a `POST /televersements` body. `types` are the Content-Types schemas.ts allows. */
-export const problemesTeleversements = (issues: readonly Issue[], types: readonly string[]): Probleme[] =>
-  sansDoublons(premiersParChemin(issues).map((issue) => fichierProbleme(issue, types)));
-
-const fichierProbleme = (issue: Issue, types: readonly string[]): Probleme => {
-  const chemin = segments(issue);
-  const nom = cheminJson(chemin);
-  const p = (message: string): Probleme => ({ chemin: nom, message });
-  const sorte = genre(issue);
-  if (chemin.length === 0) return p(`The body must be a JSON object, not ${nature(issue.input)}, e.g. ${EXEMPLE_FICHIERS}`);
-  if (chemin[0] !== 'fichiers') {
-    const proche = suggerer(String(chemin[0]), ['fichiers']);
-    return p(`${nom} is not a member of the body${proche ? ': did you mean fichiers?' : '.'} The body is ${EXEMPLE_FICHIERS}`);
-  }
-  if (chemin.length === 1) {
-    const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
-    if (sorte === 'manquant') return p(`fichiers is required: the list of files you are about to upload, e.g. ${EXEMPLE_FICHIERS}`);
-    if (issue.type === 'array') {
-      return p(
-        `fichiers must be an array of files, not ${nature(issue.input)}${estObjet(issue.input) ? ': put the file inside [ ]' : ''}, e.g. ${EXEMPLE_FICHIERS}`,
-      );
-    }
-    if (issue.type === 'min_length') return p(`fichiers is empty: announce at least ${issue.requirement} file, e.g. ${EXEMPLE_FICHIERS}`);
-    if (issue.type === 'max_length')
-      return p(`fichiers holds ${nombre} files; at most ${issue.requirement} per request: announce the others in another request`);
-    return p(feuille(issue, 'fichiers'));
-  }
-  // valibot checks an array's members as if it were an object: it is said to be no object, once.
-  const fichier: unknown = issue.path?.[1]?.value;
-  if (chemin.length === 2 || Array.isArray(fichier)) {
-    const ici = cheminJson(chemin.slice(0, 2));
-    return { chemin: ici, message: `${ici} must be an object, not ${nature(fichier)}: each file is {"nom":"salon.jpg","type":"image/jpeg","taille":2483116}` };
-  }
-  const membre = String(chemin[2]);
-  if (sorte === 'inconnu') {
-    const proche = suggerer(membre, MEMBRES_FICHIER);
-    return p(`${nom} is not a member of a file${proche ? `: did you mean ${proche}?` : '.'} A file has nom (optional), type and taille`);
-  }
-  if (membre === 'type') {
-    if (sorte === 'manquant') return p(`${nom} is required: the Content-Type the file will be uploaded with, one of ${ou(guillemets(types))}`);
-    return p(horsListe(nom, types, issue.input));
-  }
-  if (membre === 'taille') {
-    if (sorte === 'manquant') return p(`${nom} is required: the exact size of the file in bytes, e.g. 2483116`);
-    if (issue.type === 'min_value') return p(`${nom} must be at least 1 byte, not ${String(issue.input)}: an empty file cannot be uploaded`);
-    return p(feuille(issue, nom, 'the exact size of the file in bytes'));
-  }
-  return p(feuille(issue, nom, membre === 'nom' ? 'the name of the file' : undefined));
-};
 
 /**
  * The check of a body with its refusal worded: the request, or a 422 `ErreurApi` listing every
