@@ -186,7 +186,7 @@ export class Fonction extends FonctionLambda {
       role,
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
       // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the bundle's map (1.3–3.8 MB)
-      // at every cold start, +10–20 ms before the first answer (npm run bench:demarrage). Stack traces
+      // at every cold start, before the first answer (README, Benchmarks: `npm run bench:demarrage`). Stack traces
       // point into the minified bundle; its map is in the asset, next to it, to read them (or set the
       // flag on one function while investigating).
       environment: {

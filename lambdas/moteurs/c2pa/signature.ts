@@ -41,9 +41,9 @@ const PNG_MINUSCULE = Buffer.from(
 
 /**
  * V8 first runs WebAssembly with its baseline compiler and only optimizes functions that prove hot; a
- * call already running keeps its slow code. So the first signature of a process hashes about 5× slower
- * (24 MP JPEG: ~550 ms instead of ~95 ms here). Ten tiny signatures at cold start (~90 ms; three were
- * not enough here) move the hot paths to optimized code first (then ~145 ms for the first 24 MP JPEG).
+ * call already running keeps its slow code. So the first signature of a process hashes several times
+ * slower than the next ones. Ten tiny signatures at cold start (fewer were not enough) move the hot
+ * paths to optimized code first; the figures are in README, Benchmarks (`npm run bench:c2pa`).
  * Also checks the key and chain at start-up rather than on the first paying request.
  */
 export async function prechaufferC2pa(options: Pick<OptionsC2pa, 'clePrivee' | 'chaine'>, tours = 10): Promise<void> {

@@ -26,7 +26,7 @@ export function initialiserC2pa(wasm?: ModuleWasm): void {
     const chemin = cheminWasm();
     module = readFileSync(chemin);
     // The glue (bundled JS) and the .wasm (a copied file) must come from the same package version, or
-    // calls fail in obscure ways; the glue publishes the file's digest, so compare (~10 ms for 9 MB).
+    // calls fail in obscure ways; the glue publishes the file's digest, so compare (once per container).
     const [alg, attendu] = WASM_SRI.split('-', 2) as [string, string];
     if (createHash(alg).update(module).digest('base64') !== attendu) {
       throw new Error(`${chemin} does not match @contentauth/c2pa-wasm's JS glue (${WASM_SRI.slice(0, 20)}…)`);

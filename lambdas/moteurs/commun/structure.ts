@@ -25,7 +25,8 @@
  *   long side, overlapping) that hold a line's worth of edges: over a whole room a moved window is a
  *   tenth of the lines (F1 ≈ 0.88, as high as a good repaint), around the window it is all of them.
  * Only edges of the region count, but they may be matched just outside it: a frame on its border
- * stays found. Two 12 MP photos: about 40 ms on 2 cores (the reduction by sharp about half of it).
+ * stays found. It works on reduced copies, so its cost hardly grows with the photo (README, Benchmarks:
+ * the tool step's time, `npm run bench:grande-image`).
  *
  * What it cannot see: a change that keeps the lines (a window's glass made opaque, a door recoloured
  * to the wall), lines under the threshold or shorter than a few analysis pixels (a socket, a thin
@@ -46,7 +47,7 @@ export interface MesureStructure {
   aretes: number;
 }
 
-/** Long side of the analysis copies: lines of a room survive, texture does not; 12 MP reduced in ~10 ms. */
+/** Long side of the analysis copies: lines of a room survive, texture does not. */
 const COTE_ANALYSE = 512;
 /** Blur of the analysis copies (px): the last of the texture and the grain. */
 const FLOU = 1;

@@ -20,7 +20,8 @@
  *   · on a wall, rectangular: a framed picture (`meuble`); anything else on a wall is ignored.
  * Measured on the README's living room (test/unit/zones.test.ts): sofa, armchair, plant, window and
  * radiator found (IoU 0.52–0.94); the coffee table's legs go to the rug under them (IoU 0.46); the
- * floor lamp (a white shade, a thin pole) is missed; about 100 ms for 12 MP on 2 cores.
+ * floor lamp (a white shade, a thin pole) is missed. Its time is part of the engine's (README,
+ * Benchmarks: `bench/moteur-local.ts`).
  * What it cannot: tell a wardrobe from a door or a built-in unit from a piece standing against the
  * wall (both are rectangles on the floor line); see furniture the colour of the walls (a white
  * lampshade, a white chest against a white wall) or of the floor; separate two touching pieces of the
