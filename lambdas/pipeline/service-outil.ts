@@ -92,5 +92,5 @@ export const executerOutil = async (
   });
   const [resultat] = resultatsDuTravail(travail, [sortie.format]);
   await deposer(d, etat, travail, resultat!.cle, marquee, TYPES_MIME[sortie.format]);
-  return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure };
+  return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure, floutage: sortie.floutage };
 };

@@ -109,6 +109,8 @@ describe('floutage: faces and plates blurred after the edit, before the signatur
       });
       const travail = await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
       expect(travail).toMatchObject({ statut: 'termine', valeurs: { floutage } });
+      // The job says what was found and blurred: the drawn face and plate, or null when no blur was asked.
+      expect(travail.floutage).toEqual(floutage === 'none' ? null : { reglage: floutage, visages: 1, plaques: 1 });
       return telecharger(travail.resultats[0]!.url);
     };
     const [net, floue] = [await lancer('none'), await lancer('faces and plates')];

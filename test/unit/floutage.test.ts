@@ -11,6 +11,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import { creerDetecteurPersonnesRekognition, estPlaque, tuiles, versPhoto } from '../../lambdas/moteurs/bedrock/rekognition-personnes';
 import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/floutage';
+import { definitionManifeste, type OptionsSansCle } from '../../lambdas/moteurs/c2pa/manifeste';
+import type { Floutage } from '../../lambdas/core/modele/sorties';
+import { natureResultat } from '../../lambdas/moteurs/commun/provenance';
 import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/commun/personnes';
 import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
@@ -201,7 +204,37 @@ describe('the blur', () => {
     }
     expect(scene.pixels.data.equals(avant)).toBe(true);
   });
+
+  it('a blur asked for that finds nothing says 0 and changes nothing; the manifest then claims no blur', async () => {
+    const scene = scenePersonnes({ graine: 5 });
+    const avant = Buffer.from(scene.pixels.data);
+    const rien: DetecteurPersonnes = { nom: 'rien', detecter: async () => [] };
+    const { pixels, floutage } = await appliquerFloutage(scene.pixels, 'faces and plates', rien);
+    expect(floutage).toEqual({ reglage: 'faces and plates', visages: 0, plaques: 0 });
+    expect(pixels.data.equals(avant)).toBe(true);
+    const actions = (floutage: Floutage) => {
+      const manifeste = definitionManifeste('jpeg', { ...OPTIONS_MANIFESTE, floutage }, '2026-01-01T00:00:00Z') as {
+        assertions: { label: string; data: { actions: { action: string; description?: string }[] } }[];
+      };
+      return manifeste.assertions.find((a) => a.label === 'c2pa.actions.v2')!.data.actions;
+    };
+    expect(actions(floutage!).map((a) => a.action)).not.toContain('c2pa.filtered');
+    // What was blurred is said, kind by kind, in the singular or the plural, and nothing else.
+    const dit = (visages: number, plaques: number) =>
+      actions({ reglage: 'faces and plates', visages, plaques }).find((a) => a.action === 'c2pa.filtered')?.description;
+    expect(dit(2, 0)).toMatch(/^2 faces found in the image blurred/);
+    expect(dit(1, 1)).toMatch(/^1 face and 1 number plate found/);
+    expect(dit(0, 3)).toMatch(/^3 number plates found/);
+  });
 });
+
+const OPTIONS_MANIFESTE: OptionsSansCle = {
+  outil: 'ciel',
+  moteur: 'local',
+  nature: natureResultat('ciel', true),
+  entree: { hash: Buffer.alloc(32), format: 'image/jpeg' },
+  chaine: [],
+};
 
 describe('the local stand-in', () => {
   it('finds the drawn face and plate of every scene from the pixels alone', async () => {

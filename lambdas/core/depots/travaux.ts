@@ -12,7 +12,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
 import type { IdOutil } from '../modele/outils';
-import type { ControleStructure, Redaction } from '../modele/sorties';
+import type { ControleStructure, Floutage, Redaction } from '../modele/sorties';
 import { idsOuverts, INDEX, lireParCles, OUVERTS, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 
 export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
@@ -188,6 +188,7 @@ export interface Aboutissement {
   graine: number | null;
   redaction: Redaction | null;
   structure: ControleStructure | null;
+  floutage: Floutage | null;
 }
 
 /** The transaction item of `en_cours` → `termine` with its results; the job leaves `ouverts`. */
@@ -198,7 +199,7 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
       TableName: table,
       Key: cleItem(id),
       UpdateExpression:
-        'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure REMOVE gsi3pk, gsi3sk',
+        'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure, floutage = :floutage REMOVE gsi3pk, gsi3sk',
       ConditionExpression: `statut = :en_cours${garde.condition}`,
       ExpressionAttributeValues: {
         ...garde.valeurs,
@@ -210,6 +211,7 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
         ':graine': fin.graine,
         ':redaction': fin.redaction,
         ':structure': fin.structure,
+        ':floutage': fin.floutage,
       },
       // Named through a placeholder: an attribute name never collides with DynamoDB's reserved words.
       ExpressionAttributeNames: { '#structure': 'structure' },

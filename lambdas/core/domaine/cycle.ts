@@ -11,7 +11,6 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resultatsDuTravail } from '../modele/cles-s3';
-import type { FormatImage } from '../modele/images';
 import type { Dependances } from '../infra/dependances';
 import * as comptes from '../depots/comptes';
 import * as lots from '../depots/lots';
@@ -19,7 +18,7 @@ import { avecReessais, raisonsAnnulation, type ElementTransaction } from '../dep
 import * as travaux from '../depots/travaux';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from '../modele/erreurs';
 import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
-import type { ControleStructure, Redaction } from '../modele/sorties';
+import type { SortieOutil } from '../modele/sorties';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 
@@ -72,15 +71,6 @@ const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTrava
  * What the tool step produced, as it travels in the execution's state: result formats and the S3 key of
  * the listing text, never the content itself (pipeline/etape.ts says why).
  */
-export interface SortieATerminer {
-  resultats: { format: FormatImage }[];
-  /** S3 key of the listing text (annonce). */
-  texte: string | null;
-  graine: number | null;
-  redaction?: Redaction | null;
-  structure?: ControleStructure | null;
-}
-
 const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Promise<string> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
   if (!Body) throw new Error("the listing text's object has no body");
@@ -99,7 +89,7 @@ const estSaTentative = (travail: EnregistrementTravail, tentative: number | unde
 export const terminerTravail = async (
   d: Deps & Pick<Dependances, 's3' | 'bucket'>,
   id: string,
-  sortie: SortieATerminer,
+  sortie: SortieOutil,
   tentative?: number,
 ): Promise<FinTravail> => {
   const travail = await travaux.lire(d, id);
@@ -111,7 +101,14 @@ export const terminerTravail = async (
     sortie.resultats.map((r) => r.format),
   );
   const texte = sortie.texte === null ? null : await lireTexte(d, sortie.texte);
-  const fin = { resultats, texte, graine: sortie.graine, redaction: sortie.redaction ?? null, structure: sortie.structure ?? null };
+  const fin = {
+    resultats,
+    texte,
+    graine: sortie.graine,
+    redaction: sortie.redaction ?? null,
+    structure: sortie.structure ?? null,
+    floutage: sortie.floutage ?? null,
+  };
   if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, tentative, d.horloge()), 'termines', 0))) {
     const actuel = await travaux.lire(d, id);
     if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);

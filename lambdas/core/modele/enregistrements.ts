@@ -4,7 +4,7 @@
  */
 import type { CodeTravail } from './erreurs';
 import type { IdOutil } from './outils';
-import type { ControleStructure, Redaction } from './sorties';
+import type { ControleStructure, Floutage, Redaction } from './sorties';
 
 export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
 export type StatutLot = 'en_cours' | 'termine' | 'partiel' | 'echec';
@@ -57,6 +57,8 @@ export interface EnregistrementTravail {
   redaction?: Redaction | null;
   /** The structure check of an image result (moteurs/controle.ts). */
   structure?: ControleStructure | null;
+  /** What the blur of faces and plates found and blurred, when the job asked for one (moteurs/commun/floutage.ts). */
+  floutage?: Floutage | null;
   /** The request's Idempotency-Key: erasing the job erases that request's replay (core/domaine/effacement/). */
   idempotence?: string;
 }
@@ -118,6 +120,12 @@ export interface Travail {
    * for a listing text and until the job is done.
    */
   structure: ControleStructure | null;
+  /**
+   * Our extension: for an image result whose job asked to blur faces or plates, how many of each were
+   * found and blurred (0 when none was found: then nothing was blurred, and the manifest says no blur);
+   * null when no blur was asked, for a listing text, and until the job is done.
+   */
+  floutage: Floutage | null;
 }
 
 export interface Lot {
@@ -168,6 +176,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   rembourse: e.rembourse,
   redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
   structure: e.statut === 'termine' ? (e.structure ?? null) : null,
+  floutage: e.statut === 'termine' ? (e.floutage ?? null) : null,
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */

@@ -25,6 +25,19 @@ export interface Redaction {
 }
 
 /**
+ * What the blur of faces and plates did (the `floutage` setting, our extension): recorded on the job
+ * and said in the result's C2PA manifest, which claims a blur only when something was blurred.
+ */
+export interface Floutage {
+  /** The setting's value, as the job recorded it. */
+  reglage: string;
+  /** Faces found, each blurred. */
+  visages: number;
+  /** Number plates found, each blurred. */
+  plaques: number;
+}
+
+/**
  * What the tool step hands to Enregistrer, through the execution's state. Step Functions keeps every
  * state's input and output in the execution's history for 90 days, and nothing can erase it
  * (core/domaine/effacement/ cannot reach it): so no customer content travels here — the result files by
@@ -40,4 +53,6 @@ export interface SortieOutil {
   redaction?: Redaction | null;
   /** For an image: the structure check it passed (moteurs/commun/controle.ts). */
   structure?: ControleStructure | null;
+  /** For an image: what the blur found and blurred, when one was asked (moteurs/commun/floutage.ts). */
+  floutage?: Floutage | null;
 }

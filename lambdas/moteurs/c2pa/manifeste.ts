@@ -4,6 +4,7 @@
  * SHA-256 only, and the builder's settings.
  */
 import { TYPES_MIME, type FormatImage } from '../../core/modele/images';
+import type { Floutage } from '../../core/modele/sorties';
 import { LOGICIEL as NOM_LOGICIEL, TYPES_SOURCE, type NatureResultat } from '../commun/provenance';
 
 export interface OptionsC2pa {
@@ -16,7 +17,7 @@ export interface OptionsC2pa {
   /** The input photo, known by its SHA-256 only: none of its pixels go into the result. */
   entree: { hash: Buffer; format: string; titre?: string };
   /** Faces and plates blurred after the edit (moteurs/commun/floutage.ts): one more action, c2pa.filtered. */
-  floutage?: { reglage: string; visages: number; plaques: number } | null;
+  floutage?: Floutage | null;
   /** ES256 (P-256) private key of the leaf certificate, PEM (PKCS#8 or SEC1). */
   clePrivee: string;
   /** PEM certificates: the leaf first, then the CA(s) that issued it. */
@@ -27,6 +28,12 @@ export type OptionsSansCle = Omit<OptionsC2pa, 'clePrivee'>;
 
 const LOGICIEL = { name: 'Retouche', version: '1.0.0' } as const;
 const ID_ENTREE = 'entree';
+
+/** "2 faces and 1 number plate": only the kinds found. */
+const decompte = (visages: number, plaques: number): string =>
+  [visages > 0 ? `${visages} face${visages > 1 ? 's' : ''}` : '', plaques > 0 ? `${plaques} number plate${plaques > 1 ? 's' : ''}` : '']
+    .filter(Boolean)
+    .join(' and ');
 
 /**
  * The manifest definition given to c2pa-rs. C2PA 2.x validation requires the first action to be
@@ -49,14 +56,15 @@ export function definitionManifeste(format: FormatImage, o: OptionsSansCle, quan
           { action: 'c2pa.opened', when: quand, softwareAgent: LOGICIEL, parameters: { ingredientIds: [ID_ENTREE] } },
           { action: 'c2pa.edited', ...ia, parameters: parametres },
         ];
-  // The blur is ours, not the model's: an ordinary filter, said with what it hid.
-  if (o.floutage) {
+  // The blur is ours, not the model's: an ordinary filter, said with what it hid, and only when it hid
+  // something: a blur asked for that found nothing is no action on the image (the job says 0 found).
+  if (o.floutage && o.floutage.visages + o.floutage.plaques > 0) {
     const { reglage, visages, plaques } = o.floutage;
     actions.push({
       action: 'c2pa.filtered',
       when: quand,
       softwareAgent: LOGICIEL,
-      description: `Faces (${visages}) and number plates (${plaques}) found in the image blurred beyond recognition by ${NOM_LOGICIEL}`,
+      description: `${decompte(visages, plaques)} found in the image blurred beyond recognition by ${NOM_LOGICIEL}`,
       parameters: { 'fr.retouche': { floutage: reglage, visages, plaques } },
     });
   }

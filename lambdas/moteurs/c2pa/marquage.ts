@@ -13,7 +13,7 @@ import type { CleC2pa } from './certificats';
 import type { FormatImage } from '../../core/modele/images';
 import { prechaufferC2pa, signerC2pa } from './signature';
 import { natureResultat } from '../commun/provenance';
-import type { Floutage } from '../commun/floutage';
+import type { Floutage } from '../../core/modele/sorties';
 
 export interface DemandeMarquage {
   outil: string;

@@ -18,17 +18,10 @@
  * written into the engine's own result buffer.
  */
 import sharp from 'sharp';
+import type { Floutage } from '../../core/modele/sorties';
 import type { Rectangle } from './masques';
 import { fusionner, genresDe, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from './personnes';
 import type { Pixels } from './pixels';
-
-/** What was blurred: recorded in the result's C2PA manifest (c2pa/manifeste.ts). */
-export interface Floutage {
-  /** The setting's value, as the job recorded it. */
-  reglage: string;
-  visages: number;
-  plaques: number;
-}
 
 /** Margin added on each side, as a share of the detected box's width and height: hair, ears, the plate's rim. */
 const MARGE: Readonly<Record<Genre, { x: number; y: number }>> = {

@@ -10,8 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { OutilImage } from '../../core/modele/outils';
 import type { FormatImage } from '../../core/modele/images';
-import type { ControleStructure, Redaction } from '../../core/modele/sorties';
-import type { Floutage } from './floutage';
+import type { ControleStructure, Floutage, Redaction } from '../../core/modele/sorties';
 
 export interface DemandeRetouche {
   outil: OutilImage;

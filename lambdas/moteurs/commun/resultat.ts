@@ -5,7 +5,8 @@
  * EXIF, and the input's own format.
  */
 import type { OutilImage } from '../../core/modele/outils';
-import { appliquerFloutage, type Floutage } from './floutage';
+import type { Floutage } from '../../core/modele/sorties';
+import { appliquerFloutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
 import type { DetecteurPersonnes } from './personnes';
 import type { FormatImage } from '../../core/modele/images';

@@ -20,7 +20,7 @@ const travailEnAttente: Travail = {
   outil: 'ciel',
   statut: 'en_attente',
   cout: 2,
-  valeurs: {},
+  valeurs: { floutage: 'faces and plates' },
   lot: null,
   nom: 'jardin.jpg',
   source: 'api',
@@ -33,6 +33,7 @@ const travailEnAttente: Travail = {
   rembourse: false,
   redaction: null,
   structure: null,
+  floutage: null,
 };
 export const travailEnCours: Travail = { ...travailEnAttente, statut: 'en_cours', commence_le: '2026-01-01T10:00:00.412Z' };
 export const travailTermine: Travail = {
@@ -41,6 +42,7 @@ export const travailTermine: Travail = {
   termine_le: '2026-01-01T10:00:07.950Z',
   resultats: [lienExemple(`${ID_TRAVAIL}/jardin.jpg`, '2026-01-02T10:05:00.000Z')],
   structure: { score: 0.962, seuil: 0.6, essais: 1 },
+  floutage: { reglage: 'faces and plates', visages: 2, plaques: 0 },
 };
 export const travailEchec: Travail = {
   ...travailEnCours,
@@ -62,6 +64,7 @@ export const annonceTerminee: Travail = {
   texte: '# Maison de caractère au cœur du Patershol\n\nÀ deux pas des quais, cette maison de 128 m² offre trois chambres…',
   redaction: { automatique: true, intelligence_artificielle: true, modele: 'us.anthropic.claude-haiku-4-5-20251001-v1:0' },
   structure: null,
+  floutage: null,
 };
 const travauxLot: Travail[] = ['chambre-1.jpg', 'chambre-2.jpg'].map((nom, i) => ({
   ...travailTermine,
@@ -71,6 +74,7 @@ const travauxLot: Travail[] = ['chambre-1.jpg', 'chambre-2.jpg'].map((nom, i) =>
   valeurs: { piece: 'bedroom', style: 'japandi', mention: 'none' },
   lot: ID_LOT,
   nom,
+  floutage: null,
   resultats: [lienExemple(`7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e8${i}/${nom}`, '2026-01-02T10:05:00.000Z')],
 }));
 export const lotTermine: Lot = {

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 /** A JSON object of the document, as generators read it. */
 export type Json = Record<string, unknown>;
 import { CODES_API } from '../../modele/erreurs';
-import { OUTILS } from '../../modele/outils';
+import { OUTILS, VALEURS_FLOUTAGE } from '../../modele/outils';
 
 const dateHeure = v.pipe(v.string(), v.isoTimestamp());
 const entier = v.pipe(v.number(), v.integer());
@@ -106,6 +106,18 @@ export const SchemaTravail = v.strictObject({
     ),
     v.description(
       'Extension: for an image result, the structure check it passed: how well the fixed lines of the room or building (walls, windows, doors, outline) were kept, from 0 to 1 (1 = unchanged); the threshold below which a result is not delivered; the runs it took (a result under the threshold is run once more, then the job fails with structure_modifiee and is refunded). Null for a listing text and until the job is done.',
+    ),
+  ),
+  floutage: v.pipe(
+    v.nullable(
+      v.strictObject({
+        reglage: v.picklist(VALEURS_FLOUTAGE),
+        visages: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        plaques: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      }),
+    ),
+    v.description(
+      "Extension: for an image result whose job asked to blur faces or number plates (valeurs.floutage), the setting and how many faces and plates were found, each blurred beyond recognition. 0 means none was found and nothing was blurred: the result's C2PA manifest then claims no blur. Null when no blur was asked, for a listing text, and until the job is done.",
     ),
   ),
 });
