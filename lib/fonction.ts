@@ -11,7 +11,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { execSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESPACE_MESURES } from '../lambdas/core/infra/mesures';
@@ -52,11 +52,15 @@ const version = (paquet: string): string =>
  * c2pa-rs compiled to WebAssembly signs every result (moteurs/c2pa/signature.ts): its JS glue and
  * its .wasm must be the same build (the glue checks the file's digest), so the package is installed
  * whole next to the bundle and left external, and the .wasm is found through the package's exports.
+ * The local engine's face detector (moteurs/local/visages-blazeface.ts) reads BlazeFace's weights
+ * and TensorFlow.js's .wasm as files of their packages, and Human and our module must share one
+ * TensorFlow.js (its backend and model loaders are global to an instance): all installed, all external.
  */
-const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm'];
+const TENSORFLOW = ['@vladmandic/human', '@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'];
+const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm', ...TENSORFLOW];
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
-const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm'];
+const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW];
 const installerImages = (dossier: string): void => {
   const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
   // A package.json of its own first: without one, npm would walk up and install into the project.
@@ -65,6 +69,31 @@ const installerImages = (dossier: string): void => {
     cwd: dossier,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  elaguer(path.join(dossier, 'node_modules'));
+};
+
+/**
+ * What the face detector never reads, out of the asset: TensorFlow.js's and Human's source maps (half
+ * of their size), Human's other models and builds: about 75 MB less per image function (README, Benchmarks).
+ */
+const elaguer = (modules: string): void => {
+  const parcourir = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const chemin = path.join(d, e.name);
+      if (e.isDirectory()) parcourir(chemin);
+      else if (e.name.endsWith('.map')) rmSync(chemin);
+    }
+  };
+  for (const p of TENSORFLOW) parcourir(path.join(modules, p));
+  const human = path.join(modules, '@vladmandic', 'human');
+  const garder = (sous: string, noms: readonly string[]) => {
+    const d = path.join(human, sous);
+    if (existsSync(d)) for (const e of readdirSync(d)) if (!noms.includes(e)) rmSync(path.join(d, e), { recursive: true, force: true });
+  };
+  garder('models', ['blazeface.json', 'blazeface.bin']);
+  // human.node.js is the package's main: how the detector finds the package's folder.
+  garder('dist', ['human.node-wasm.js', 'human.node.js']);
 };
 
 /**

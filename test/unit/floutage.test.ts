@@ -14,12 +14,13 @@ import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/
 import { definitionManifeste, type OptionsSansCle } from '../../lambdas/moteurs/c2pa/manifeste';
 import type { Floutage } from '../../lambdas/core/modele/sorties';
 import { natureResultat } from '../../lambdas/moteurs/commun/provenance';
-import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
+import { detecteurCouleurs, detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/commun/personnes';
 import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { imageTest } from '../support/images';
 import { scenePersonnes } from '../support/scenes-personnes';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
+import { iou } from '../support/boites';
 
 const copie = (p: Pixels): Pixels => ({ ...p, data: Buffer.from(p.data) });
 
@@ -50,13 +51,6 @@ const changesHors = (avant: Pixels, apres: Pixels, regions: readonly RegionPerso
     }
   }
   return n;
-};
-
-const iou = (a: Rectangle, b: Rectangle): number => {
-  const l = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
-  const h = Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
-  const aire = (r: Rectangle) => (r.x1 - r.x0) * (r.y1 - r.y0);
-  return (l * h) / (aire(a) + aire(b) - l * h);
 };
 
 describe('the production detector: Rekognition, on recorded answers', () => {
@@ -240,7 +234,7 @@ describe('the local stand-in', () => {
   it('finds the drawn face and plate of every scene from the pixels alone', async () => {
     for (const graine of [1, 2, 3, 4, 5, 6]) {
       const scene = scenePersonnes({ largeur: 1280, hauteur: 853, graine });
-      const trouves = await detecteurPersonnesLocal.detecter(scene.pixels, new Set(['visage', 'plaque']));
+      const trouves = await detecteurCouleurs.detecter(scene.pixels, new Set(['visage', 'plaque']));
       const visages = trouves.filter((r) => r.genre === 'visage');
       const plaques = trouves.filter((r) => r.genre === 'plaque');
       expect([visages.length, plaques.length], `scene ${graine}`).toEqual([1, 1]);

@@ -11,6 +11,7 @@ import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
 import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
 import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
+import { aire, inter, iou } from '../support/boites';
 
 const verite = boitesScenes();
 let salon: Pixels;
@@ -24,9 +25,6 @@ beforeAll(async () => {
   [trouvesSalon, trouvesVide] = [await detecteurLocal.detecter(salon), await detecteurLocal.detecter(pieceVide)];
 });
 
-const aire = (b: Rectangle) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
-const inter = (a: Rectangle, b: Rectangle) => aire({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
-const iou = (a: Rectangle, b: Rectangle) => inter(a, b) / (aire(a) + aire(b) - inter(a, b));
 const vrai = (scene: BoiteScene[], nom: string) => scene.find((o) => o.nom === nom)!;
 const enObjets = (scene: readonly BoiteScene[]): ObjetDetecte[] => scene.map((o) => ({ ...o, confiance: 1 }));
 

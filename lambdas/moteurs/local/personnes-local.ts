@@ -18,7 +18,7 @@
  * Production uses Rekognition (bedrock/rekognition-personnes.ts).
  */
 import { depuisPixels, luminance, versPixels, type Pixels } from '../commun/pixels';
-import type { DetecteurPersonnes, Genre, RegionPersonnelle } from '../commun/personnes';
+import { fusionner, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from '../commun/personnes';
 
 const COTE_ANALYSE = 1280;
 const CONFIANCE = 0.6;
@@ -196,8 +196,9 @@ const plaques = (a: Pixels): RegionPersonnelle[] => {
   return trouves;
 };
 
-export const detecteurPersonnesLocal: DetecteurPersonnes = {
-  nom: 'local',
+/** The colour rules alone: the drawn people and cars of the tests, nothing a model is needed for. */
+export const detecteurCouleurs: DetecteurPersonnes = {
+  nom: 'local-couleurs',
   async detecter(photo: Pixels, genres: ReadonlySet<Genre>): Promise<RegionPersonnelle[]> {
     if (genres.size === 0) return [];
     const echelle = Math.min(1, COTE_ANALYSE / Math.max(photo.largeur, photo.hauteur));
@@ -208,5 +209,21 @@ export const detecteurPersonnesLocal: DetecteurPersonnes = {
             depuisPixels(photo).resize(Math.max(1, Math.round(photo.largeur * echelle)), Math.max(1, Math.round(photo.hauteur * echelle)), { fit: 'fill' }),
           );
     return [...(genres.has('visage') ? visages(analyse) : []), ...(genres.has('plaque') ? plaques(analyse) : [])];
+  },
+};
+
+/**
+ * The local engine's detector: faces by BlazeFace (visages-blazeface.ts, loaded at the first job that
+ * asks for faces, so a cold start without a blur pays nothing) and by the colour rule, plates by the
+ * colour rule; what two of them found is one region (personnes.ts, `fusionner`). A false face costs a
+ * blurred patch; a missed one costs a person's privacy, so both are kept.
+ */
+export const detecteurPersonnesLocal: DetecteurPersonnes = {
+  nom: 'local',
+  async detecter(photo: Pixels, genres: ReadonlySet<Genre>): Promise<RegionPersonnelle[]> {
+    const regles = await detecteurCouleurs.detecter(photo, genres);
+    if (!genres.has('visage')) return regles;
+    const { trouverVisages } = await import('./visages-blazeface');
+    return fusionner([...regles, ...(await trouverVisages(photo))]);
   },
 };
