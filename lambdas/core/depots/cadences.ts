@@ -5,6 +5,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CONSERVATION_FENETRE_CADENCE_SECONDES } from '../modele/retention';
 import { PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
+import { estConditionEchouee } from './transactions';
 
 export const cleItem = (empreinte: string, minute: number) => ({ pk: `${PREFIXES_TABLE.cadence}${empreinte}#${minute}`, sk: 'CADENCE' });
 
@@ -25,7 +26,7 @@ export const compter = async (d: DepsTable, empreinte: string, minute: number, m
     );
     return true;
   } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    if (!estConditionEchouee(erreur)) throw erreur;
     return false;
   }
 };

@@ -9,7 +9,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
 import { PREFIXES_TABLE, type DepsTable } from './table';
-import { ecrire, raisonsAnnulation, type RaisonAnnulation } from './transactions';
+import { ecrire, raisonsAnnulation, type RaisonAnnulation, estConditionEchouee } from './transactions';
 
 export interface EnregistrementCompte {
   id: string;
@@ -169,7 +169,7 @@ export const crediter = async (d: DepsTable, compte: string, credits: number): P
     );
     return Number(Attributes?.credits);
   } catch (erreur) {
-    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
+    if (estConditionEchouee(erreur)) return undefined;
     throw erreur;
   }
 };

@@ -5,6 +5,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { idsOuverts, lireParCles, OUVERTS, PREFIXES_TABLE, type DepsTable } from './table';
+import { estConditionEchouee } from './transactions';
 
 export interface DemandeEffacement {
   quoi: 'travail' | 'lot';
@@ -35,7 +36,7 @@ export const demander = async (d: DepsTable, demande: DemandeEffacement): Promis
       }),
     );
   } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    if (!estConditionEchouee(erreur)) throw erreur;
   }
 };
 

@@ -6,6 +6,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CONSERVATION_IDEMPOTENCE_HEURES } from '../modele/retention';
 import { PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
+import { estConditionEchouee } from './transactions';
 
 /** How long an `Idempotency-Key` is remembered. */
 export const DUREE_IDEMPOTENCE_SECONDES = CONSERVATION_IDEMPOTENCE_HEURES * 3600;
@@ -40,7 +41,7 @@ export const marquerEfface = async (d: DepsTable, compte: string, cleIdempotence
       }),
     );
   } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    if (!estConditionEchouee(erreur)) throw erreur;
   }
 };
 

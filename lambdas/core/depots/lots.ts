@@ -12,6 +12,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EnregistrementLot, StatutLot } from '../modele/enregistrements';
 import { idsOuverts, OUVERTS, PREFIXES_TABLE, type DepsTable } from './table';
+import { estConditionEchouee } from './transactions';
 
 export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.lot}${id}`, sk: 'LOT' });
 
@@ -98,7 +99,7 @@ export const reclamer = async (d: DepsTable, id: string, qui: string, maintenant
     );
     return true;
   } catch (erreur) {
-    if ((erreur as Error).name === 'ConditionalCheckFailedException') return false;
+    if (estConditionEchouee(erreur)) return false;
     throw erreur;
   }
 };
@@ -128,7 +129,7 @@ export const reclamerPourEffacer = async (
     );
     return { lot: Attributes as EnregistrementLot };
   } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    if (!estConditionEchouee(erreur)) throw erreur;
     // The item as it was comes back in DynamoDB's wire format: the document client does not convert it.
     const ancien = (erreur as { Item?: Record<string, { S?: string }> }).Item;
     return ancien ? { tenu_par: ancien.finaliseur?.S } : undefined;
@@ -148,7 +149,7 @@ export const liberer = async (d: DepsTable, id: string, qui: string): Promise<vo
       }),
     )
     .catch((erreur: unknown) => {
-      if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+      if (!estConditionEchouee(erreur)) throw erreur;
     });
 };
 
@@ -183,7 +184,7 @@ export const finaliser = async (
     );
     return true;
   } catch (erreur) {
-    if ((erreur as Error).name === 'ConditionalCheckFailedException') return false;
+    if (estConditionEchouee(erreur)) return false;
     throw erreur;
   }
 };

@@ -11,7 +11,7 @@ import { cleTeleversement } from '../modele/cles-s3';
 import { RETENTION_TELEVERSEMENTS_JOURS } from '../modele/retention';
 import * as comptes from './comptes';
 import { idsOuverts, INDEX, JOURS, OUVERTS, PREFIXES_TABLE, toutInterroger, ttlDans, type DepsTable } from './table';
-import { avecReessais, raisonsAnnulation } from './transactions';
+import { avecReessais, raisonsAnnulation, estConditionEchouee } from './transactions';
 import * as travaux from './travaux';
 
 /**
@@ -122,7 +122,7 @@ export const elementEfface = (table: string, compte: string, id: string, du: str
 });
 
 const siCondition = (e: unknown): void => {
-  if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+  if (!estConditionEchouee(e)) throw e;
 };
 
 /**

@@ -57,6 +57,9 @@ export const ecrire = async (d: Pick<DepsTable, 'ddb'>, elements: ElementTransac
   await d.ddb.send(new TransactWriteCommand({ TransactItems: elements }));
 };
 
+/** A single write refused by its condition (not a transaction's cancellation: raisonsAnnulation reads those). */
+export const estConditionEchouee = (erreur: unknown): boolean => (erreur as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
 /** Why DynamoDB refused one item of a cancelled transaction. */
 export interface RaisonAnnulation {
   /** `ConditionalCheckFailed`, `TransactionConflict`, `None` (this item was fine)… */

@@ -14,6 +14,7 @@ import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele
 import type { IdOutil } from '../modele/outils';
 import type { ControleStructure, Floutage, Redaction } from '../modele/sorties';
 import { idsOuverts, INDEX, lireParCles, OUVERTS, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
+import { estConditionEchouee } from './transactions';
 
 export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
 
@@ -145,7 +146,7 @@ export const commencer = async (d: DepsTable, id: string, maintenant: Date): Pro
     );
     return Attributes as EnregistrementTravail;
   } catch (erreur) {
-    if ((erreur as Error).name !== 'ConditionalCheckFailedException') throw erreur;
+    if (!estConditionEchouee(erreur)) throw erreur;
     return undefined;
   }
 };
@@ -168,7 +169,7 @@ export const relancer = async (d: DepsTable, id: string, tentatives: number): Pr
     );
     return Attributes as EnregistrementTravail;
   } catch (erreur) {
-    if ((erreur as Error).name === 'ConditionalCheckFailedException') return undefined;
+    if (estConditionEchouee(erreur)) return undefined;
     throw erreur;
   }
 };
