@@ -64,14 +64,15 @@ interface Human {
 
 /** Loaded once per process (a container on AWS): the WebAssembly backend and the model, about 0.1 s. */
 const charger = unePourConteneur(async (): Promise<Human> => {
-  const modeles = path.join(dossierPaquet('@vladmandic/human', 1), 'models');
+  const paquet = dossierPaquet('@vladmandic/human', 1);
+  const modeles = path.join(paquet, 'models');
   tf.io.registerLoadRouter((url): tf.io.IOHandler => {
     const u = Array.isArray(url) ? url[0] : url;
     // tfjs asks every router and takes the ones that answer: null is "not mine".
     return (typeof u === 'string' && u.startsWith(SCHEMA) ? { load: () => lireModele(path.join(modeles, u.slice(SCHEMA.length))) } : null) as tf.io.IOHandler;
   });
-  const { Human } = requerir(path.join(dossierPaquet('@vladmandic/human', 1), 'dist/human.node-wasm.js')) as { Human: new (config: object) => Human };
-  const human = new Human({
+  const { Human } = requerir(path.join(paquet, 'dist/human.node-wasm.js')) as { Human: new (config: object) => Human };
+  const detecteur = new Human({
     backend: 'wasm',
     wasmPath: `${dossierPaquet('@tensorflow/tfjs-backend-wasm', 0)}/`,
     modelBasePath: SCHEMA,
@@ -96,8 +97,8 @@ const charger = unePourConteneur(async (): Promise<Human> => {
     object: { enabled: false },
     filter: { enabled: false },
   });
-  await human.load();
-  return human;
+  await detecteur.load();
+  return detecteur;
 });
 
 /** The whole frame, then tiles of `cote` px overlapping by a third, so a face cut by one tile is whole in the next. */
