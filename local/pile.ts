@@ -17,6 +17,7 @@ import { ROUTES } from '../lambdas/http/routes';
 import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
 import { creerPkiTest, type PkiTest } from '../lambdas/moteurs/c2pa/certificats';
 import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
+import type { Detecteur } from '../lambdas/moteurs/commun/detection';
 import type { Moteur } from '../lambdas/moteurs/commun/moteur';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 import { balayer, type BilanBalayage } from '../lambdas/core/domaine/balayage';
@@ -46,6 +47,8 @@ export interface ConfigPile {
   bucket?: string;
   moteur?: Moteur;
   delaiMoteurMs?: number;
+  /** The local engine's object detector; default its trained model (tests on drawn images give the colour rules). */
+  detecteur?: Detecteur;
   telecharger?: (url: string) => Promise<Buffer>;
   horloge?: () => Date;
   echecDemarrage?: (nom: string) => boolean;
@@ -209,7 +212,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       machine: stepFunctions.arnMachine,
       signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
       horloge,
-      moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0 }),
+      moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) }),
       c2pa: creerMarqueur(pki),
       telecharger: config.telecharger ?? creerTelechargeur(),
     };

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import type { IdOutil, OutilImage } from '../../lambdas/core/modele/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { rendreScenes, type Scenes } from './scenes';
 
 export interface Exemple {
@@ -54,7 +55,8 @@ const avantApres = async (avant: Buffer, apres: Buffer): Promise<Buffer> => {
 export const genererExemples = async (dossier: string): Promise<Record<IdOutil, string>> => {
   await mkdir(dossier, { recursive: true });
   const scenes = await rendreScenes();
-  const moteur = creerMoteurLocal();
+  // The scenes are drawn: their flat-coloured furniture is what the colour rules find, not the trained model.
+  const moteur = creerMoteurLocal({ detecteur: detecteurCouleurs });
   const fichiers = {} as Record<IdOutil, string>;
   for (const { outil, scene, valeurs } of EXEMPLES) {
     const { image } = await moteur.retoucher({ outil, valeurs, image: scenes[scene], travail: `exemple-${outil}` });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
 import { SchemaLancement, SchemaOutils, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
 import { demarrerPileTest } from '../support/pile';
-import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest } from '../support/client';
 import { lireZip } from '../support/zip';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -162,7 +162,7 @@ describe('one job, from request to download', () => {
 describe('batches', () => {
   it('a batch runs one job per image and ends termine with a ZIP of every result', async () => {
     const { cle } = await pile.creerCompte(100);
-    const images = await Promise.all([1, 2, 3].map((g) => imageTest(g)));
+    const images = await Promise.all([1, 2, 3].map((g) => pieceTest(g)));
     const { statut, corps } = await appeler<Lancement>(url, 'POST', '/travaux', {
       cle,
       json: { outil: 'staging', valeurs: { style: 'japandi' }, images: images.map((i, n) => ({ base64: enBase64(i), nom: `piece-${n}.jpg` })) },

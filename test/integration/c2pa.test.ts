@@ -11,7 +11,7 @@ import type { Lancement, Travail } from '../../lambdas/core/modele/enregistremen
 import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
 import { verifierC2pa } from '../support/c2pa-verificateur';
-import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
 import { lireZip } from '../support/zip';
 
@@ -36,7 +36,8 @@ const resultatDe = async (cle: string, outil: string, entree: Buffer, nom: strin
 describe('C2PA Content Credentials in every result', () => {
   it.each(['vider', 'staging', 'renovation', 'saison', 'ciel'])('%s: a signed manifest, read back by an independent implementation', async (outil) => {
     const { cle } = await pile.creerCompte(20);
-    const entree = await imageTest(3);
+    // staging furnishes rooms seen from inside: the drawn room, not the drawn garden.
+    const entree = await (outil === 'staging' ? pieceTest : imageTest)(3);
     const { fichier } = await resultatDe(cle, outil, entree, 'salon.jpg');
     const verification = await verifierC2pa(fichier, 'jpeg', pile.autoriteC2pa);
     expect(verification.erreurs).toEqual([]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
@@ -16,7 +17,7 @@ type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 const moteurRetenu = () => {
   let liberer: () => void = () => {};
   const barriere = new Promise<void>((r) => (liberer = r));
-  const local = creerMoteurLocal();
+  const local = creerMoteurLocal({ detecteur: detecteurCouleurs });
   const moteur: Moteur = {
     nom: 'local',
     retoucher: async (demande) => {

@@ -17,7 +17,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequeteTravaux } from '../../lambdas/core/contrat/schemas';
 import { OUTILS } from '../../lambdas/core/modele/outils';
-import { appeler, attendreLot, attendreTravail, enBase64, imageTest, type Reponse } from '../support/client';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest, type Reponse } from '../support/client';
 import { compiler, ecrireCas, generer } from '../support/contrat';
 import { demarrerPileTest } from '../support/pile';
 
@@ -199,7 +199,11 @@ describe('real answers', () => {
     // A batch with only style set, seen en_cours and termine; a listing text; a job that fails.
     const { corps: lot } = await appelNote('POST', '/travaux', '/travaux', 202, {
       cle,
-      json: { outil: 'staging', valeurs: { style: 'japandi' }, images: [image, { base64: enBase64(await imageTest(2)) }] },
+      json: {
+        outil: 'staging',
+        valeurs: { style: 'japandi' },
+        images: [{ base64: enBase64(await pieceTest(1)), nom: 'salon.jpg' }, { base64: enBase64(await pieceTest(2)) }],
+      },
     });
     await appelNote('GET', '/lots/{id}', `/lots/${lot.lot}`, 200, { cle });
     const { corps: annonce } = await appelNote('POST', '/travaux', '/travaux', 202, { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' } } });

@@ -16,12 +16,13 @@ import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { lancer } from '../../lambdas/core/domaine/lancement';
 import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creer as creerEnregistrer } from '../../lambdas/pipeline/enregistrer';
 import { creer as creerRembourser } from '../../lambdas/pipeline/rembourser';
 import type { Panne } from '../../local/stepfunctions';
 import { lancerCampagne, panneDe, resumer, SORTES, type SortePanne } from '../support/campagne';
-import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
+import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest } from '../support/client';
 import { travailOuvert, verifierInvariant } from '../support/invariant';
 import { demarrerPileTest, type OptionsPileTest } from '../support/pile';
 
@@ -239,11 +240,12 @@ describe('faults around the debit and the start', () => {
 
 describe('a model that is briefly unavailable', () => {
   let tentatives = 0;
+  const local = creerMoteurLocal({ detecteur: detecteurCouleurs });
   const moteur: Moteur = {
-    ...creerMoteurLocal(),
+    ...local,
     retoucher: async (demande) => {
       if (tentatives++ < 2) throw new ErreurTravail('moteur_indisponible');
-      return creerMoteurLocal().retoucher(demande);
+      return local.retoucher(demande);
     },
   };
   let pile: Pile;
@@ -254,7 +256,7 @@ describe('a model that is briefly unavailable', () => {
 
   it('is retried by the state machine and the job ends termine', async () => {
     const { cle, compte } = await pile.creerCompte(20);
-    const json = { outil: 'staging', images: [{ base64: enBase64(await imageTest(3)) }] };
+    const json = { outil: 'staging', images: [{ base64: enBase64(await pieceTest(3)) }] };
     const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json });
     expect((await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id)).statut).toBe('termine');
     expect(tentatives).toBe(3);
@@ -266,12 +268,13 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
   // The model answers only when the test lets it: meanwhile the job is refunded, erased or run again.
   const portes: (() => void)[] = [];
   let entrees = 0;
+  const local = creerMoteurLocal({ detecteur: detecteurCouleurs });
   const moteur: Moteur = {
-    ...creerMoteurLocal(),
+    ...local,
     retoucher: async (demande) => {
       entrees++;
       await new Promise<void>((r) => portes.push(r));
-      return creerMoteurLocal().retoucher(demande);
+      return local.retoucher(demande);
     },
   };
   let pile: Pile;

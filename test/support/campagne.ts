@@ -22,6 +22,7 @@ import { ErreurApi, ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { lancer } from '../../lambdas/core/domaine/lancement';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { demarrerPile, type Pile } from '../../local/pile';
 import type { Panne } from '../../local/stepfunctions';
 import { imageTest } from './images';
@@ -129,7 +130,7 @@ export const lancerCampagne = async (o: OptionsCampagne): Promise<BilanCampagne>
       table,
       pauseReessaiMs: 2,
       intervalleBalayageMs: 0,
-      moteur: creerMoteurLocal({ delaiMs: o.delaiMoteurMs ?? 5 }),
+      moteur: creerMoteurLocal({ delaiMs: o.delaiMoteurMs ?? 5, detecteur: detecteurCouleurs }),
       panne: injecteur,
     });
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { Lot, Travail } from '../../lambdas/core/modele/enregistrements';
 import { SchemaErreur, SchemaLot, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
 
-export { imageTest } from './images';
+export { imageTest, pieceTest } from './images';
 
 export interface Reponse<T = any> {
   statut: number;

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { creerCompte } from '../../lambdas/core/domaine/comptes';
 import { demarrerPile, type ConfigPile } from '../../local/pile';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 
 export type OptionsPileTest = Partial<Omit<ConfigPile, 'dossier' | 'dynamoEndpoint' | 'table'>>;
 
@@ -21,6 +22,8 @@ export const demarrerPileTest = async (options: OptionsPileTest = {}) => {
     table: `retouche-${randomUUID()}`,
     pauseReessaiMs: 5,
     intervalleBalayageMs: 0,
+    // The tests' images are drawn: furniture of flat colours, which the colour rules find (a trained model reads real photos).
+    detecteur: detecteurCouleurs,
     ...options,
   });
   return {

@@ -46,8 +46,8 @@ import { lireProvenance } from '../../lambdas/moteurs/commun/provenance';
 const client = new BedrockRuntimeClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 const bedrock = mockClient(client);
 const configuration = configurationBedrock({});
-/** What the stub detector finds in the test photo: a piece of furniture on the ground, and a window. */
-const MEUBLE: ObjetDetecte = { nom: 'Couch', nature: 'meuble', boite: { x0: 0.4, y0: 0.6, x1: 0.7, y1: 0.9 }, confiance: 0.95 };
+/** What the stub detector finds in the test photo: a piece of furniture on the ground (not one that makes the room furnished: staging would refuse it), and a window. */
+const MEUBLE: ObjetDetecte = { nom: 'Cabinet', nature: 'meuble', boite: { x0: 0.4, y0: 0.6, x1: 0.7, y1: 0.9 }, confiance: 0.95 };
 const FENETRE: ObjetDetecte = { nom: 'Window', nature: 'fixe', boite: { x0: 0.08, y0: 0.5, x1: 0.24, y1: 0.75 }, confiance: 0.9 };
 let objets: ObjetDetecte[] = [];
 const detecteur: Detecteur = { nom: 'test', detecter: async () => objets };
@@ -62,19 +62,19 @@ beforeEach(() => {
 // ---------- helpers ----------
 
 /**
- * A photo: a pale sky over an even ground (a floor the floor finder can follow), with a fine
- * per-pixel pattern so that any shift of a pixel is caught.
+ * A photo of a room: a pale warm wall over an even floor (one the floor finder can follow), with a
+ * fine per-pixel pattern so that any shift of a pixel is caught. Not a sky: staging refuses exteriors.
  */
 const pixelsPhoto = (largeur: number, hauteur: number): Buffer => {
   const data = Buffer.alloc(largeur * hauteur * 3);
   for (let y = 0; y < hauteur; y++) {
     for (let x = 0; x < largeur; x++) {
       const i = (y * largeur + x) * 3;
-      const ciel = y < hauteur * 0.4;
+      const mur = y < hauteur * 0.4;
       const motif = (x * 7 + y * 3) % 5;
-      data[i] = ciel ? 190 + (x % 20) : 150 + motif;
-      data[i + 1] = ciel ? 195 + (y % 15) : 118 + ((x + y * 5) % 4);
-      data[i + 2] = ciel ? 205 : 84 + ((x * y) % 4);
+      data[i] = mur ? 190 + (x % 20) : 150 + motif;
+      data[i + 1] = mur ? 195 + (y % 15) : 118 + ((x + y * 5) % 4);
+      data[i + 2] = mur ? 182 : 84 + ((x * y) % 4);
     }
   }
   return data;

@@ -4,14 +4,15 @@ import { describe, expect, it } from 'vitest';
 import type { OutilImage } from '../../lambdas/core/modele/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
-import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
 import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
 import { lireProvenance } from '../../lambdas/moteurs/commun/provenance';
 import { redresser } from '../../lambdas/moteurs/commun/redressement';
-import { imageTest } from '../support/client';
+import { imageTest, pieceTest } from '../support/client';
 
-const moteur = creerMoteurLocal();
+// The images here are drawn: the colour rules read them (the trained model reads the real photos of moteur-reel.test.ts).
+const moteur = creerMoteurLocal({ detecteur: detecteurCouleurs });
 const OUTILS: OutilImage[] = ['vider', 'staging', 'renovation', 'saison', 'ciel'];
 
 const pixels = async (image: Buffer) => sharp(image).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -24,10 +25,12 @@ const ecartMoyen = (a: Buffer, b: Buffer): number => {
 
 describe('local preview engine', () => {
   it('each tool returns a real image of the same size, different from the input and from the other tools', async () => {
-    const source = await imageTest(1, 'png', 160, 120);
-    const entree = await pixels(source);
+    const [dehors, dedans] = [await imageTest(1, 'png', 160, 120), await pieceTest(1, 'png', 160, 120)];
     const sorties = new Map<string, Buffer>();
     for (const outil of OUTILS) {
+      // staging furnishes a room seen from inside; the other tools take the garden.
+      const source = outil === 'staging' ? dedans : dehors;
+      const entree = await pixels(source);
       const { image, format, graine } = await moteur.retoucher({ outil, valeurs: {}, image: source, travail: 'travail-1' });
       expect(format).toBe('png');
       expect(graine).toEqual(expect.any(Number));
@@ -40,7 +43,7 @@ describe('local preview engine', () => {
   });
 
   it('settings change the result: two staging styles differ, two renovation zones differ', async () => {
-    const source = await imageTest(2);
+    const source = await pieceTest(2);
     const style = async (valeurs: Record<string, string>, outil: OutilImage = 'staging') =>
       (await moteur.retoucher({ outil, valeurs, image: source, travail: 't' })).image;
     expect((await style({ style: 'japandi' })).equals(await style({ style: 'industrial' }))).toBe(false);
@@ -92,9 +95,9 @@ describe('local preview engine', () => {
       ['vider', {}],
       ['staging', { piece: 'bedroom', style: 'industrial' }],
     ] as const) {
-      const source = await imageTest(4, 'png', 240, 160);
+      const source = await (outil === 'staging' ? pieceTest : imageTest)(4, 'png', 240, 160);
       const photo = (await decoder(source)).pixels;
-      const objets = await detecteurLocal.detecter(photo);
+      const objets = await detecteurCouleurs.detecter(photo);
       const zone = outil === 'vider' ? await zoneVider(photo, objets) : await zoneStaging(photo, objets);
       const { image, structure } = await moteur.retoucher({ outil, valeurs, image: source, travail: 't' });
       expect(structure.essais, outil).toBe(1);
@@ -131,7 +134,7 @@ describe('local preview engine', () => {
 
   it('draws the "virtually staged" notice when asked, in the language asked, only in the lower left corner', async () => {
     const [l, h] = [320, 240];
-    const source = await imageTest(7, 'png', l, h);
+    const source = await pieceTest(7, 'png', l, h);
     const staging = async (mention: string) =>
       (await pixels((await moteur.retoucher({ outil: 'staging', valeurs: { mention }, image: source, travail: 't' })).image)).data;
     const sans = await staging('none');
@@ -204,7 +207,7 @@ describe('local listing writer', () => {
   });
 
   it('honours the simulated model time', async () => {
-    const lent = creerMoteurLocal({ delaiMs: 120 });
+    const lent = creerMoteurLocal({ delaiMs: 120, detecteur: detecteurCouleurs });
     const debut = performance.now();
     await lent.rediger({ valeurs: { lieu: 'Gent' }, images: [], travail: 't' });
     expect(performance.now() - debut).toBeGreaterThanOrEqual(100);

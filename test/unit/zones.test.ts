@@ -1,5 +1,5 @@
 /**
- * The edited area of vider and staging comes from what the photo shows: the local detector's boxes
+ * The edited area of vider and staging comes from what the photo shows: the colour rules' boxes
  * against the truth projected from the scenes' own 3-D geometry (docs/exemples/scenes.ts), and the
  * masks zones.ts builds from true and detected boxes. Thresholds sit between what was measured (in
  * the comments) and what a broken detector or mask gives.
@@ -7,10 +7,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { boitesScenes, rendreScenes, type BoiteScene } from '../../docs/exemples/scenes';
 import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
-import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
+import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
 import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
-import { zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
+import { part, zoneStaging, zoneVider } from '../../lambdas/moteurs/commun/zones';
+import { imageTest, pieceTest } from '../support/images';
 import { aire, inter, iou } from '../support/boites';
 
 const verite = boitesScenes();
@@ -22,7 +23,7 @@ let trouvesVide: ObjetDetecte[];
 beforeAll(async () => {
   const scenes = await rendreScenes();
   [salon, pieceVide] = [(await decoder(scenes.salon)).pixels, (await decoder(scenes.pieceVide)).pixels];
-  [trouvesSalon, trouvesVide] = [await detecteurLocal.detecter(salon), await detecteurLocal.detecter(pieceVide)];
+  [trouvesSalon, trouvesVide] = [await detecteurCouleurs.detecter(salon), await detecteurCouleurs.detecter(pieceVide)];
 });
 
 const vrai = (scene: BoiteScene[], nom: string) => scene.find((o) => o.nom === nom)!;
@@ -55,7 +56,7 @@ const couverture = (masque: Buffer | Uint8Array, p: Pixels, b: Rectangle, hors?:
   return n ? k / n : 1;
 };
 
-describe("the local detector (detecteur-local.ts) against the scenes' geometry", () => {
+describe("the colour rules (detecteur-local.ts, detecteurCouleurs) against the scenes' geometry", () => {
   // Measured: sofa IoU 0.71, armchair 0.94, plant 0.52 (covers 0.98, 1.9× its size), coffee table 0.46
   // (its box stops at the top: the legs join the rug), window 0.92, radiator 0.60.
   it.each(['Couch', 'Armchair', 'Potted Plant'])('salon: finds the %s', (nom) => {
@@ -95,7 +96,7 @@ describe('zoneVider (zones.ts)', () => {
     expect(zone.alpha.every((a, i) => a === 0 || zone.masque[i] === 255)).toBe(true);
   });
 
-  it("with the local detector's boxes: the big pieces are covered, the window is not", async () => {
+  it("with the colour rules' boxes: the big pieces are covered, the window is not", async () => {
     const zone = await zoneVider(salon, trouvesSalon);
     // Measured: 1.0 for all four; the window 0.003 (the corner of a grown box at the reveal).
     for (const nom of ['Couch', 'Armchair', 'Coffee Table', 'Potted Plant'])
@@ -123,7 +124,7 @@ describe('zoneVider (zones.ts)', () => {
 describe('zoneStaging (zones.ts)', () => {
   it.each([
     ['true boxes', () => enObjets(verite.pieceVide)],
-    ['local detector', () => trouvesVide],
+    ['colour rules', () => trouvesVide],
   ])('pieceVide (%s): the free floor and above it, never the window or the radiator, below the ceiling', async (_, objets) => {
     const zone = await zoneStaging(pieceVide, objets());
     // The bottom quarter of the frame is all floor here: measured 1.0 covered.
@@ -137,9 +138,25 @@ describe('zoneStaging (zones.ts)', () => {
     expect(haut).toBeLessThan(0.6);
   });
 
-  it('salon: the furniture already there stays out of the mask', async () => {
-    const zone = await zoneStaging(salon, enObjets(verite.salon));
-    for (const o of verite.salon) expect(couverture(zone.masque, salon, o.boite), o.nom).toBe(0);
+  it('salon: a room with its sofa is furnished already: sol_introuvable, saying so', async () => {
+    await expect(zoneStaging(salon, enObjets(verite.salon))).rejects.toMatchObject({
+      name: 'sol_introuvable',
+      message: expect.stringContaining('already furnished (couch found)'),
+    });
+  });
+
+  it('salon without its sofa: the furniture already there stays out of the mask', async () => {
+    const autres = verite.salon.filter((o) => o.nom !== 'Couch');
+    const zone = await zoneStaging(salon, enObjets(autres));
+    for (const o of autres) expect(couverture(zone.masque, salon, o.boite), o.nom).toBe(0);
+  });
+
+  it('an exterior (the sky in view, a lawn for a floor): sol_introuvable, saying so, rather than a bed on the lawn', async () => {
+    const jardin = (await decoder(await imageTest(1, 'png', 240, 160))).pixels;
+    await expect(zoneStaging(jardin, [])).rejects.toMatchObject({ name: 'sol_introuvable', message: expect.stringContaining('taken outside') });
+    // The same drawing indoors (a wall instead of the sky) is furnished.
+    const piece = (await decoder(await pieceTest(1, 'png', 240, 160))).pixels;
+    expect(part((await zoneStaging(piece, [])).masque)).toBeGreaterThan(0.1);
   });
 
   it('no floor in view (a sky): sol_introuvable', async () => {

@@ -82,7 +82,7 @@ export const CODES_TRAVAIL = {
   moteur_en_echec: 'The model could not process this image.',
   /** vider: nothing to remove was found in the photo (no furniture or clutter); refunded rather than repainting the room. */
   rien_a_retirer: 'No furniture or clutter was found in this photo: there is nothing to remove.',
-  /** staging: no free floor was found to place furniture on (the photo shows no floor, or it is already furnished). */
+  /** staging: no free floor was found to place furniture on (no floor in view, an exterior, or a room already furnished); the message says which. */
   sol_introuvable: 'No free floor was found in this photo to place furniture on.',
   /** The result moved the room's fixed elements (walls, windows, doors, outline) beyond the threshold, twice. */
   structure_modifiee: 'The result changed the structure of the room or building (walls, windows, doors), so it was not delivered.',

@@ -96,6 +96,8 @@ export const NATURES: Readonly<Record<string, Nature>> = Object.freeze(
       'Book',
       'Television',
       'Monitor',
+      'Laptop',
+      'Bowl',
     ]),
     ...fixes([
       'Window',
@@ -116,6 +118,7 @@ export const NATURES: Readonly<Record<string, Nature>> = Object.freeze(
       'Stove',
       'Oven',
       'Refrigerator',
+      'Microwave',
     ]),
   ]),
 );

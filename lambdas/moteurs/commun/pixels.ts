@@ -64,3 +64,13 @@ export const versPixels = async (image: Sharp): Promise<Pixels> => {
 };
 
 export const depuisPixels = (p: Pixels): Sharp => sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+
+/**
+ * The copy a detector reads: its long side at most `cote`, and a smaller photo enlarged up to
+ * `agrandissementMax` times (1: never); the photo itself when no change is needed.
+ */
+export const aLEchelle = async (p: Pixels, cote: number, agrandissementMax = 1): Promise<Pixels> => {
+  const echelle = Math.min(agrandissementMax, cote / Math.max(p.largeur, p.hauteur));
+  if (echelle === 1) return p;
+  return versPixels(depuisPixels(p).resize(Math.max(1, Math.round(p.largeur * echelle)), Math.max(1, Math.round(p.hauteur * echelle)), { fit: 'fill' }));
+};

@@ -8,11 +8,12 @@
  *   furniture already there;
  * - both: never the fixed elements' boxes (windows, doors, radiators…), whatever overlaps them. A sofa
  *   in front of a radiator keeps that part of itself: the price of a window that never moves.
- * Nothing to edit is said, not guessed: no furniture → `rien_a_retirer`, no free floor →
- * `sol_introuvable`, rather than repainting half of the room.
+ * Nothing to edit is said, not guessed: no furniture → `rien_a_retirer`, no free floor, an exterior
+ * or a furnished room → `sol_introuvable`, rather than repainting half of the room.
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
+import { cielAnalyse } from './ciel-masque';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
@@ -38,6 +39,8 @@ const PART_MIN_VIDER = 0.005;
 const PART_MIN_SOL = 0.03;
 /** Furniture standing on the floor rises above it by this share of the floor's depth in that column. */
 const HAUTEUR_MEUBLES = 0.5;
+
+const aire = (r: Rectangle): number => (r.x1 - r.x0) * (r.y1 - r.y0);
 
 const grandir = (r: Rectangle, mx: number, my: number): Rectangle => ({
   x0: Math.max(0, r.x0 - mx),
@@ -104,10 +107,35 @@ const solEtDessus = (sol: Uint8Array, l: number, h: number): Uint8Array => {
   return zone;
 };
 
+/** Pieces that make a room furnished: one of them and staging has nothing to add (a bed on a bed). */
+const PIECES_MAITRESSES = new Set(['Bed', 'Couch', 'Dining Table']);
+/** A main piece this large (share of the frame) is in the room, not a toy or a picture of one. */
+const PART_PIECE_MAITRESSE = 0.03;
+/** Sky over this share of the frame, seen from its top: the photo was taken outside. */
+const PART_CIEL_DEHORS = 0.05;
+
+/**
+ * Staging furnishes an empty room seen from inside: an exterior (sky in view, a lawn for a floor) or
+ * a room that already has its bed, sofa or table is refused, refunded, rather than charged for
+ * furniture drawn on a lawn or over a bed.
+ */
+const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[]): void => {
+  const ciel = cielAnalyse(analyse);
+  if (ciel.reduce((n, v) => n + v, 0) >= PART_CIEL_DEHORS * ciel.length)
+    throw new ErreurTravail('sol_introuvable', 'This photo was taken outside (the sky is in view): staging furnishes an empty room photographed from inside.');
+  const piece = objets.find((o) => o.nature === 'meuble' && PIECES_MAITRESSES.has(o.nom) && aire(o.boite) >= PART_PIECE_MAITRESSE);
+  if (piece)
+    throw new ErreurTravail(
+      'sol_introuvable',
+      `This room is already furnished (${piece.nom.toLowerCase()} found): staging furnishes empty rooms; vider can empty it first.`,
+    );
+};
+
 export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
   const { largeur, hauteur } = photo;
   const { analyse, sol } = await trouverSol(photo);
   const { largeur: l, hauteur: h } = analyse;
+  verifierPieceVide(analyse, objets);
   // What stands on the floor or must not move is not free floor: out on the analysis copy first.
   const occupe = Buffer.concat([remplirBoites(l, h, objets, 'meuble', 0), remplirBoites(l, h, objets, 'fixe', MARGE_FIXE)]);
   const libre = Uint8Array.from(sol, (v, p) => (v && !occupe[p] && !occupe[p + l * h] ? 1 : 0));

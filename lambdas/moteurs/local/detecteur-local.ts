@@ -1,6 +1,7 @@
 /**
- * The detector of the local preview engine (`npm start`, the tests), in place of Rekognition: a
- * deterministic reading of the analysis copy, a few tens of milliseconds, no model.
+ * The colour rules of the local preview engine, in place of Rekognition: a deterministic reading of
+ * the analysis copy, a few tens of milliseconds, no model. Tuned on drawn scenes, and used for them
+ * (the tests' images, the README's examples); real photos go to a trained model (`detecteurLocal`, at the end).
  *
  * What it finds, in a room photographed from standing height with its floor at the bottom of the frame:
  * - the floor (commun/sol.ts), and from it the floor line: the top of the floor's convex hull (a room's floor
@@ -408,13 +409,30 @@ const entoureDeSol = ({ boite: b }: ObjetDetecte, sol: Uint8Array, l: number, h:
   return part(Math.floor(b.y0 * h) - 2) >= SOL_AUTOUR && part(Math.ceil(b.y1 * h) + 1) >= SOL_AUTOUR;
 };
 
-export const detecteurLocal: Detecteur = {
-  nom: 'local',
+/** The colour rules alone: the floor, windows, radiators and doors, and furniture of drawn scenes. */
+export const detecteurCouleurs: Detecteur = {
+  nom: 'couleurs',
   async detecter(photo: Pixels): Promise<ObjetDetecte[]> {
     const { analyse, sol } = await trouverSol(photo);
     const dehors = cielAnalyse(analyse).reduce((n, v) => n + v, 0) >= 0.05 * sol.length;
     return detecterAnalyse(analyse, sol).filter(
       (o) => o.nature !== 'meuble' || (aire(o) <= AIRE_MEUBLE_MAX && (!dehors || entoureDeSol(o, sol, analyse.largeur, analyse.hauteur))),
     );
+  },
+};
+
+/**
+ * The local engine's detector: furniture and the plumbed-in (sink, toilet, oven, refrigerator) found
+ * by NanoDet, a trained model (objets-nanodet.ts, loaded at the first job that needs it). Not the colour
+ * rules: on real photos their furniture is walls, shadows and facades, and their windows and doors are
+ * mostly not windows or doors (README, Benchmarks: `npm run bench:detecteurs`), and a false window cuts
+ * a hole in the furniture vider removes. Drawn scenes, whose flat colours the model does not read as
+ * furniture, are for `detecteurCouleurs`.
+ */
+export const detecteurLocal: Detecteur = {
+  nom: 'local',
+  async detecter(photo: Pixels): Promise<ObjetDetecte[]> {
+    const { trouverObjets } = await import('./objets-nanodet');
+    return trouverObjets(photo);
   },
 };

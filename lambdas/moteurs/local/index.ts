@@ -1,11 +1,11 @@
 /**
  * The local preview engine: deterministic sharp pipelines that show each tool's idea on the real
- * photo, without a model. It is what `npm start` and the tests run, so that every path of the
+ * photo, without a generative model. It is what `npm start` and the tests run, so that every path of the
  * service (inputs, results, ZIPs, links) carries real images a person can look at.
  *
  * It runs the production engine's rules with a stand-in where the models are: objects are found by
- * the local detector (detecteur-local.ts) instead of Rekognition; vider and staging edit the area
- * built from them by the same code (commun/zones.ts: furniture boxes without windows, doors and
+ * the local detector (detecteur-local.ts: colour rules and NanoDet, a trained model) instead of
+ * Rekognition; vider and staging edit the area built from them by the same code (commun/zones.ts: furniture boxes without windows, doors and
  * radiators; the free floor) and say so the same way when there is nothing to edit; every result
  * passes the same structure check (commun/controle.ts). Pixels outside the edited area are exactly the
  * photo's, as the production engine composites the model's answer into the original; `ciel`, as in
@@ -14,7 +14,8 @@
  *
  * This file is the factory; one recipe per tool beside it (vider.ts, staging.ts with the furniture
  * of dessin.ts, renovation.ts, saison.ts, ciel.ts; couleurs.ts and neige.ts what they share), and the
- * stand-ins (detecteur-local.ts, personnes-local.ts, annonce-locale.ts). Nothing here imports from
+ * stand-ins (detecteur-local.ts with objets-nanodet.ts, personnes-local.ts with visages-blazeface.ts,
+ * both models loaded by human.ts; annonce-locale.ts). Nothing here imports from
  * bedrock/ (a lint rule, eslint.config.js): what both engines run is in commun/.
  */
 import { setTimeout as attendre } from 'node:timers/promises';
@@ -30,7 +31,7 @@ import { fichierResultat } from '../commun/resultat';
 import { masqueFixes, zoneStaging, zoneVider } from '../commun/zones';
 import { redigerAnnonceLocale } from './annonce-locale';
 import { apercuCiel } from './ciel';
-import { detecteurLocal } from './detecteur-local';
+import { detecteurCouleurs, detecteurLocal } from './detecteur-local';
 import { detecteurPersonnesLocal } from './personnes-local';
 import { apercuRenovation } from './renovation';
 import { apercuSaison } from './saison';
@@ -39,6 +40,13 @@ import { apercuVider } from './vider';
 
 /** The preview writes from a fixed template, not a model: said as such on the job. */
 export const REDACTION_LOCALE: Redaction = { automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' };
+
+/**
+ * The tools whose edit is built around furniture (vider removes it, staging stays off it, renovation
+ * keeps the kitchen's plumbed-in units): they run the trained model too. ciel and saison work on the
+ * whole photo and keep only windows, doors and radiators still: the colour rules, at no model's cost.
+ */
+const OUTILS_MEUBLES: ReadonlySet<OutilImage> = new Set(['vider', 'staging', 'renovation']);
 
 /**
  * `detecteur` and `personnes`: the local stand-ins by default (detecteur-local.ts, personnes-local.ts); a
@@ -51,7 +59,7 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
     const { pixels, format } = await decoder(demande.image);
     // As in production: light and verticals corrected first, then everything works on the corrected photo.
     const base = demande.outil === 'ciel' ? await redresser(pixels) : pixels;
-    const objets = await (options.detecteur ?? detecteurLocal).detecter(base);
+    const objets = await (options.detecteur ?? (OUTILS_MEUBLES.has(demande.outil) ? detecteurLocal : detecteurCouleurs)).detecter(base);
     const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets) : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {

@@ -17,7 +17,7 @@
  * (below about 16 px across at 1280 px), a plate seen at an angle or dirty, a plate's text alone.
  * Production uses Rekognition (bedrock/rekognition-personnes.ts).
  */
-import { depuisPixels, luminance, versPixels, type Pixels } from '../commun/pixels';
+import { aLEchelle, luminance, type Pixels } from '../commun/pixels';
 import { fusionner, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from '../commun/personnes';
 
 const COTE_ANALYSE = 1280;
@@ -201,13 +201,7 @@ export const detecteurCouleurs: DetecteurPersonnes = {
   nom: 'local-couleurs',
   async detecter(photo: Pixels, genres: ReadonlySet<Genre>): Promise<RegionPersonnelle[]> {
     if (genres.size === 0) return [];
-    const echelle = Math.min(1, COTE_ANALYSE / Math.max(photo.largeur, photo.hauteur));
-    const analyse =
-      echelle === 1
-        ? photo
-        : await versPixels(
-            depuisPixels(photo).resize(Math.max(1, Math.round(photo.largeur * echelle)), Math.max(1, Math.round(photo.hauteur * echelle)), { fit: 'fill' }),
-          );
+    const analyse = await aLEchelle(photo, COTE_ANALYSE);
     return [...(genres.has('visage') ? visages(analyse) : []), ...(genres.has('plaque') ? plaques(analyse) : [])];
   },
 };

@@ -1,0 +1,98 @@
+/**
+ * The local engine's detectors on the real photographs of test/photos, against their truth
+ * (verite.json): per class, recall and precision at IoU ≥ 0.5 (test/support/verite.ts scores them),
+ * for each source alone and as the engine combines them; NanoDet at several score thresholds; and the
+ * decisions a person sees (vider on an empty room, staging on an exterior).
+ *
+ *   npm run bench:detecteurs
+ */
+import { readdirSync } from 'node:fs';
+import type { ObjetDetecte } from '../lambdas/moteurs/commun/detection';
+import type { Genre } from '../lambdas/moteurs/commun/personnes';
+import { decoder } from '../lambdas/moteurs/commun/pixels';
+import { detecteurCouleurs } from '../lambdas/moteurs/local/detecteur-local';
+import { CONFIANCE_MIN, trouverObjets } from '../lambdas/moteurs/local/objets-nanodet';
+import { detecteurCouleurs as personnesCouleurs } from '../lambdas/moteurs/local/personnes-local';
+import { trouverVisages } from '../lambdas/moteurs/local/visages-blazeface';
+import { fusionner } from '../lambdas/moteurs/commun/personnes';
+import { zoneStaging, zoneVider } from '../lambdas/moteurs/commun/zones';
+import { ajouter, apparier, DOSSIER_PHOTOS, photo, precision, rappel, rectangle, SCORE_VIDE, verite, type ObjetVrai, type Score } from '../test/support/verite';
+
+const FENETRES_PORTES = new Set(['Window', 'Door']);
+const SEUILS = [0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5];
+const TOUS: ReadonlySet<Genre> = new Set(['visage', 'plaque']);
+
+const truth = verite();
+const manquantes = readdirSync(DOSSIER_PHOTOS).filter((f) => f.endsWith('.jpg') && !truth[f]);
+if (manquantes.length) console.log(`photos without truth (left out): ${manquantes.join(', ')}`);
+
+type Lignes = Map<string, Score>;
+const lignes: Lignes = new Map();
+const compter = (cle: string, s: Score) => lignes.set(cle, ajouter(lignes.get(cle) ?? SCORE_VIDE, s));
+
+const vrais = (objets: readonly ObjetVrai[], garder: (o: ObjetVrai) => boolean) => objets.filter(garder).map((o) => rectangle(o.boite));
+const meubles = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'meuble');
+const fenetresPortes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && FENETRES_PORTES.has(o.nom));
+const autresFixes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && !FENETRES_PORTES.has(o.nom));
+
+let [temps, n] = [0, 0];
+/** What staging and vider decide, by what the photo is: counts of each verdict. */
+const decisions = new Map<string, number>();
+const decider = async (cle: string, f: () => Promise<unknown>) => {
+  let verdict = 'runs';
+  try {
+    await f();
+  } catch (e) {
+    const m = (e as Error).message;
+    verdict = `${(e as Error).name}${m.includes('outside') ? ' (outside)' : m.includes('furnished') ? ' (furnished)' : ''}`;
+  }
+  decisions.set(`${cle} → ${verdict}`, (decisions.get(`${cle} → ${verdict}`) ?? 0) + 1);
+};
+for (const [nom, v] of Object.entries(truth)) {
+  const { pixels } = await decoder(photo(nom));
+  const couleurs = await detecteurCouleurs.detecter(pixels);
+  const t = performance.now();
+  const modeleBas = await trouverObjets(pixels, Math.min(...SEUILS));
+  temps += performance.now() - t;
+  n++;
+  const modele = modeleBas.filter((o) => o.confiance >= CONFIANCE_MIN);
+  const sorte = v.lieu === 'exterieur' ? 'exterior' : v.meublee ? 'furnished room' : 'empty room';
+  await decider(`staging on ${sorte === 'furnished room' ? 'a' : 'an'} ${sorte}`, () => zoneStaging(pixels, modele));
+  await decider(`vider on ${sorte === 'furnished room' ? 'a' : 'an'} ${sorte}`, () => zoneVider(pixels, modele));
+  const m = vrais(v.objets, (o) => o.classe === 'meuble');
+  const fp = vrais(v.objets, (o) => o.classe === 'fixe' && FENETRES_PORTES.has(o.nom ?? ''));
+  const fa = vrais(v.objets, (o) => o.classe === 'fixe' && !FENETRES_PORTES.has(o.nom ?? ''));
+  compter('furniture · colour rules', apparier(meubles(couleurs), m));
+  for (const s of SEUILS) compter(`furniture · NanoDet ≥ ${s}`, apparier(meubles(modeleBas.filter((o) => o.confiance >= s)), m));
+  // What vider is for: pieces of 1 % of the frame or more (a chair, a bed, a table); smaller truths may be found at no cost.
+  const grands = vrais(v.objets, (o) => o.classe === 'meuble' && (o.boite[2] - o.boite[0]) * (o.boite[3] - o.boite[1]) >= 0.01);
+  const petitsMeubles = vrais(v.objets, (o) => o.classe === 'meuble' && (o.boite[2] - o.boite[0]) * (o.boite[3] - o.boite[1]) < 0.01);
+  for (const s of SEUILS)
+    compter(`furniture ≥ 1 % of frame · NanoDet ≥ ${s}`, apparier(meubles(modeleBas.filter((o) => o.confiance >= s)), grands, petitsMeubles));
+  compter('windows+doors · colour rules', apparier(fenetresPortes(couleurs), fp));
+  compter('other fixed · colour rules', apparier(autresFixes(couleurs), fa));
+  compter(`other fixed · NanoDet ≥ ${CONFIANCE_MIN}`, apparier(autresFixes(modele), fa));
+  // Faces: those of 24 px or more on their short side are to be found; smaller ones may be, at no cost.
+  const grand = (o: ObjetVrai) => Math.min((o.boite[2] - o.boite[0]) * pixels.largeur, (o.boite[3] - o.boite[1]) * pixels.hauteur) >= 24;
+  const visages = vrais(v.objets, (o) => o.classe === 'visage' && grand(o));
+  const petits = vrais(v.objets, (o) => o.classe === 'visage' && !grand(o));
+  const regles = await personnesCouleurs.detecter(pixels, TOUS);
+  const blaze = await trouverVisages(pixels);
+  const enDetections = (r: readonly { boite: ObjetDetecte['boite']; confiance: number }[]) => r.map((x) => ({ boite: x.boite, confiance: x.confiance }));
+  compter('faces ≥ 24 px · colour rules', apparier(enDetections(regles.filter((r) => r.genre === 'visage')), visages, petits));
+  compter('faces ≥ 24 px · BlazeFace', apparier(enDetections(blaze), visages, petits));
+  compter('faces ≥ 24 px · engine (combined)', apparier(enDetections(fusionner([...regles, ...blaze]).filter((r) => r.genre === 'visage')), visages, petits));
+  const plaques = vrais(v.objets, (o) => o.classe === 'plaque' && o.lisible === true);
+  const illisibles = vrais(v.objets, (o) => o.classe === 'plaque' && o.lisible !== true);
+  compter('legible plates · colour rules', apparier(enDetections(regles.filter((r) => r.genre === 'plaque')), plaques, illisibles));
+}
+
+const pct = (x: number) => (Number.isNaN(x) ? '   –' : `${(100 * x).toFixed(0).padStart(3)}%`);
+console.log(`\n${Object.keys(truth).length} photos; NanoDet ${Math.round(temps / n)} ms per photo on average (${process.arch}, Node ${process.version})\n`);
+console.log('| class · detector | found / true | false | recall | precision |');
+console.log('|---|---|---|---|---|');
+for (const [cle, s] of lignes) console.log(`| ${cle} | ${s.trouves} / ${s.attendus} | ${s.fausses} | ${pct(rappel(s))} | ${pct(precision(s))} |`);
+
+console.log('\n| decision (NanoDet boxes, zones.ts) | photos |');
+console.log('|---|---|');
+for (const [cle, nombre] of [...decisions].sort()) console.log(`| ${cle} | ${nombre} |`);
