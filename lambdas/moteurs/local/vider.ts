@@ -8,9 +8,14 @@ import { recomposer } from '../commun/masques';
 import { depuisPixels, type Pixels } from '../commun/pixels';
 import type { ZoneOutil } from '../commun/zones';
 import { borner } from './couleurs';
+import { remplirParMotifs } from './remplissage';
+import { trouverSol } from '../commun/sol';
 
-/** Long edge of the copy the vider preview fills: the fill is smooth, so more pixels would add nothing. */
-const COTE_REMPLISSAGE = 640;
+/**
+ * Long edge of the copy the vider preview fills: its light is smooth and its grain a preview's, so more
+ * pixels would cost time (the patch search grows with the hole's area) and show nothing more.
+ */
+const COTE_REMPLISSAGE = 480;
 
 /**
  * Pull-push: each hole takes the mean of the known pixels around it at the finest scale where there are
@@ -55,6 +60,37 @@ const tirerPousser = (data: Float32Array, connu: Float32Array, l: number, h: num
   }
 };
 
+/** Blur (sigma, pixels of the small copy) whose difference with the photo is the surfaces' grain. */
+const FLOU_DETAIL = 2.5;
+/** How much of the grain is copied, and its bound (levels): texture, not the lines of other objects. */
+const [GAIN_DETAIL, DETAIL_MAX] = [0.7, 14];
+
+/**
+ * 1 where a pixel of the small copy is floor or below the floor's top in its column (the floor hidden
+ * by furniture), 0 elsewhere (walls): the surface each filled pixel takes its grain from.
+ */
+const surfaces = async (p: Pixels, l: number, h: number): Promise<Uint8Array> => {
+  const { analyse, sol } = await trouverSol(p);
+  const [la, ha] = [analyse.largeur, analyse.hauteur];
+  const haut = new Float64Array(la).fill(Infinity);
+  for (let x = 0; x < la; x++)
+    for (let y = 0; y < ha; y++)
+      if (sol[y * la + x]) {
+        haut[x] = y / ha;
+        break;
+      }
+  // A column without floor in view (a sofa across it) takes the nearest column's.
+  for (let x = 0; x < la; x++)
+    if (haut[x] === Infinity) {
+      let d = 1;
+      while (d < la && (haut[x - d] ?? Infinity) === Infinity && (haut[x + d] ?? Infinity) === Infinity) d++;
+      haut[x] = Math.min(haut[x - d] ?? Infinity, haut[x + d] ?? Infinity);
+    }
+  const classes = new Uint8Array(l * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < l; x++) classes[y * l + x] = y / h >= haut[Math.min(la - 1, Math.floor((x / l) * la))]! ? 1 : 0;
+  return classes;
+};
+
 /**
  * What is behind furniture is, for a preview, the room's own surfaces continued: the masked pixels are
  * filled from the known ones around them on a small copy (pull-push), scaled back, with a seeded grain
@@ -71,11 +107,22 @@ export const apercuVider = async (p: Pixels, zone: ZoneOutil, graine: number): P
     .extractChannel(0)
     .raw()
     .toBuffer();
-  const data = Float32Array.from(petit);
   // A pixel of the small copy half covered by the mask carries some furniture: treated as unknown.
-  const connu = Float32Array.from(masque, (m) => (m > 0 ? 0 : 1));
-  tirerPousser(data, connu, lp, hp);
-  const rempli = await sharp(Buffer.from(Uint8Array.from(data, (v) => borner(v))), { raw: { width: lp, height: hp, channels: 3 } })
+  const connu = Uint8Array.from(masque, (m) => (m > 0 ? 0 : 1));
+  // The light: the surfaces around, continued smoothly (pull-push)…
+  const lisse = Float32Array.from(petit);
+  tirerPousser(lisse, Float32Array.from(connu), lp, hp);
+  // …and the grain: the floor's and the walls' own detail (the photo less its blur), copied patch by
+  // patch from the same surface (floor under the floor line, wall above).
+  const flou = await sharp(petit, { raw: { width: lp, height: hp, channels: 3 } })
+    .blur(FLOU_DETAIL)
+    .raw()
+    .toBuffer();
+  // Softened and bounded: a strong edge elsewhere (a door's frame) must not come back as a ridge.
+  const detail = Uint8Array.from(petit, (v, i) => 128 + Math.max(-DETAIL_MAX, Math.min(DETAIL_MAX, Math.round(GAIN_DETAIL * (v - flou[i]!)))));
+  remplirParMotifs(detail, Uint8Array.from(connu), lp, hp, graine, await surfaces(p, lp, hp));
+  const data = Uint8Array.from(lisse, (v, i) => (connu[(i / 3) | 0] ? petit[i]! : borner(v + detail[i]! - 128)));
+  const rempli = await sharp(Buffer.from(data), { raw: { width: lp, height: hp, channels: 3 } })
     .resize(l, h, { fit: 'fill', kernel: 'cubic' })
     .raw()
     .toBuffer();

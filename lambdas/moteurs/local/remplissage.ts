@@ -1,0 +1,129 @@
+/**
+ * An exemplar fill, for the vider preview: what furniture hid is painted with patches of the room's
+ * own floor and walls, copied from elsewhere in the photo, rather than a smooth average of its border
+ * (a blur reads as a stain on a textured floor: parquet, tiles, carpet).
+ *
+ * The hole is filled from its edge inwards, one layer at a time (onion peel), each pixel of the edge
+ * with the patch of the photo whose known part matches its surroundings best. Candidates are drawn at
+ * random from the rows near the pixel's own (in a room seen in perspective, a floor's grain and a wall's
+ * colour change with the height in the frame), plus the continuation of the patches its neighbours were
+ * filled from (so a parquet's lines run on), as PatchMatch does. Seeded: the same job gives the same fill.
+ */
+
+/** Half the side of a patch: 9 × 9 pixels on the small copy. */
+const R = 4;
+/** Half the side of what one match fills: the unknown pixels of its 7 × 7 core. */
+const COEUR = 3;
+/** Random candidates per match; plus one per neighbour already filled. */
+const CANDIDATS = 48;
+/** Candidates come from rows within this share of the height of the pixel's own. */
+const BANDE = 0.12;
+
+/**
+ * Fills, in place, the pixels of `data` (RGB, l × h) where `connu` is 0, and marks them known.
+ * Nothing under the hole is read: only known pixels are compared and copied.
+ */
+export const remplirParMotifs = (data: Uint8Array, connu: Uint8Array, l: number, h: number, graine: number, classes?: Uint8Array): void => {
+  let alea = graine >>> 0 || 1;
+  const hasard = (n: number) => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) % n) | 0;
+  // Sources: centres whose whole patch is known (never moved: they are the photo's).
+  const sources: number[] = [];
+  const integrale = new Int32Array((l + 1) * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let ligne = 0;
+    for (let x = 0; x < l; x++) {
+      ligne += connu[y * l + x] ? 0 : 1;
+      integrale[(y + 1) * (l + 1) + x + 1] = integrale[y * (l + 1) + x + 1]! + ligne;
+    }
+  }
+  const inconnusDans = (x0: number, y0: number, x1: number, y1: number) =>
+    integrale[y1 * (l + 1) + x1]! - integrale[y0 * (l + 1) + x1]! - integrale[y1 * (l + 1) + x0]! + integrale[y0 * (l + 1) + x0]!;
+  for (let y = R; y < h - R; y++) for (let x = R; x < l - R; x++) if (!inconnusDans(x - R, y - R, x + R + 1, y + R + 1)) sources.push(y * l + x);
+  if (!sources.length) return;
+  // Sources by class and row, to draw from a band of rows of the pixel's own surface quickly.
+  const classe = (p: number) => (classes ? classes[p]! : 0);
+  const parLigne: number[][][] = [0, 1].map(() => Array.from({ length: h }, () => []));
+  const parClasse: number[][] = [[], []];
+  for (const s of sources) {
+    parLigne[classe(s)]![(s / l) | 0]!.push(s);
+    parClasse[classe(s)]!.push(s);
+  }
+  const bande = Math.max(R + 1, Math.round(BANDE * h));
+  // Where each filled pixel was copied from (its source centre's offset), for the coherence candidates.
+  const origine = new Int32Array(l * h).fill(-1);
+
+  const ecart = (cx: number, cy: number, s: number): number => {
+    const [sx, sy] = [s % l, (s / l) | 0];
+    let somme = 0;
+    for (let dy = -R; dy <= R; dy++) {
+      const ty = cy + dy;
+      if (ty < 0 || ty >= h) continue;
+      for (let dx = -R; dx <= R; dx++) {
+        const tx = cx + dx;
+        if (tx < 0 || tx >= l || !connu[ty * l + tx]) continue;
+        const [t, u] = [(ty * l + tx) * 3, ((sy + dy) * l + sx + dx) * 3];
+        const [a, b, c] = [data[t]! - data[u]!, data[t + 1]! - data[u + 1]!, data[t + 2]! - data[u + 2]!];
+        somme += a * a + b * b + c * c;
+      }
+    }
+    return somme;
+  };
+
+  for (let reste = connu.reduce((n, v) => n + (v ? 0 : 1), 0); reste > 0;) {
+    // The edge: unknown pixels with a known neighbour, the most surrounded first.
+    const bord: [number, number][] = [];
+    for (let p = 0; p < l * h; p++) {
+      if (connu[p]) continue;
+      const [x, y] = [p % l, (p / l) | 0];
+      let voisins = 0;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const [nx, ny] = [x + dx, y + dy];
+          if (nx >= 0 && ny >= 0 && nx < l && ny < h && connu[ny * l + nx]) voisins++;
+        }
+      if (voisins) bord.push([p, voisins]);
+    }
+    if (!bord.length) return;
+    bord.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    for (const [p] of bord) {
+      if (connu[p]) continue;
+      const [x, y] = [p % l, (p / l) | 0];
+      let [meilleure, score] = [-1, Infinity];
+      const essayer = (s: number) => {
+        const e = ecart(x, y, s);
+        if (e < score) [meilleure, score] = [s, e];
+      };
+      // Coherence: the patch a filled neighbour came from, shifted by the same step.
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const [nx, ny] = [x + dx, y + dy];
+          if (nx < 0 || ny < 0 || nx >= l || ny >= h) continue;
+          const o = origine[ny * l + nx]!;
+          if (o < 0) continue;
+          const [sx, sy] = [(o % l) - dx, ((o / l) | 0) - dy];
+          if (sx >= R && sy >= R && sx < l - R && sy < h - R && !inconnusDans(sx - R, sy - R, sx + R + 1, sy + R + 1) && classe(sy * l + sx) === classe(p))
+            essayer(sy * l + sx);
+        }
+      const c = parClasse[classe(p)]!.length ? classe(p) : 1 - classe(p);
+      for (let k = 0; k < CANDIDATS; k++) {
+        const ligne = Math.min(h - 1, Math.max(0, y - bande + hasard(2 * bande + 1)));
+        const rang = parLigne[c]![ligne]!;
+        essayer(rang.length ? rang[hasard(rang.length)]! : parClasse[c]![hasard(parClasse[c]!.length)]!);
+      }
+      // The unknown pixels of the patch's core take the source's: a few at a time, still in the edge's order.
+      const [sx, sy] = [meilleure % l, (meilleure / l) | 0];
+      for (let dy = -COEUR; dy <= COEUR; dy++)
+        for (let dx = -COEUR; dx <= COEUR; dx++) {
+          const [tx, ty] = [x + dx, y + dy];
+          if (tx < 0 || ty < 0 || tx >= l || ty >= h || connu[ty * l + tx]) continue;
+          const [q, t] = [(ty * l + tx) * 3, ((sy + dy) * l + sx + dx) * 3];
+          data[q] = data[t]!;
+          data[q + 1] = data[t + 1]!;
+          data[q + 2] = data[t + 2]!;
+          connu[ty * l + tx] = 1;
+          origine[ty * l + tx] = (sy + dy) * l + sx + dx;
+          reste--;
+        }
+    }
+  }
+};
