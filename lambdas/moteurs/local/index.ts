@@ -63,7 +63,7 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
     const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets) : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
-      ciel: () => apercuCiel(base),
+      ciel: () => apercuCiel(base, pixels),
       saison: () => apercuSaison(base),
       vider: (graine) => apercuVider(base, zone!, graine),
       staging: () => apercuStaging(base, zone!, demande.valeurs),
