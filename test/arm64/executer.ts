@@ -27,7 +27,7 @@ import { cheminAsset, demarrerSecrets, resoudre, synthetiser } from '../../local
 import { clientS3Local, demarrerS3, identifiantsS3Local } from '../../local/s3';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { photoGrande } from '../support/photo';
-import { rendreScenes } from '../../docs/exemples/scenes';
+import { photo as photoReelle } from '../support/verite';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -95,22 +95,21 @@ try {
   }) as Record<string, string>;
 
   // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
-  // outdoor tools, the README's living room (enlarged) for vider and staging, which need a room to work on.
+  // outdoor tools; real photos (test/photos, enlarged) for vider and staging, whose trained detector
+  // (NanoDet, WebAssembly) must find a real bed to remove and see an empty room to furnish, on arm64 too.
   const maison = await sharp(await photoGrande())
     .resize(4000, 3000)
     .jpeg({ quality: 92 })
     .toBuffer();
-  const salon = await sharp((await rendreScenes()).salon)
-    .resize(4000, 3000)
-    .jpeg({ quality: 92 })
-    .toBuffer();
+  const agrandie = (nom: string) => sharp(photoReelle(nom)).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
+  const [chambre, pieceVide] = [await agrandie('chambre_coco403353.jpg'), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
   for (const [i, o] of OUTILS.entries()) {
     const id = idArm64(i);
     const entree = `entrees/${compte}/${id}/0.jpg`;
-    const photo = o === 'vider' || o === 'staging' ? salon : maison;
+    const photo = o === 'vider' ? chambre : o === 'staging' ? pieceVide : maison;
     await clientS3.send(new PutObjectCommand({ Bucket: bucket, Key: entree, Body: photo, ContentType: 'image/jpeg' }));
     await ddb.send(
       new PutCommand({
