@@ -137,6 +137,17 @@ describe('ciel on real photos (local engine)', () => {
     expect(r.bleuApres - r.bleuAvant).toBeGreaterThan(40);
   });
 
+  it("under a blue sky, a facade's shaded corner that reaches the top of the frame is not sky", async () => {
+    // venetian-a: a brick and plaster building fills the left half up to the frame's top; the sky is on the right.
+    const { pixels } = await decoder(photo('facade-ciel-bleu_polyhaven-venetian-a.jpg'));
+    const { alpha } = await trouverCiel(await redresser(pixels));
+    let [mur, ciel] = [0, 0];
+    for (let y = 0; y < Math.floor(pixels.hauteur * 0.2); y++)
+      for (let x = 0; x < Math.floor(pixels.largeur * 0.45); x++) ((mur += alpha[y * pixels.largeur + x]! >= 128 ? 1 : 0), ciel++);
+    // Before: 5 % of that corner was taken for sky and painted blue.
+    expect(mur / ciel).toBeLessThan(0.01);
+  });
+
   it('a blue-hour square keeps its hour: delivered, and its sky stays dark, not noon', async () => {
     const r = await cielChange('facade-crepuscule_polyhaven-vignaioli-a.jpg');
     // Before the dusk rule: a noon gradient, refused by the structure check twice (score 0).

@@ -10,7 +10,9 @@
  *   no warm cast (white walls and ceilings under indoor light, render, stone and brick are warm);
  *   the whole region must be cooler than the rest of the photo or at least as bright as its median;
  * - the sky is seen from the top of the frame down: only what connects to the top row counts, so
- *   snow on the ground and a window inside a room (both under something that is not sky) never do.
+ *   snow on the ground and a window inside a room (both under something that is not sky) never do;
+ * - one sky has one colour: beside a clearly blue part, a separate grey patch reaching the top is a
+ *   facade's shaded corner (found on a real photo, test/unit/moteur-reel.test.ts).
  * Its limits: a perfectly neutral overcast sky over a scene of the same grey, or a blue wall that
  * reaches the top of the frame, are misread; the production model finds the sky itself.
  */
@@ -77,6 +79,8 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
     }
   }
 
+  sansMursGris(masque, teinte, l, h);
+
   // The region as a whole must be a source of light for what lies under it: cooler than it, or at
   // least as bright as its median (a grey sky over snow is warmer than the snow, never darker than the scene).
   let [aire, teinteCiel, teinteReste, lumCiel] = [0, 0, 0, 0];
@@ -88,6 +92,45 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   const plusClair = lumCiel / aire >= reste[Math.floor(reste.length / 2)]!;
   if (!plusFroid && !plusClair) return new Uint8Array(n);
   return fermer(masque, l, h);
+};
+
+/** A clear sky's mean blue-minus-red, from which a grey top-connected patch is a wall in shade, not more sky. */
+const [BLEU_FRANC_REGION, ECART_GRIS] = [30, 25];
+
+/**
+ * When part of the sky is clearly blue, a separate top-connected patch much less blue than it is a
+ * shaded wall or a grey roof that reaches the frame's top (a facade's corner under a blue sky), not an
+ * overcast corner of the same sky: out, in place. A sky all grey is left as it is.
+ */
+const sansMursGris = (masque: Uint8Array, teinte: Int16Array, l: number, h: number): void => {
+  const etiquette = new Int32Array(l * h);
+  const parties: { aire: number; teinte: number }[] = [];
+  const pile: number[] = [];
+  for (let depart = 0; depart < l * h; depart++) {
+    if (!masque[depart] || etiquette[depart]) continue;
+    const partie = { aire: 0, teinte: 0 };
+    parties.push(partie);
+    etiquette[depart] = parties.length;
+    pile.push(depart);
+    while (pile.length) {
+      const p = pile.pop()!;
+      partie.aire++;
+      partie.teinte += teinte[p]!;
+      const [x, y] = [p % l, (p / l) | 0];
+      for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
+        if (q < 0 || !masque[q] || etiquette[q]) continue;
+        etiquette[q] = parties.length;
+        pile.push(q);
+      }
+    }
+  }
+  if (parties.length < 2) return;
+  const bleue = Math.max(...parties.filter((c) => c.aire >= AIRE_MIN * l * h).map((c) => c.teinte / c.aire));
+  if (!(bleue >= BLEU_FRANC_REGION)) return;
+  for (let p = 0; p < l * h; p++) {
+    const c = parties[etiquette[p]! - 1];
+    if (c && c.teinte / c.aire < bleue - ECART_GRIS) masque[p] = 0;
+  }
 };
 
 /** Closing (dilate then erode, 3×3): twigs and single noisy pixels leave no holes in the sky. */
