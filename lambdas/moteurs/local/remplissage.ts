@@ -23,7 +23,15 @@ const BANDE = 0.12;
  * Fills, in place, the pixels of `data` (RGB, l × h) where `connu` is 0, and marks them known.
  * Nothing under the hole is read: only known pixels are compared and copied.
  */
-export const remplirParMotifs = (data: Uint8Array, connu: Uint8Array, l: number, h: number, graine: number, classes?: Uint8Array): void => {
+export const remplirParMotifs = (
+  data: Uint8Array,
+  connu: Uint8Array,
+  l: number,
+  h: number,
+  graine: number,
+  classes?: Uint8Array,
+  exclus?: Uint8Array,
+): void => {
   let alea = graine >>> 0 || 1;
   const hasard = (n: number) => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) % n) | 0;
   // Sources: centres whose whole patch is known (never moved: they are the photo's).
@@ -38,7 +46,19 @@ export const remplirParMotifs = (data: Uint8Array, connu: Uint8Array, l: number,
   }
   const inconnusDans = (x0: number, y0: number, x1: number, y1: number) =>
     integrale[y1 * (l + 1) + x1]! - integrale[y0 * (l + 1) + x1]! - integrale[y1 * (l + 1) + x0]! + integrale[y0 * (l + 1) + x0]!;
-  for (let y = R; y < h - R; y++) for (let x = R; x < l - R; x++) if (!inconnusDans(x - R, y - R, x + R + 1, y + R + 1)) sources.push(y * l + x);
+  // A source patch holds no pixel `exclus` marks either (an object's edge, which would come back as a ridge).
+  const interdits = new Int32Array((l + 1) * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let ligne = 0;
+    for (let x = 0; x < l; x++) {
+      ligne += exclus?.[y * l + x] ? 1 : 0;
+      interdits[(y + 1) * (l + 1) + x + 1] = interdits[y * (l + 1) + x + 1]! + ligne;
+    }
+  }
+  const interditsDans = (x0: number, y0: number, x1: number, y1: number) =>
+    interdits[y1 * (l + 1) + x1]! - interdits[y0 * (l + 1) + x1]! - interdits[y1 * (l + 1) + x0]! + interdits[y0 * (l + 1) + x0]!;
+  const source = (x: number, y: number) => !inconnusDans(x - R, y - R, x + R + 1, y + R + 1) && !interditsDans(x - R, y - R, x + R + 1, y + R + 1);
+  for (let y = R; y < h - R; y++) for (let x = R; x < l - R; x++) if (source(x, y)) sources.push(y * l + x);
   if (!sources.length) return;
   // Sources by class and row, to draw from a band of rows of the pixel's own surface quickly.
   const classe = (p: number) => (classes ? classes[p]! : 0);
@@ -101,8 +121,7 @@ export const remplirParMotifs = (data: Uint8Array, connu: Uint8Array, l: number,
           const o = origine[ny * l + nx]!;
           if (o < 0) continue;
           const [sx, sy] = [(o % l) - dx, ((o / l) | 0) - dy];
-          if (sx >= R && sy >= R && sx < l - R && sy < h - R && !inconnusDans(sx - R, sy - R, sx + R + 1, sy + R + 1) && classe(sy * l + sx) === classe(p))
-            essayer(sy * l + sx);
+          if (sx >= R && sy >= R && sx < l - R && sy < h - R && source(sx, sy) && classe(sy * l + sx) === classe(p)) essayer(sy * l + sx);
         }
       const c = parClasse[classe(p)]!.length ? classe(p) : 1 - classe(p);
       for (let k = 0; k < CANDIDATS; k++) {

@@ -63,7 +63,9 @@ const tirerPousser = (data: Float32Array, connu: Float32Array, l: number, h: num
 /** Blur (sigma, pixels of the small copy) whose difference with the photo is the surfaces' grain. */
 const FLOU_DETAIL = 2.5;
 /** How much of the grain is copied, and its bound (levels): texture, not the lines of other objects. */
-const [GAIN_DETAIL, DETAIL_MAX] = [0.7, 14];
+const [GAIN_DETAIL, DETAIL_MAX] = [0.7, 12];
+/** A step from the blur above this (levels, any channel) is an object's edge, not a surface's grain. */
+const ARETE = 24;
 
 /**
  * 1 where a pixel of the small copy is floor or below the floor's top in its column (the floor hidden
@@ -120,7 +122,9 @@ export const apercuVider = async (p: Pixels, zone: ZoneOutil, graine: number): P
     .toBuffer();
   // Softened and bounded: a strong edge elsewhere (a door's frame) must not come back as a ridge.
   const detail = Uint8Array.from(petit, (v, i) => 128 + Math.max(-DETAIL_MAX, Math.min(DETAIL_MAX, Math.round(GAIN_DETAIL * (v - flou[i]!)))));
-  remplirParMotifs(detail, Uint8Array.from(connu), lp, hp, graine, await surfaces(p, lp, hp));
+  // An object's edge (the grain's strongest steps) is no texture to copy: no patch is taken across one.
+  const aretes = Uint8Array.from(connu, (_, q) => ([0, 1, 2].some((c) => Math.abs(petit[q * 3 + c]! - flou[q * 3 + c]!) > ARETE) ? 1 : 0));
+  remplirParMotifs(detail, Uint8Array.from(connu), lp, hp, graine, await surfaces(p, lp, hp), aretes);
   const data = Uint8Array.from(lisse, (v, i) => (connu[(i / 3) | 0] ? petit[i]! : borner(v + detail[i]! - 128)));
   const rempli = await sharp(Buffer.from(data), { raw: { width: lp, height: hp, channels: 3 } })
     .resize(l, h, { fit: 'fill', kernel: 'cubic' })
