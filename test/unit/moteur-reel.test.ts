@@ -148,6 +148,17 @@ describe('ciel on real photos (local engine)', () => {
     expect(mur / ciel).toBeLessThan(0.01);
   });
 
+  it('in a bedroom, the white mat of a picture cut by the frame is no sky to paint', async () => {
+    for (const nom of ['chambre_pxhere-607447.jpg', 'chambre_coco403353.jpg']) {
+      const { alpha } = await trouverCiel(await redresser((await decoder(photo(nom))).pixels));
+      // Before: 1.7 % and 2.4 % of the frame, painted blue.
+      expect(
+        alpha.some((a) => a >= 128),
+        nom,
+      ).toBe(false);
+    }
+  });
+
   it('a blue-hour square keeps its hour: delivered, and its sky stays dark, not noon', async () => {
     const r = await cielChange('facade-crepuscule_polyhaven-vignaioli-a.jpg');
     // Before the dusk rule: a noon gradient, refused by the structure check twice (score 0).

@@ -91,8 +91,14 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   const plusFroid = teinteCiel / aire - teinteReste / (n - aire) >= 4;
   const plusClair = lumCiel / aire >= reste[Math.floor(reste.length / 2)]!;
   if (!plusFroid && !plusClair) return new Uint8Array(n);
+  // A small white patch, all the "sky" there is, is a picture's mat or a ceiling's corner cut by the frame
+  // (a real bedroom's ciel painted one blue): a sky that small and that grey is left alone.
+  if (aire < PETIT_CIEL * n && teinteCiel / aire < BLEU_PETIT_CIEL) return new Uint8Array(n);
   return fermer(masque, l, h);
 };
+
+/** Under this share of the frame, a "sky" needs this mean blue-minus-red to be one (measured on test/photos). */
+const [PETIT_CIEL, BLEU_PETIT_CIEL] = [0.04, 20];
 
 /** A clear sky's mean blue-minus-red, from which a grey top-connected patch is a wall in shade, not more sky. */
 const [BLEU_FRANC_REGION, ECART_GRIS] = [30, 25];
