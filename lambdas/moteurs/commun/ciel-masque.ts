@@ -17,6 +17,7 @@
  * reaches the top of the frame, are misread; the production model finds the sky itself.
  */
 import sharp from 'sharp';
+import { composantes } from './masques';
 import { luminance, type Pixels } from './pixels';
 
 /** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
@@ -109,34 +110,14 @@ const [BLEU_FRANC_REGION, ECART_GRIS] = [30, 25];
  * overcast corner of the same sky: out, in place. A sky all grey is left as it is.
  */
 const sansMursGris = (masque: Uint8Array, teinte: Int16Array, l: number, h: number): void => {
-  const etiquette = new Int32Array(l * h);
-  const parties: { aire: number; teinte: number }[] = [];
-  const pile: number[] = [];
-  for (let depart = 0; depart < l * h; depart++) {
-    if (!masque[depart] || etiquette[depart]) continue;
-    const partie = { aire: 0, teinte: 0 };
-    parties.push(partie);
-    etiquette[depart] = parties.length;
-    pile.push(depart);
-    while (pile.length) {
-      const p = pile.pop()!;
-      partie.aire++;
-      partie.teinte += teinte[p]!;
-      const [x, y] = [p % l, (p / l) | 0];
-      for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
-        if (q < 0 || !masque[q] || etiquette[q]) continue;
-        etiquette[q] = parties.length;
-        pile.push(q);
-      }
-    }
-  }
-  if (parties.length < 2) return;
-  const bleue = Math.max(...parties.filter((c) => c.aire >= AIRE_MIN * l * h).map((c) => c.teinte / c.aire));
+  const { etiquettes, liste } = composantes(masque, l, h);
+  if (liste.length < 2) return;
+  const teintes = new Float64Array(liste.length);
+  for (let p = 0; p < l * h; p++) if (etiquettes[p]) teintes[etiquettes[p]! - 1]! += teinte[p]!;
+  const moyenne = (i: number) => teintes[i]! / liste[i]!.aire;
+  const bleue = Math.max(...liste.flatMap((c, i) => (c.aire >= AIRE_MIN * l * h ? [moyenne(i)] : [])));
   if (!(bleue >= BLEU_FRANC_REGION)) return;
-  for (let p = 0; p < l * h; p++) {
-    const c = parties[etiquette[p]! - 1];
-    if (c && c.teinte / c.aire < bleue - ECART_GRIS) masque[p] = 0;
-  }
+  for (let p = 0; p < l * h; p++) if (etiquettes[p] && moyenne(etiquettes[p]! - 1) < bleue - ECART_GRIS) masque[p] = 0;
 };
 
 /** Closing (dilate then erode, 3×3): twigs and single noisy pixels leave no holes in the sky. */

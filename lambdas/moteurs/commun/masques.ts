@@ -1,7 +1,8 @@
 /**
  * Masks at the photo's resolution, as both engines edit with them: a rectangle in fractions of the
  * photo and the one rounding to pixels, a mask's bounding box, the soft edge inside an edit mask, and
- * the compositing of an edit through it, which leaves every pixel outside the mask the photo's own.
+ * the compositing of an edit through it, which leaves every pixel outside the mask the photo's own;
+ * and a mask's connected parts (the sky's patches, the local detectors' blobs).
  * The local preview composites its drawing exactly as production composites the model's answer.
  */
 import sharp from 'sharp';
@@ -92,4 +93,41 @@ export const recomposer = (origine: Pixels, resultat: Pixels, alpha: Uint8Array)
     for (let c = 0; c < 3; c++) sortie[i + c] = Math.round((origine.data[i + c]! * (255 - a) + resultat.data[i + c]! * a) / 255);
   }
   return sortie;
+};
+
+export interface Composante {
+  aire: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** 4-connected components of a mask: a label per pixel (0: none) and each component's area and box (end excluded). */
+export const composantes = (masque: Uint8Array, l: number, h: number): { etiquettes: Int32Array; liste: Composante[] } => {
+  const etiquettes = new Int32Array(l * h);
+  const liste: Composante[] = [];
+  const pile: number[] = [];
+  for (let depart = 0; depart < l * h; depart++) {
+    if (!masque[depart] || etiquettes[depart]) continue;
+    const c: Composante = { aire: 0, x0: l, y0: h, x1: 0, y1: 0 };
+    liste.push(c);
+    etiquettes[depart] = liste.length;
+    pile.push(depart);
+    while (pile.length) {
+      const p = pile.pop()!;
+      const [x, y] = [p % l, (p / l) | 0];
+      c.aire++;
+      c.x0 = Math.min(c.x0, x);
+      c.y0 = Math.min(c.y0, y);
+      c.x1 = Math.max(c.x1, x + 1);
+      c.y1 = Math.max(c.y1, y + 1);
+      for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
+        if (q < 0 || !masque[q] || etiquettes[q]) continue;
+        etiquettes[q] = liste.length;
+        pile.push(q);
+      }
+    }
+  }
+  return { etiquettes, liste };
 };

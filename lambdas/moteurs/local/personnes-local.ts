@@ -17,48 +17,12 @@
  * (below about 16 px across at 1280 px), a plate seen at an angle or dirty, a plate's text alone.
  * Production uses Rekognition (bedrock/rekognition-personnes.ts).
  */
+import { composantes, type Composante } from '../commun/masques';
 import { aLEchelle, luminance, type Pixels } from '../commun/pixels';
 import { fusionner, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from '../commun/personnes';
 
 const COTE_ANALYSE = 1280;
 const CONFIANCE = 0.6;
-
-interface Composante {
-  aire: number;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
-
-/** 4-connected components of a mask: a label per pixel (0: none) and each component's area and box (end excluded). */
-const composantes = (masque: Uint8Array, l: number, h: number): { etiquettes: Int32Array; liste: Composante[] } => {
-  const etiquettes = new Int32Array(l * h);
-  const liste: Composante[] = [];
-  const pile: number[] = [];
-  for (let depart = 0; depart < l * h; depart++) {
-    if (!masque[depart] || etiquettes[depart]) continue;
-    const c: Composante = { aire: 0, x0: l, y0: h, x1: 0, y1: 0 };
-    liste.push(c);
-    etiquettes[depart] = liste.length;
-    pile.push(depart);
-    while (pile.length) {
-      const p = pile.pop()!;
-      const [x, y] = [p % l, (p / l) | 0];
-      c.aire++;
-      c.x0 = Math.min(c.x0, x);
-      c.y0 = Math.min(c.y0, y);
-      c.x1 = Math.max(c.x1, x + 1);
-      c.y1 = Math.max(c.y1, y + 1);
-      for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
-        if (q < 0 || !masque[q] || etiquettes[q]) continue;
-        etiquettes[q] = liste.length;
-        pile.push(q);
-      }
-    }
-  }
-  return { etiquettes, liste };
-};
 
 /**
  * The holes of component `n` (label) within its box: what is not the component and cannot reach the
