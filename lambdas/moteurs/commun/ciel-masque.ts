@@ -23,6 +23,9 @@ import { luminance, type Pixels } from './pixels';
 /** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
 const COTE_ANALYSE = 640;
 
+/** Sky over this share of the frame, seen from its top: the photo was taken outside. */
+const PART_CIEL_DEHORS = 0.05;
+
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;
 
@@ -36,6 +39,12 @@ export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
     .raw()
     .toBuffer({ resolveWithObject: true });
   return { data, largeur: info.width, hauteur: info.height };
+};
+
+/** Whether a copy made by `copieAnalyse` was taken outside: the sky fills more than a sliver of it. */
+export const priseDehors = (analyse: Pixels): boolean => {
+  const ciel = cielAnalyse(analyse);
+  return ciel.reduce((n, v) => n + v, 0) >= PART_CIEL_DEHORS * ciel.length;
 };
 
 /** The sky on a copy made by `copieAnalyse`, one byte per pixel (1 = sky). */

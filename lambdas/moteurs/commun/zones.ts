@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
-import { cielAnalyse } from './ciel-masque';
+import { priseDehors } from './ciel-masque';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
 import type { ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
@@ -111,8 +111,6 @@ const solEtDessus = (sol: Uint8Array, l: number, h: number): Uint8Array => {
 const PIECES_MAITRESSES = new Set(['Bed', 'Couch', 'Dining Table']);
 /** A main piece this large (share of the frame) is in the room, not a toy or a picture of one. */
 const PART_PIECE_MAITRESSE = 0.03;
-/** Sky over this share of the frame, seen from its top: the photo was taken outside. */
-const PART_CIEL_DEHORS = 0.05;
 
 /**
  * Staging furnishes an empty room seen from inside: an exterior (sky in view, a lawn for a floor) or
@@ -120,8 +118,7 @@ const PART_CIEL_DEHORS = 0.05;
  * furniture drawn on a lawn or over a bed.
  */
 const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[]): void => {
-  const ciel = cielAnalyse(analyse);
-  if (ciel.reduce((n, v) => n + v, 0) >= PART_CIEL_DEHORS * ciel.length)
+  if (priseDehors(analyse))
     throw new ErreurTravail('sol_introuvable', 'This photo was taken outside (the sky is in view): staging furnishes an empty room photographed from inside.');
   const piece = objets.find((o) => o.nature === 'meuble' && PIECES_MAITRESSES.has(o.nom) && aire(o.boite) >= PART_PIECE_MAITRESSE);
   if (piece)

@@ -34,7 +34,7 @@
  * chair on the lawn), never what rises from the ground line (a front door, a hedge, the house). And a
  * "piece" whose box covers more than a quarter of the frame is a building or a wall seen whole.
  */
-import { cielAnalyse } from '../commun/ciel-masque';
+import { priseDehors } from '../commun/ciel-masque';
 import type { Detecteur, ObjetDetecte } from '../commun/detection';
 import type { Pixels } from '../commun/pixels';
 import { mesurer, modeleDe, ressemble, trouverSol, type Mesures, type Modele } from '../commun/sol';
@@ -414,7 +414,7 @@ export const detecteurCouleurs: Detecteur = {
   nom: 'couleurs',
   async detecter(photo: Pixels): Promise<ObjetDetecte[]> {
     const { analyse, sol } = await trouverSol(photo);
-    const dehors = cielAnalyse(analyse).reduce((n, v) => n + v, 0) >= 0.05 * sol.length;
+    const dehors = priseDehors(analyse);
     return detecterAnalyse(analyse, sol).filter(
       (o) => o.nature !== 'meuble' || (aire(o) <= AIRE_MEUBLE_MAX && (!dehors || entoureDeSol(o, sol, analyse.largeur, analyse.hauteur))),
     );
