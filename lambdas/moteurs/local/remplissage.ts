@@ -3,8 +3,8 @@
  * own floor and walls, copied from elsewhere in the photo, rather than a smooth average of its border
  * (a blur reads as a stain on a textured floor: parquet, tiles, carpet).
  *
- * The hole is filled from its edge inwards, one layer at a time (onion peel), each pixel of the edge
- * with the patch of the photo whose known part matches its surroundings best. Candidates are drawn at
+ * The hole is filled from its edge inwards, one layer at a time (onion peel): at each pixel of the edge,
+ * the core of the patch of the photo whose known part matches its surroundings best. Candidates are drawn at
  * random from the rows near the pixel's own (in a room seen in perspective, a floor's grain and a wall's
  * colour change with the height in the frame), plus the continuation of the patches its neighbours were
  * filled from (so a parquet's lines run on), as PatchMatch does. Seeded: the same job gives the same fill.
@@ -18,6 +18,23 @@ const COEUR = 3;
 const CANDIDATS = 48;
 /** Candidates come from rows within this share of the height of the pixel's own. */
 const BANDE = 0.12;
+
+/**
+ * How many pixels `marque` holds in any rectangle [x0, x1) × [y0, y1), in constant time: a summed-area
+ * table, read before the fill changes anything.
+ */
+const compteurRectangles = (l: number, h: number, marque: (p: number) => boolean) => {
+  const table = new Int32Array((l + 1) * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let ligne = 0;
+    for (let x = 0; x < l; x++) {
+      ligne += marque(y * l + x) ? 1 : 0;
+      table[(y + 1) * (l + 1) + x + 1] = table[y * (l + 1) + x + 1]! + ligne;
+    }
+  }
+  return (x0: number, y0: number, x1: number, y1: number): number =>
+    table[y1 * (l + 1) + x1]! - table[y0 * (l + 1) + x1]! - table[y1 * (l + 1) + x0]! + table[y0 * (l + 1) + x0]!;
+};
 
 /**
  * Fills, in place, the pixels of `data` (RGB, l × h) where `connu` is 0, and marks them known.
@@ -34,29 +51,11 @@ export const remplirParMotifs = (
 ): void => {
   let alea = graine >>> 0 || 1;
   const hasard = (n: number) => ((alea = (Math.imul(alea, 1664525) + 1013904223) >>> 0) % n) | 0;
-  // Sources: centres whose whole patch is known (never moved: they are the photo's).
+  // Sources: centres whose whole patch is known (never moved: they are the photo's) and holds no pixel
+  // `exclus` marks (an object's edge, which would come back as a ridge).
   const sources: number[] = [];
-  const integrale = new Int32Array((l + 1) * (h + 1));
-  for (let y = 0; y < h; y++) {
-    let ligne = 0;
-    for (let x = 0; x < l; x++) {
-      ligne += connu[y * l + x] ? 0 : 1;
-      integrale[(y + 1) * (l + 1) + x + 1] = integrale[y * (l + 1) + x + 1]! + ligne;
-    }
-  }
-  const inconnusDans = (x0: number, y0: number, x1: number, y1: number) =>
-    integrale[y1 * (l + 1) + x1]! - integrale[y0 * (l + 1) + x1]! - integrale[y1 * (l + 1) + x0]! + integrale[y0 * (l + 1) + x0]!;
-  // A source patch holds no pixel `exclus` marks either (an object's edge, which would come back as a ridge).
-  const interdits = new Int32Array((l + 1) * (h + 1));
-  for (let y = 0; y < h; y++) {
-    let ligne = 0;
-    for (let x = 0; x < l; x++) {
-      ligne += exclus?.[y * l + x] ? 1 : 0;
-      interdits[(y + 1) * (l + 1) + x + 1] = interdits[y * (l + 1) + x + 1]! + ligne;
-    }
-  }
-  const interditsDans = (x0: number, y0: number, x1: number, y1: number) =>
-    interdits[y1 * (l + 1) + x1]! - interdits[y0 * (l + 1) + x1]! - interdits[y1 * (l + 1) + x0]! + interdits[y0 * (l + 1) + x0]!;
+  const inconnusDans = compteurRectangles(l, h, (p) => !connu[p]);
+  const interditsDans = compteurRectangles(l, h, (p) => !!exclus?.[p]);
   const source = (x: number, y: number) => !inconnusDans(x - R, y - R, x + R + 1, y + R + 1) && !interditsDans(x - R, y - R, x + R + 1, y + R + 1);
   for (let y = R; y < h - R; y++) for (let x = R; x < l - R; x++) if (source(x, y)) sources.push(y * l + x);
   if (!sources.length) return;
