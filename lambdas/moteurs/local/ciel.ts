@@ -29,8 +29,9 @@ const moyenne = (p: Pixels, alpha: Uint8Array | Buffer, y0: number, y1: number):
 /**
  * The sky of the corrected photo becomes a clean sky, through the feathered mask: no seam at the
  * roofline. A day sky becomes blue; a dusk or blue-hour sky (dark, or warmer than blue, as taken:
- * `original`, before the light correction) stays the hour it was: a smooth gradient from its own colour at the top to its own colour at the horizon, a little
- * richer, so the lit facade under it still matches (a noon sky behind a dusk-lit house reads as a fake).
+ * `original`, before the light correction) stays the hour it was: a smooth gradient from its own
+ * colour at the top to its own colour at the horizon, a little richer, so the lit facade under it
+ * still matches (a noon sky behind a dusk-lit house reads as a fake).
  */
 export const apercuCiel = async (p: Pixels, original: Pixels = p): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);

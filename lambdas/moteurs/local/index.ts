@@ -4,9 +4,10 @@
  * service (inputs, results, ZIPs, links) carries real images a person can look at.
  *
  * It runs the production engine's rules with a stand-in where the models are: objects are found by
- * the local detector (detecteur-local.ts: colour rules and NanoDet, a trained model) instead of
- * Rekognition; vider and staging edit the area built from them by the same code (commun/zones.ts: furniture boxes without windows, doors and
- * radiators; the free floor) and say so the same way when there is nothing to edit; every result
+ * the local detector instead of Rekognition (detecteur-local.ts: NanoDet, a trained model, for the
+ * tools built around furniture; the colour rules otherwise); vider and staging edit the area built
+ * from them by the same code (commun/zones.ts: furniture boxes without windows, doors and radiators;
+ * the free floor) and say so the same way when there is nothing to edit; every result
  * passes the same structure check (commun/controle.ts). Pixels outside the edited area are exactly the
  * photo's, as the production engine composites the model's answer into the original; `ciel`, as in
  * production, first corrects the light and verticals of the whole photo. Results say in their

@@ -6,9 +6,9 @@
  *
  * COCO knows 80 kinds of things, of which a room has a dozen: seats, beds, tables, screens, plants and
  * some clutter (`meuble`), and the plumbed-in sink, toilet, oven and refrigerator (`fixe`). It knows no
- * window, door, radiator, rug, lamp, picture or wardrobe: those come from the colour rules
- * (detecteur-local.ts). People, vehicles and animals are not furniture and are left out, as with
- * Rekognition. Measured on the real photos of test/photos (README, Benchmarks: `npm run bench:detecteurs`).
+ * window, door, radiator, rug, lamp, picture or wardrobe: on a photo the local engine finds none of
+ * these (the colour rules that guess them are for drawn scenes, detecteur-local.ts). People, vehicles
+ * and animals are not furniture and are left out, as with Rekognition. Measured on the real photos of test/photos (README, Benchmarks: `npm run bench:detecteurs`).
  */
 import { unePourConteneur } from '../../core/infra/dependances';
 import { NATURES, type ObjetDetecte } from '../commun/detection';
