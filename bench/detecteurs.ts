@@ -2,16 +2,18 @@
  * The local engine's detectors on the real photographs of test/photos, against their truth
  * (verite.json): per class, recall and precision at IoU ≥ 0.5 (test/support/verite.ts scores them),
  * for each source alone and as the engine combines them; NanoDet at several score thresholds; and the
- * decisions a person sees (vider on an empty room, staging on an exterior).
+ * decisions a person sees (vider on an empty room, staging on an exterior, saison on an interior), and
+ * how often the detector's indoor objects tell an interior.
  *
  *   npm run bench:detecteurs
  */
 import { readdirSync } from 'node:fs';
-import type { ObjetDetecte } from '../lambdas/moteurs/commun/detection';
+import { preuveDInterieur, type ObjetDetecte } from '../lambdas/moteurs/commun/detection';
 import type { Genre } from '../lambdas/moteurs/commun/personnes';
 import { decoder } from '../lambdas/moteurs/commun/pixels';
 import { detecteurCouleurs } from '../lambdas/moteurs/local/detecteur-local';
-import { CONFIANCE_MIN, trouverObjets } from '../lambdas/moteurs/local/objets-nanodet';
+import { CONFIANCE_INDICE, CONFIANCE_MIN, trouverObjets } from '../lambdas/moteurs/local/objets-nanodet';
+import { zonesSaison } from '../lambdas/moteurs/local/saison';
 import { detecteurCouleurs as personnesCouleurs } from '../lambdas/moteurs/local/personnes-local';
 import { trouverVisages } from '../lambdas/moteurs/local/visages-blazeface';
 import { regionAgrandie } from '../lambdas/moteurs/commun/floutage';
@@ -45,7 +47,8 @@ const decider = async (cle: string, f: () => Promise<unknown>) => {
     await f();
   } catch (e) {
     const m = (e as Error).message;
-    verdict = `${(e as Error).name}${m.includes('outside') ? ' (outside)' : m.includes('furnished') ? ' (furnished)' : ''}`;
+    const pourquoi = ['outside', 'furnished', 'bathroom', 'No sky', 'no grey winter sky'].find((mot) => m.includes(mot));
+    verdict = `${(e as Error).name}${pourquoi ? ` (${pourquoi.toLowerCase()})` : ''}`;
   }
   decisions.set(`${cle} → ${verdict}`, (decisions.get(`${cle} → ${verdict}`) ?? 0) + 1);
 };
@@ -58,7 +61,17 @@ for (const [nom, v] of Object.entries(truth)) {
   n++;
   const modele = modeleBas.filter((o) => o.confiance >= CONFIANCE_MIN);
   const sorte = v.lieu === 'exterieur' ? 'exterior' : v.meublee ? 'furnished room' : 'empty room';
-  await decider(`staging on ${sorte === 'furnished room' ? 'a' : 'an'} ${sorte}`, () => zoneStaging(pixels, modele));
+  // The looser reading that tells an interior (local/index.ts gives it to staging, ciel and saison).
+  const indices = modeleBas.filter((o) => o.confiance >= CONFIANCE_INDICE);
+  decisions.set(
+    `${v.lieu === 'exterieur' ? 'exteriors' : 'interiors'} told inside (NanoDet ≥ ${CONFIANCE_INDICE})`,
+    (decisions.get(`${v.lieu === 'exterieur' ? 'exteriors' : 'interiors'} told inside (NanoDet ≥ ${CONFIANCE_INDICE})`) ?? 0) +
+      (preuveDInterieur(indices) ? 1 : 0),
+  );
+  await decider(`staging on ${sorte === 'furnished room' ? 'a' : 'an'} ${sorte}`, () => zoneStaging(pixels, modele, indices));
+  await decider(`saison on ${v.lieu === 'exterieur' ? (v.hiver ? 'a winter exterior' : 'an exterior, not winter') : 'an interior'}`, () =>
+    zonesSaison(pixels, indices),
+  );
   await decider(`vider on ${sorte === 'furnished room' ? 'a' : 'an'} ${sorte}`, () => zoneVider(pixels, modele));
   const m = vrais(v.objets, (o) => o.classe === 'meuble');
   const fp = vrais(v.objets, (o) => o.classe === 'fixe' && FENETRES_PORTES.has(o.nom ?? ''));

@@ -1,7 +1,8 @@
 /**
  * Local preview engine: time per tool on 12 MP JPEGs (4000 × 3000), as `npm start` runs it (NanoDet
- * for vider, staging and renovation): real photos of test/photos enlarged — a furnished bedroom for
- * vider, the empty room for staging, a facade under a blue sky for renovation, saison and ciel. Each
+ * for every tool): real photos of test/photos enlarged — a furnished bedroom for vider, the empty room
+ * for staging, a facade under a blue sky for renovation and ciel, a courtyard under a grey winter sky
+ * for saison (a blue sky has nothing for it to turn). Each
  * figure includes decoding, detection, the zone, the structure check, the C2PA signing and encoding.
  * Run: npx tsx bench/moteur-local.ts [repetitions=5]
  */
@@ -17,7 +18,7 @@ const PHOTOS: Record<OutilImage, string> = {
   vider: 'chambre_coco403353.jpg',
   staging: 'piece-vide_polyhaven-old-hall.jpg',
   renovation: 'facade-ciel-bleu_polyhaven-palermo.jpg',
-  saison: 'facade-ciel-bleu_polyhaven-palermo.jpg',
+  saison: 'facade-ciel-blanc_polyhaven-cambridge-b.jpg',
   ciel: 'facade-ciel-bleu_polyhaven-palermo.jpg',
 };
 

@@ -2,8 +2,9 @@
 import sharp from 'sharp';
 
 /**
- * A small photo-like JPEG: a sky gradient over a dark roofline, then a ground with a dark chest standing on
- * it (so `vider` has furniture to find with the colour rules), different per `graine`.
+ * A small photo-like JPEG: a pale grey winter sky over a dark roofline, then a ground with a dark chest
+ * standing on it (so `vider` has furniture to find with the colour rules, and `saison` a grey sky to
+ * turn to summer), different per `graine`.
  */
 export const imageTest = (graine = 0, format: 'jpeg' | 'png' | 'webp' = 'jpeg', largeur = 96, hauteur = 64): Promise<Buffer> =>
   dessiner(graine, format, largeur, hauteur, true);
@@ -39,7 +40,7 @@ const dessiner = async (graine: number, format: 'jpeg' | 'png' | 'webp', largeur
       }
       pixels[i] = ciel ? 170 + ((x + graine * 7) % 40) : 110 + grain + Math.round(bas);
       pixels[i + 1] = ciel ? 180 + (y % 30) : 96 + grain + Math.round(bas * 0.8);
-      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 40) : 70 + grain + Math.round(bas * 0.5);
+      pixels[i + 2] = ciel ? 200 + ((graine * 13) % 20) : 70 + grain + Math.round(bas * 0.5);
     }
   }
   return sharp(pixels, { raw: { width: largeur, height: hauteur, channels: 3 } })

@@ -99,14 +99,18 @@ const retoucher = async (s: SceneLumiere, outil: 'saison' | 'renovation', valeur
 };
 
 describe('saison preview', () => {
-  it('turns the snow into lawn up to its edges, never in the sky, with a feathered edge', async () => {
+  it('turns the snow into lawn up to its edges, never in the sky, with a feathered edge; a grey sky turns bluer, not green', async () => {
     const s = scene('jardin-hiver');
     const { largeur: l, hauteur: h } = s.pixels;
-    const { pelouse, ciel } = await zonesSaison(s.pixels);
+    const { pelouse, ciel, gris } = await zonesSaison(s.pixels);
     const apres = await retoucher(s, 'saison');
-    // No edited pixel inside the sky.
-    for (let q = 0; q < ciel.length; q++)
-      if (ciel[q]! >= 128) expect(apres.subarray(q * 3, q * 3 + 3).equals(s.pixels.data.subarray(q * 3, q * 3 + 3)), `pixel ${q}`).toBe(true);
+    // Inside the sky: untouched, or (a grey winter sky) bluer than it was and never greener than blue.
+    for (let q = 0; q < ciel.length; q++) {
+      if (ciel[q]! < 128) continue;
+      const [avant, maintenant] = [s.pixels.data.subarray(q * 3, q * 3 + 3), apres.subarray(q * 3, q * 3 + 3)];
+      if (!gris) expect(maintenant.equals(avant), `pixel ${q}`).toBe(true);
+      else expect(maintenant[2]! - maintenant[0]! >= avant[2]! - avant[0]! && maintenant[2]! >= maintenant[1]!, `pixel ${q}`).toBe(true);
+    }
     // No lawn on the facade, the roof or the sky; the ground's snow is (nearly) all lawn: no strips left.
     const [sol, facade] = [verite(s, 'sol'), verite(s, 'facade')];
     let [surSol, nSol, surFacade, nFacade] = [0, 0, 0, 0];
@@ -120,14 +124,21 @@ describe('saison preview', () => {
     expect(pasMax(pelouse, l, h)).toBeLessThanOrEqual(90);
   });
 
-  it('leaves a green summer garden and a street without snow without lawn', async () => {
-    for (const nom of ['bien-exposee', 'rue-couverte']) {
-      const { pelouse } = await zonesSaison(scene(nom).pixels);
-      expect(
-        pelouse.every((v) => v === 0),
-        nom,
-      ).toBe(true);
-    }
+  it('a green summer garden under a blue sky has nothing wintry: hiver_introuvable, refunded rather than charged for a tint', async () => {
+    await expect(zonesSaison(scene('bien-exposee').pixels)).rejects.toMatchObject({
+      name: 'hiver_introuvable',
+      message: expect.stringContaining('no grey winter sky'),
+    });
+  });
+
+  it('a street under an overcast sky, without snow: the sky takes a summer light, no lawn on the street', async () => {
+    const { pelouse, gris } = await zonesSaison(scene('rue-couverte').pixels);
+    expect(gris).toBe(true);
+    expect(pelouse.every((v) => v === 0)).toBe(true);
+  });
+
+  it('an interior (no sky in view) has nothing to turn to summer: hiver_introuvable, saying so', async () => {
+    await expect(zonesSaison(scene('interieur-blanc').pixels)).rejects.toMatchObject({ name: 'hiver_introuvable', message: expect.stringContaining('No sky') });
   });
 });
 

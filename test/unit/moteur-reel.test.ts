@@ -169,6 +169,67 @@ describe('ciel on real photos (local engine)', () => {
   });
 });
 
+describe('inside, as the trained detector tells (a sink, a bed in view)', () => {
+  it('ciel on a bathroom: the white tiles the sky rule takes for an overcast sky are not painted blue', async () => {
+    const nom = 'salle-de-bain_coco006818.jpg';
+    const source = await sharp(photo(nom)).png().toBuffer();
+    const base = await redresser((await decoder(source)).pixels);
+    // The colour rule alone reads half the frame as sky: the case this guards.
+    const { alpha } = await trouverCiel(base);
+    expect(alpha.filter((a) => a >= 128).length / alpha.length).toBeGreaterThan(0.3);
+    const { image, structure } = await moteur.retoucher({ outil: 'ciel', valeurs: {}, image: source, travail: 't' });
+    const apres = (await decoder(image)).pixels;
+    // Over those "sky" pixels: no bluer than the corrected photo (before: b − r +60, a blue wall).
+    let [bleuAvant, bleuApres, n] = [0, 0, 0];
+    for (let p = 0; p < alpha.length; p++)
+      if (alpha[p]! >= 128) ((bleuAvant += base.data[p * 3 + 2]! - base.data[p * 3]!), (bleuApres += apres.data[p * 3 + 2]! - apres.data[p * 3]!), n++);
+    expect(Math.abs(bleuApres - bleuAvant) / n).toBeLessThan(3);
+    expect(structure.essais).toBe(1);
+  });
+
+  it('staging refuses a bathroom, saying so, rather than a sofa over the toilet', async () => {
+    await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: photo('salle-de-bain_coco403385.jpg'), travail: 't' })).rejects.toMatchObject({
+      name: 'sol_introuvable',
+      message: expect.stringContaining('bathroom'),
+    });
+  });
+});
+
+describe('saison on real photos (local engine)', () => {
+  it('a grey winter sky over a courtyard takes a summer light; nothing is painted lawn on the paving', async () => {
+    const nom = 'facade-ciel-blanc_polyhaven-cambridge-b.jpg';
+    const source = await sharp(photo(nom)).png().toBuffer();
+    const avant = (await decoder(source)).pixels;
+    const { image, structure } = await moteur.retoucher({ outil: 'saison', valeurs: {}, image: source, travail: 't' });
+    const apres = (await decoder(image)).pixels;
+    expect(structure.essais).toBe(1);
+    const { alpha } = await trouverCiel(avant);
+    let [bleuAvant, bleuApres, n, verdi, sol] = [0, 0, 0, 0, 0];
+    for (let p = 0; p < alpha.length; p++) {
+      const [a, b] = [avant.data.subarray(p * 3, p * 3 + 3), apres.data.subarray(p * 3, p * 3 + 3)];
+      if (alpha[p]! >= 128) ((bleuAvant += a[2]! - a[0]!), (bleuApres += b[2]! - b[0]!), n++);
+      // The wet paving of the lower third: warmer light, never grass green.
+      if (p / avant.largeur > avant.hauteur * 0.7) ((sol += 1), (verdi += b[1]! - Math.max(b[0]!, b[2]!) > a[1]! - Math.max(a[0]!, a[2]!) + 10 ? 1 : 0));
+    }
+    // Measured: the sky's b − r from 24 to about 60.
+    expect((bleuApres - bleuAvant) / n).toBeGreaterThan(20);
+    expect(verdi / sol).toBeLessThan(0.01);
+  });
+
+  it.each([
+    ['sejour_polyhaven-fireplace-a.jpg', 'No sky'],
+    ['salle-de-bain_coco006818.jpg', 'No sky'],
+    ['facade-ciel-bleu_polyhaven-palermo.jpg', 'no grey winter sky'],
+    ['facade-crepuscule_polyhaven-vignaioli-a.jpg', 'too little'],
+    ['rue-personnes_coco547336.jpg', 'no grey winter sky'],
+  ])('%s has nothing wintry to turn: hiver_introuvable, refunded, not a tint', async (nom, pourquoi) => {
+    await expect(moteur.retoucher({ outil: 'saison', valeurs: {}, image: photo(nom), travail: 't' })).rejects.toMatchObject({
+      name: 'hiver_introuvable',
+      message: expect.stringContaining(pourquoi),
+    });
+  });
+});
+
 describe('BlazeFace (visages-blazeface.ts) on a street', () => {
   it('finds most faces of 24 px or more', async () => {
     const nom = 'rue-personnes_coco005001.jpg';

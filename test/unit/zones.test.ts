@@ -159,6 +159,28 @@ describe('zoneStaging (zones.ts)', () => {
     expect(part((await zoneStaging(piece, [])).masque)).toBeGreaterThan(0.1);
   });
 
+  it('a bathroom (a toilet, or a washbasin with no cooker beside it) is refused as one; a kitchen sink is not', async () => {
+    const objet = (nom: string, x0: number): ObjetDetecte => ({ nom, nature: 'fixe', confiance: 0.4, boite: { x0, y0: 0.3, x1: x0 + 0.08, y1: 0.45 } });
+    for (const [objets, quoi] of [
+      [[objet('Toilet', 0.05)], 'toilet found'],
+      [[objet('Sink', 0.05)], 'a washbasin found'],
+    ] as const)
+      await expect(zoneStaging(pieceVide, objets)).rejects.toMatchObject({ name: 'sol_introuvable', message: expect.stringContaining(`bathroom (${quoi})`) });
+    // A sink beside an oven: a kitchen, which staging furnishes.
+    expect(part((await zoneStaging(pieceVide, [objet('Sink', 0.02), objet('Oven', 0.12)])).masque)).toBeGreaterThan(0.1);
+  });
+
+  it('an interior told by what is found (a bed, a sink, an oven) is not "outside", whatever reaches the top of the frame', async () => {
+    const jardin = (await decoder(await imageTest(1, 'png', 240, 160))).pixels;
+    const four: ObjetDetecte = { nom: 'Oven', nature: 'fixe', confiance: 0.4, boite: { x0: 0.02, y0: 0.6, x1: 0.1, y1: 0.7 } };
+    await expect(zoneStaging(jardin, [])).rejects.toMatchObject({ message: expect.stringContaining('taken outside') });
+    const issue = await zoneStaging(jardin, [four]).then(
+      () => 'furnished',
+      (e: Error) => e.message,
+    );
+    expect(issue).not.toContain('taken outside');
+  });
+
   it('no floor in view (a sky): sol_introuvable', async () => {
     const ciel = { data: Buffer.from(Buffer.alloc(300 * 200 * 3).map((_, i) => [120, 170, 230][i % 3]!)), largeur: 300, hauteur: 200 };
     await expect(zoneStaging(ciel, [])).rejects.toMatchObject({ name: 'sol_introuvable' });

@@ -84,6 +84,8 @@ export const CODES_TRAVAIL = {
   rien_a_retirer: 'No furniture or clutter was found in this photo: there is nothing to remove.',
   /** staging: no free floor was found to place furniture on (no floor in view, an exterior, or a room already furnished); the message says which. */
   sol_introuvable: 'No free floor was found in this photo to place furniture on.',
+  /** saison, preview engine: nothing wintry was found to turn to summer (no snow on the ground, no grey sky, or a photo taken inside); the message says which. */
+  hiver_introuvable: 'No snow and no grey winter sky were found in this photo: there is nothing to turn to summer.',
   /** The result moved the room's fixed elements (walls, windows, doors, outline) beyond the threshold, twice. */
   structure_modifiee: 'The result changed the structure of the room or building (walls, windows, doors), so it was not delivered.',
   /** The execution of the job could not be started. */

@@ -194,9 +194,13 @@ export interface Ciel {
   alpha: Buffer;
 }
 
-export const trouverCiel = async (p: Pixels): Promise<Ciel> => {
+/**
+ * `interieur`: the photo is known to be taken inside (detection.ts preuveDInterieur): no sky, whatever
+ * the colours say.
+ */
+export const trouverCiel = async (p: Pixels, { interieur = false } = {}): Promise<Ciel> => {
   const analyse = await copieAnalyse(p);
-  const masqueAnalyse = cielAnalyse(analyse);
+  const masqueAnalyse = interieur ? new Uint8Array(analyse.largeur * analyse.hauteur) : cielAnalyse(analyse);
   const alpha = await adoucir(masqueAnalyse, analyse, p);
   return { analyse, masqueAnalyse, alpha };
 };

@@ -122,3 +122,25 @@ export const NATURES: Readonly<Record<string, Nature>> = Object.freeze(
     ]),
   ]),
 );
+
+/**
+ * What is only ever found inside: one of these in view and the photo is an interior, whatever is
+ * bright and smooth at the top of its frame. On the real photos of test/photos the sky detector
+ * (ciel-masque.ts) reads a bathroom's white tiles and a kitchen's white wall as an overcast sky; the
+ * trained detector's sink, bed or refrigerator says otherwise (no exterior of the set shows one).
+ */
+const PIECES_D_INTERIEUR: ReadonlySet<string> = new Set([
+  'Bed',
+  'Couch',
+  'Sink',
+  'Toilet',
+  'Bathtub',
+  'Shower',
+  'Oven',
+  'Refrigerator',
+  'Microwave',
+  'Television',
+]);
+
+/** The object that shows the photo was taken inside, if one was found. */
+export const preuveDInterieur = (objets: readonly ObjetDetecte[]): ObjetDetecte | undefined => objets.find((o) => PIECES_D_INTERIEUR.has(o.nom));

@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
 import { priseDehors } from './ciel-masque';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
-import type { ObjetDetecte } from './detection';
+import { preuveDInterieur, type ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { trouverSol } from './sol';
 
@@ -112,14 +112,26 @@ const PIECES_MAITRESSES = new Set(['Bed', 'Couch', 'Dining Table']);
 /** A main piece this large (share of the frame) is in the room, not a toy or a picture of one. */
 const PART_PIECE_MAITRESSE = 0.03;
 
+/** What only a bathroom has; a sink with none of CUISINE beside it is a washbasin. */
+const SANITAIRES = new Set(['Toilet', 'Bathtub', 'Shower']);
+const CUISINE = new Set(['Oven', 'Stove', 'Refrigerator', 'Microwave']);
+
 /**
- * Staging furnishes an empty room seen from inside: an exterior (sky in view, a lawn for a floor) or
- * a room that already has its bed, sofa or table is refused, refunded, rather than charged for
- * furniture drawn on a lawn or over a bed.
+ * Staging furnishes an empty room seen from inside: an exterior (sky in view, a lawn for a floor), a
+ * bathroom or a room that already has its bed, sofa or table is refused, refunded, rather than charged
+ * for furniture drawn on a lawn, over a toilet or over a bed. `indices`: the looser reading that tells
+ * an interior and a bathroom (the local engine's; the objects themselves in production).
  */
-const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[]): void => {
-  if (priseDehors(analyse))
+const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[]): void => {
+  // A bed, a sink or an oven in view: inside, even if a white wall reaches the top of the frame like a sky.
+  if (!preuveDInterieur(indices) && priseDehors(analyse))
     throw new ErreurTravail('sol_introuvable', 'This photo was taken outside (the sky is in view): staging furnishes an empty room photographed from inside.');
+  const sanitaire = indices.find((o) => SANITAIRES.has(o.nom)) ?? (indices.some((o) => CUISINE.has(o.nom)) ? undefined : indices.find((o) => o.nom === 'Sink'));
+  if (sanitaire)
+    throw new ErreurTravail(
+      'sol_introuvable',
+      `This looks like a bathroom (${sanitaire.nom === 'Sink' ? 'a washbasin' : sanitaire.nom.toLowerCase()} found): staging furnishes living rooms, bedrooms, kitchens, dining rooms and offices.`,
+    );
   const piece = objets.find((o) => o.nature === 'meuble' && PIECES_MAITRESSES.has(o.nom) && aire(o.boite) >= PART_PIECE_MAITRESSE);
   if (piece)
     throw new ErreurTravail(
@@ -128,11 +140,11 @@ const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[]): vo
     );
 };
 
-export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[]): Promise<ZoneOutil> => {
+export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[] = objets): Promise<ZoneOutil> => {
   const { largeur, hauteur } = photo;
   const { analyse, sol } = await trouverSol(photo);
   const { largeur: l, hauteur: h } = analyse;
-  verifierPieceVide(analyse, objets);
+  verifierPieceVide(analyse, objets, indices);
   // What stands on the floor or must not move is not free floor: out on the analysis copy first.
   const occupe = Buffer.concat([remplirBoites(l, h, objets, 'meuble', 0), remplirBoites(l, h, objets, 'fixe', MARGE_FIXE)]);
   const libre = Uint8Array.from(sol, (v, p) => (v && !occupe[p] && !occupe[p + l * h] ? 1 : 0));

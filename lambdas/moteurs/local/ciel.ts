@@ -1,7 +1,7 @@
 /**
  * The ciel preview: the sky of the photo, already corrected for light and verticals by the factory
  * (index.ts, as in production), painted through the feathered sky mask (commun/ciel-masque.ts): blue
- * by day, its own hour at dusk.
+ * by day, its own hour at dusk; none inside.
  */
 import { trouverCiel } from '../commun/ciel-masque';
 import { luminance, type Pixels } from '../commun/pixels';
@@ -26,6 +26,9 @@ const moyenne = (p: Pixels, alpha: Uint8Array | Buffer, y0: number, y1: number):
   return n ? [somme[0]! / n, somme[1]! / n, somme[2]! / n] : null;
 };
 
+/** A clear day sky at height `t` (0 at the top of the sky, 1 at its horizon): deep blue to pale. */
+export const bleuDuJour = (t: number): [number, number, number] => [40 + 120 * t, 110 + 100 * t, 215 + 30 * t];
+
 /**
  * The sky of the corrected photo becomes a clean sky, through the feathered mask: no seam at the
  * roofline. A day sky becomes blue; a dusk or blue-hour sky (dark, or warmer than blue, as taken:
@@ -33,9 +36,10 @@ const moyenne = (p: Pixels, alpha: Uint8Array | Buffer, y0: number, y1: number):
  * colour at the top to its own colour at the horizon, a little richer, so the lit facade under it
  * still matches (a noon sky behind a dusk-lit house reads as a fake).
  */
-export const apercuCiel = async (p: Pixels, original: Pixels = p): Promise<Buffer> => {
+export const apercuCiel = async (p: Pixels, original: Pixels = p, { interieur = false } = {}): Promise<Buffer> => {
   const sortie = Buffer.from(p.data);
-  const { alpha } = await trouverCiel(p);
+  // Inside (a sink, a bed in view), nothing is a sky: the light and verticals alone, done by the factory.
+  const { alpha } = await trouverCiel(p, { interieur });
   // The gradient runs from the top to the lowest sky row: a horizon that is the photo's own.
   let [haut, bas] = [-1, 1];
   for (let i = 0; i < alpha.length; i++)
@@ -66,7 +70,7 @@ export const apercuCiel = async (p: Pixels, original: Pixels = p): Promise<Buffe
             const gris = luminance(...(dessus.map((d, k) => d * (1 - t) + dessous[k]! * t) as [number, number, number]));
             return gris + 1.15 * (v - gris);
           })
-        : [40 + 120 * t, 110 + 100 * t, 215 + 30 * t];
+        : bleuDuJour(t);
     for (let x = 0; x < p.largeur; x++) {
       const a = alpha[y * p.largeur + x]! / 255;
       if (a === 0) continue;

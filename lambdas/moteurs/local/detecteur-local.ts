@@ -436,3 +436,12 @@ export const detecteurLocal: Detecteur = {
     return trouverObjets(photo);
   },
 };
+
+/**
+ * What tells the local engine a photo was taken inside: the same model's reading, at the lower score
+ * of CONFIANCE_INDICE (objets-nanodet.ts). For detection.ts preuveDInterieur.
+ */
+export const indicesLocaux = async (photo: Pixels): Promise<ObjetDetecte[]> => {
+  const { trouverObjets, CONFIANCE_INDICE } = await import('./objets-nanodet');
+  return trouverObjets(photo, CONFIANCE_INDICE);
+};

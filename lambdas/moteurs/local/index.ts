@@ -4,8 +4,8 @@
  * service (inputs, results, ZIPs, links) carries real images a person can look at.
  *
  * It runs the production engine's rules with a stand-in where the models are: objects are found by
- * the local detector instead of Rekognition (detecteur-local.ts: NanoDet, a trained model, for the
- * tools built around furniture; the colour rules otherwise); vider and staging edit the area built
+ * the local detector instead of Rekognition (detecteur-local.ts: NanoDet, a trained model; what it
+ * finds also tells an interior, where ciel paints no sky and saison has nothing to do); vider and staging edit the area built
  * from them by the same code (commun/zones.ts: furniture boxes without windows, doors and radiators;
  * the free floor) and say so the same way when there is nothing to edit; every result
  * passes the same structure check (commun/controle.ts). Pixels outside the edited area are exactly the
@@ -22,7 +22,7 @@
 import { setTimeout as attendre } from 'node:timers/promises';
 import type { OutilImage } from '../../core/modele/outils';
 import { avecControle, regionStructure } from '../commun/controle';
-import type { Detecteur } from '../commun/detection';
+import { preuveDInterieur, type Detecteur } from '../commun/detection';
 import type { Redaction } from '../../core/modele/sorties';
 import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
 import type { DetecteurPersonnes } from '../commun/personnes';
@@ -32,7 +32,7 @@ import { fichierResultat } from '../commun/resultat';
 import { masqueFixes, zoneStaging, zoneVider } from '../commun/zones';
 import { redigerAnnonceLocale } from './annonce-locale';
 import { apercuCiel } from './ciel';
-import { detecteurCouleurs, detecteurLocal } from './detecteur-local';
+import { detecteurLocal, indicesLocaux } from './detecteur-local';
 import { detecteurPersonnesLocal } from './personnes-local';
 import { apercuRenovation } from './renovation';
 import { apercuSaison } from './saison';
@@ -43,15 +43,9 @@ import { apercuVider } from './vider';
 export const REDACTION_LOCALE: Redaction = { automatique: true, intelligence_artificielle: false, modele: 'retouche-modele-local (template, no AI model)' };
 
 /**
- * The tools whose edit is built around furniture (vider removes it, staging stays off it, renovation
- * keeps the kitchen's plumbed-in units): they run the trained model too. ciel and saison work on the
- * whole photo and keep only windows, doors and radiators still: the colour rules, at no model's cost.
- */
-const OUTILS_MEUBLES: ReadonlySet<OutilImage> = new Set(['vider', 'staging', 'renovation']);
-
-/**
  * `detecteur` and `personnes`: the local stand-ins by default (detecteur-local.ts, personnes-local.ts); a
- * bench or a test may give the boxes itself, as Rekognition would.
+ * bench or a test may give the boxes itself, as Rekognition would (the drawn scenes of the tests give
+ * the colour rules, detecteurCouleurs, which were tuned on them).
  */
 export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detecteur; personnes?: DetecteurPersonnes } = {}): Moteur => ({
   nom: 'local',
@@ -60,12 +54,15 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
     const { pixels, format } = await decoder(demande.image);
     // As in production: light and verticals corrected first, then everything works on the corrected photo.
     const base = demande.outil === 'ciel' ? await redresser(pixels) : pixels;
-    const objets = await (options.detecteur ?? (OUTILS_MEUBLES.has(demande.outil) ? detecteurLocal : detecteurCouleurs)).detecter(base);
-    const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets) : null;
+    const objets = await (options.detecteur ?? detecteurLocal).detecter(base);
+    // Inside, ciel paints no sky, saison has nothing to turn and staging no lawn to stay off: a
+    // bathroom's white tiles are no overcast sky.
+    const indices = options.detecteur ? objets : await indicesLocaux(base);
+    const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets, indices) : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
-      ciel: () => apercuCiel(base, pixels),
-      saison: () => apercuSaison(base),
+      ciel: () => apercuCiel(base, pixels, { interieur: preuveDInterieur(indices) !== undefined }),
+      saison: () => apercuSaison(base, indices),
       vider: (graine) => apercuVider(base, zone!, graine),
       staging: () => apercuStaging(base, zone!, demande.valeurs),
       renovation: () => apercuRenovation(base, demande.valeurs, masqueFixes(base.largeur, base.hauteur, objets)),
