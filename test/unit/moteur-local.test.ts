@@ -28,10 +28,12 @@ describe('local preview engine', () => {
     const [dehors, dedans] = [await imageTest(1, 'png', 160, 120), await pieceTest(1, 'png', 160, 120)];
     const sorties = new Map<string, Buffer>();
     for (const outil of OUTILS) {
-      // staging furnishes a room seen from inside; the other tools take the garden.
-      const source = outil === 'staging' ? dedans : dehors;
+      // staging furnishes a room seen from inside, renovation repaints its walls (the drawn garden has no
+      // facade, only a sky over the ground, which it leaves); the other tools take the garden.
+      const source = outil === 'staging' || outil === 'renovation' ? dedans : dehors;
       const entree = await pixels(source);
-      const { image, format, graine } = await moteur.retoucher({ outil, valeurs: {}, image: source, travail: 'travail-1' });
+      const valeurs: Record<string, string> = outil === 'renovation' ? { zone: 'interieur' } : {};
+      const { image, format, graine } = await moteur.retoucher({ outil, valeurs, image: source, travail: 'travail-1' });
       expect(format).toBe('png');
       expect(graine).toEqual(expect.any(Number));
       const sortie = await pixels(image);

@@ -166,6 +166,11 @@ const boucherTrous = (masque: Uint8Array, l: number, h: number, max: number): Ui
 /** The floor on the analysis copy (1 = floor), with the copy itself; all zero when there is none. */
 export const trouverSol = async (photo: Pixels): Promise<{ analyse: Pixels; sol: Uint8Array }> => {
   const analyse = await copieAnalyse(photo);
+  return { analyse, sol: solAnalyse(analyse) };
+};
+
+/** The floor (1 = floor) on a copy made by `copieAnalyse`: outdoors, the paving, terrace or lawn in front. */
+export const solAnalyse = (analyse: Pixels): Uint8Array => {
   const { largeur: l, hauteur: h } = analyse;
   const m = mesurer(analyse);
   // Seen from below: a region that climbs to the top of the frame is a wall or a sky, not a floor.
@@ -173,7 +178,7 @@ export const trouverSol = async (photo: Pixels): Promise<{ analyse: Pixels; sol:
   const candidats = surfacesDuBas(m, l, h)
     .map((s) => croitre(m, l, h, s))
     .filter((c) => !c.subarray(0, haut).some((v) => v));
-  if (!candidats.length) return { analyse, sol: new Uint8Array(l * h) };
+  if (!candidats.length) return new Uint8Array(l * h);
   const sol = candidats.reduce((a, b) => (aire(b) > aire(a) ? b : a));
-  return { analyse, sol: boucherTrous(sol, l, h, Math.round(l * h * 0.001)) };
+  return boucherTrous(sol, l, h, Math.round(l * h * 0.001));
 };

@@ -5,6 +5,7 @@
 import { adoucir, trouverCiel } from '../commun/ciel-masque';
 import { luminance, type Pixels } from '../commun/pixels';
 import { borner, saturation } from './couleurs';
+import { solAnalyse } from '../commun/sol';
 import { neigeAnalyse } from './neige';
 
 const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
@@ -14,7 +15,7 @@ const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
 };
 
 /**
- * The walls the preview re-renders, on the analysis copy: not sky, not snow on the ground, not
+ * The walls the preview re-renders, on the analysis copy: not sky, not the ground (commun/sol.ts), not snow on the ground, not
  * foliage or bare branches, not glass (dark and cool), not blown highlights; for a facade, what stands between 25%
  * and 92% of the height, for an interior the upper 55% (the walls above the floor). The band's ends
  * and the mask's edges are feathered.
@@ -25,6 +26,9 @@ export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promi
   const interieur = zone === 'interieur';
   const ciel = interieur ? new Uint8Array(l * h) : masqueAnalyse;
   const neige = interieur ? ciel : neigeAnalyse(analyse, ciel);
+  // The ground in front (paving, a terrace, a lawn; the floor inside) is no wall: on real facades the
+  // band below reached a square's wet paving and a street's setts and painted them.
+  const sol = solAnalyse(analyse);
   const [debut, fin] = interieur ? [0, 0.55] : [0.25, 0.92];
   const masque = new Uint8Array(l * h);
   for (let y = 0; y < h; y++) {
@@ -43,7 +47,7 @@ export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promi
       };
       const agite = Math.abs(voisin(1, 0) - voisin(-1, 0)) + Math.abs(voisin(0, 1) - voisin(0, -1)) > 10;
       const branches = agite && lu < 125 && saturation(r, g, b) < 40;
-      if (ciel[p0] || neige[p0] || feuillage || vitre || branches || lu < 45 || lu > 245) continue;
+      if (ciel[p0] || neige[p0] || sol[p0] || feuillage || vitre || branches || lu < 45 || lu > 245) continue;
       masque[p0] = 1;
     }
   }
