@@ -13,8 +13,10 @@
  *   snow on the ground and a window inside a room (both under something that is not sky) never do;
  * - one sky has one colour: beside a clearly blue part, a separate grey patch reaching the top is a
  *   facade's shaded corner (found on a real photo, test/unit/moteur-reel.test.ts).
- * Its limits: a perfectly neutral overcast sky over a scene of the same grey, or a blue wall that
- * reaches the top of the frame, are misread; the production model finds the sky itself.
+ * - a bare tree's crown is sky in part: between the twigs, the sky's hue at the sky's light.
+ * Its limits: a perfectly neutral overcast sky over a scene of the same grey (a snowy roof under a
+ * white sky), a blue wall that reaches the top of the frame, a pavement seen from above, are misread;
+ * the production model finds the sky itself.
  */
 import sharp from 'sharp';
 import { composantes } from './masques';
@@ -106,6 +108,82 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   if (aire < PETIT_CIEL * n && teinteCiel / aire < BLEU_PETIT_CIEL) return new Uint8Array(n);
   return fermer(masque, l, h);
 };
+
+/** Half-width of the window (analysis pixels) where the sky around a pixel is looked at. */
+const RAYON_BRANCHES = 16;
+/** Share of that window that must be sky. */
+const PART_BRANCHES = 0.15;
+
+/**
+ * Around the sky: the non-sky pixels of the analysis copy that have sky over a third of their window
+ * (a tree's crown, a roofline), each with the mean colour of that sky (0 elsewhere).
+ */
+const autourDuCiel = (masque: Uint8Array, data: Buffer, l: number, h: number): { bord: Uint8Array; couleur: Buffer } => {
+  // Summed-area tables of the sky's count and colour: each window's sum in four reads.
+  const L1 = l + 1;
+  const tables = [0, 1, 2, 3].map(() => new Float64Array(L1 * (h + 1)));
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < l; x++) {
+      const p = y * l + x;
+      const valeurs = masque[p] ? [1, data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!] : [0, 0, 0, 0];
+      const i = (y + 1) * L1 + x + 1;
+      for (let k = 0; k < 4; k++) tables[k]![i] = valeurs[k]! + tables[k]![i - 1]! + tables[k]![i - L1]! - tables[k]![i - L1 - 1]!;
+    }
+  const somme = (t: Float64Array, x0: number, y0: number, x1: number, y1: number) => t[y1 * L1 + x1]! - t[y0 * L1 + x1]! - t[y1 * L1 + x0]! + t[y0 * L1 + x0]!;
+  const [bord, couleur] = [new Uint8Array(l * h), Buffer.alloc(l * h * 3)];
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < l; x++) {
+      const p = y * l + x;
+      if (masque[p]) continue;
+      const [x0, y0, x1, y1] = [
+        Math.max(0, x - RAYON_BRANCHES),
+        Math.max(0, y - RAYON_BRANCHES),
+        Math.min(l, x + RAYON_BRANCHES + 1),
+        Math.min(h, y + RAYON_BRANCHES + 1),
+      ];
+      const nombre = somme(tables[0]!, x0, y0, x1, y1);
+      if (nombre < PART_BRANCHES * (x1 - x0) * (y1 - y0)) continue;
+      bord[p] = 1;
+      for (let k = 0; k < 3; k++) couleur[p * 3 + k] = Math.round(somme(tables[k + 1]!, x0, y0, x1, y1) / nombre);
+    }
+  return { bord, couleur };
+};
+
+/**
+ * The sky seen through bare branches, in the feathered full-size mask: a crown is busy, so it fails
+ * the smoothness test, and every preview that paints the sky left the old grey-white sky between the
+ * twigs (a frost-like halo on a blue sky, on real photos and drawn ones). Around the sky, a pixel of
+ * the sky's hue is sky in proportion to its light between a twig's (dark) and the sky's: its twig
+ * part stays, its sky part takes the new sky. A wall beside the sky is warmer than it (or darker) and
+ * stays out.
+ */
+const dansLesBranches = async (p: Pixels, analyse: Pixels, masque: Uint8Array, alpha: Buffer): Promise<void> => {
+  const { largeur: l, hauteur: h } = analyse;
+  const { bord, couleur } = autourDuCiel(masque, analyse.data, l, h);
+  if (!bord.includes(1)) return;
+  const agrandir = (octets: Buffer, canaux: 1 | 3) => {
+    const image = sharp(octets, { raw: { width: l, height: h, channels: canaux } }).resize(p.largeur, p.hauteur, { fit: 'fill', kernel: 'linear' });
+    // One channel in, one out: sharp would otherwise hand back a grey image as three.
+    return (canaux === 1 ? image.extractChannel(0) : image).raw().toBuffer();
+  };
+  const [zone, cielLocal] = await Promise.all([agrandir(Buffer.from(bord.map((v) => v * 255)), 1), agrandir(couleur, 3)]);
+  for (let q = 0; q < alpha.length; q++) {
+    if (zone[q]! < 128 || alpha[q] === 255) continue;
+    const i = q * 3;
+    const [rs, gs, bs] = [cielLocal[i]!, cielLocal[i + 1]!, cielLocal[i + 2]!];
+    const [r, g, b] = [p.data[i]!, p.data[i + 1]!, p.data[i + 2]!];
+    // Of the sky's hue (blue minus red, as the sky's): not a warm wall, a red roof or leaves.
+    if (Math.abs(b - r - (bs - rs)) > ECART_TEINTE_BRANCHES || g - Math.max(r, b) > 8) continue;
+    const [ls, lp] = [luminance(rs, gs, bs), luminance(r, g, b)];
+    const part = Math.max(0, Math.min(1, (lp - SOMBRE_BRANCHES * ls) / ((1 - SOMBRE_BRANCHES) * ls)));
+    alpha[q] = Math.max(alpha[q]!, Math.round(255 * part));
+  }
+};
+
+/** A twig's light, as a share of the sky's: at or below it a pixel is all twig. */
+const SOMBRE_BRANCHES = 0.45;
+/** The largest difference of blue minus red from the sky's for a pixel to be partly sky. */
+const ECART_TEINTE_BRANCHES = 14;
 
 /** Under this share of the frame, a "sky" needs this mean blue-minus-red to be one (measured on test/photos). */
 const [PETIT_CIEL, BLEU_PETIT_CIEL] = [0.04, 20];
@@ -202,6 +280,7 @@ export const trouverCiel = async (p: Pixels, { interieur = false } = {}): Promis
   const analyse = await copieAnalyse(p);
   const masqueAnalyse = interieur ? new Uint8Array(analyse.largeur * analyse.hauteur) : cielAnalyse(analyse);
   const alpha = await adoucir(masqueAnalyse, analyse, p);
+  await dansLesBranches(p, analyse, masqueAnalyse, alpha);
   return { analyse, masqueAnalyse, alpha };
 };
 
