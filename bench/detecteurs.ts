@@ -8,7 +8,7 @@
  *   npm run bench:detecteurs
  */
 import { readdirSync } from 'node:fs';
-import { preuveDInterieur, type ObjetDetecte } from '../lambdas/moteurs/commun/detection';
+import { preuveDExterieur, preuveDInterieur, type ObjetDetecte } from '../lambdas/moteurs/commun/detection';
 import type { Genre } from '../lambdas/moteurs/commun/personnes';
 import { decoder } from '../lambdas/moteurs/commun/pixels';
 import { detecteurCouleurs } from '../lambdas/moteurs/local/detecteur-local';
@@ -36,7 +36,7 @@ const compter = (cle: string, s: Score) => lignes.set(cle, ajouter(lignes.get(cl
 const vrais = (objets: readonly ObjetVrai[], garder: (o: ObjetVrai) => boolean) => objets.filter(garder).map((o) => rectangle(o.boite));
 const meubles = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'meuble');
 const fenetresPortes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && FENETRES_PORTES.has(o.nom));
-const autresFixes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && !FENETRES_PORTES.has(o.nom));
+const autresFixes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && !FENETRES_PORTES.has(o.nom) && !preuveDExterieur([o]));
 
 let [temps, n] = [0, 0];
 /** What staging and vider decide, by what the photo is: counts of each verdict. */

@@ -86,6 +86,13 @@ const repondreRekognition = () => {
         Instances: [{ BoundingBox: { Left: 0.75, Top: 0.7, Width: 0.2, Height: 0.15 }, Confidence: 92.5 }],
         Parents: [{ Name: 'Vehicle' }],
       },
+      {
+        // Inside (a refrigerator): the car is parked outside the window, and staging does not take the room for a street.
+        Name: 'Refrigerator',
+        Confidence: 90.5,
+        Instances: [{ BoundingBox: { Left: 0.02, Top: 0.3, Width: 0.1, Height: 0.4 }, Confidence: 90.1 }],
+        Parents: [{ Name: 'Appliance' }],
+      },
       { Name: 'Indoors', Confidence: 99.0, Instances: [], Parents: [] },
     ],
     LabelModelVersion: '3.0',

@@ -205,6 +205,14 @@ describe('inside, as the trained detector tells (a sink, a bed in view)', () => 
     expect(structure.essais).toBe(1);
   });
 
+  it('staging refuses a square at night and a street, where no sky says outside but a car does', async () => {
+    for (const nom of ['facade-nuit_polyhaven-hansaplatz.jpg', 'rue-bus_coco423617.jpg'])
+      await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: photo(nom), travail: 't' }), nom).rejects.toMatchObject({
+        name: 'sol_introuvable',
+        message: expect.stringMatching(/taken outside \((car|truck|bus) found\)/),
+      });
+  });
+
   it('staging refuses a bathroom, saying so, rather than a sofa over the toilet', async () => {
     await expect(moteur.retoucher({ outil: 'staging', valeurs: {}, image: photo('salle-de-bain_coco403385.jpg'), travail: 't' })).rejects.toMatchObject({
       name: 'sol_introuvable',

@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
 import { priseDehors } from './ciel-masque';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
-import { preuveDInterieur, type ObjetDetecte } from './detection';
+import { preuveDExterieur, preuveDInterieur, type ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
 import { trouverSol } from './sol';
 
@@ -123,9 +123,14 @@ const CUISINE = new Set(['Oven', 'Stove', 'Refrigerator', 'Microwave']);
  * an interior and a bathroom (the local engine's; the objects themselves in production).
  */
 const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[]): void => {
-  // A bed, a sink or an oven in view: inside, even if a white wall reaches the top of the frame like a sky.
-  if (!preuveDInterieur(indices) && priseDehors(analyse))
-    throw new ErreurTravail('sol_introuvable', 'This photo was taken outside (the sky is in view): staging furnishes an empty room photographed from inside.');
+  // A bed, a sink or an oven in view: inside, even if a white wall reaches the top of the frame like a
+  // sky. Otherwise a car or a traffic light says outside where no sky does (a street, a square at night).
+  if (!preuveDInterieur(indices)) {
+    const vu = preuveDExterieur(indices);
+    const pourquoi = vu ? `${vu.nom.toLowerCase()} found` : priseDehors(analyse) ? 'the sky is in view' : null;
+    if (pourquoi)
+      throw new ErreurTravail('sol_introuvable', `This photo was taken outside (${pourquoi}): staging furnishes an empty room photographed from inside.`);
+  }
   const sanitaire = indices.find((o) => SANITAIRES.has(o.nom)) ?? (indices.some((o) => CUISINE.has(o.nom)) ? undefined : indices.find((o) => o.nom === 'Sink'));
   if (sanitaire)
     throw new ErreurTravail(

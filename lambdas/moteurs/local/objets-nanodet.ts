@@ -7,8 +7,8 @@
  * COCO knows 80 kinds of things, of which a room has a dozen: seats, beds, tables, screens, plants and
  * some clutter (`meuble`), and the plumbed-in sink, toilet, oven and refrigerator (`fixe`). It knows no
  * window, door, radiator, rug, lamp, picture or wardrobe: on a photo the local engine finds none of
- * these (the colour rules that guess them are for drawn scenes, detecteur-local.ts). People, vehicles
- * and animals are not furniture and are left out, as with Rekognition. Measured on the real photos of test/photos (README, Benchmarks: `npm run bench:detecteurs`).
+ * these (the colour rules that guess them are for drawn scenes, detecteur-local.ts). People and
+ * animals are not furniture and are left out, as with Rekognition; vehicles are fixed (below). Measured on the real photos of test/photos (README, Benchmarks: `npm run bench:detecteurs`).
  */
 import { unePourConteneur } from '../../core/infra/dependances';
 import { NATURES, type ObjetDetecte } from '../commun/detection';
@@ -30,6 +30,7 @@ const CONFIANCE_MODELE = 0.15;
 /**
  * COCO's names → Rekognition's (commun/detection.ts NATURES gives the nature); absent: not furniture.
  * `clock` is left out: on the photos of test/photos every clock it saw was a chandelier or a mirror.
+ * Vehicles and street furniture are kept, as fixed: never repainted, and they tell an exterior.
  */
 export const NOMS_COCO: Readonly<Record<string, string>> = Object.freeze({
   chair: 'Chair',
@@ -55,6 +56,14 @@ export const NOMS_COCO: Readonly<Record<string, string>> = Object.freeze({
   oven: 'Oven',
   refrigerator: 'Refrigerator',
   microwave: 'Microwave',
+  car: 'Car',
+  bus: 'Bus',
+  truck: 'Truck',
+  motorcycle: 'Motorcycle',
+  'traffic light': 'Traffic Light',
+  'fire hydrant': 'Fire Hydrant',
+  'stop sign': 'Stop Sign',
+  'parking meter': 'Parking Meter',
 });
 
 const charger = unePourConteneur(() =>
