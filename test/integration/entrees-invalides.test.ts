@@ -181,6 +181,21 @@ describe('GET routes: paths and query strings', () => {
     }
   });
 
+  it('the edges of the URL space: a 404 that says where the route is, never a 405 to the method the path takes', async () => {
+    for (const [cible, indice] of [
+      ['/', 'GET /api/v1/openapi.json describes every route'],
+      ['/api/v1', 'GET /api/v1/openapi.json describes every route'],
+      ['/openapi.json', 'as in GET /api/v1/openapi.json'],
+      ['/outils', 'as in GET /api/v1/outils'],
+      [api('/openapi.json/'), 'without the trailing slash, GET /api/v1/openapi.json'],
+      [api('/factures'), 'GET /api/v1/outils lists the tools'],
+    ] as const) {
+      const r = await brut('GET', cible, auth());
+      attendu(r, 404, 'not_found');
+      expect(r.corps.error.message, cible).toContain(indice);
+    }
+  });
+
   it('request targets that are not a plain path are a 404', async () => {
     for (const cible of ['//', '//[', '//[::1', `/${'%'.repeat(50)}`]) attendu(await brut('GET', cible, auth()), 404, 'not_found');
   });

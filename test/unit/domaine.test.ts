@@ -115,11 +115,32 @@ describe('unknown routes', () => {
     const methode = await appel('PUT', '/api/v1/travaux');
     expect(methode.statusCode).toBe(405);
     expect(methode.headers?.Allow).toBe('GET, POST');
-    const travail = await appel('DELETE', '/api/v1/travaux/2b1a9a55-2a4e-4b77-9a39-5d0d3c1c2f10');
+    const travail = await appel('PUT', '/api/v1/travaux/2b1a9a55-2a4e-4b77-9a39-5d0d3c1c2f10');
     expect(travail.statusCode).toBe(405);
+    expect(JSON.parse(travail.body).error.allow).toEqual(['GET', 'DELETE']);
     const inconnu = await appel('GET', '/api/v1/factures');
     expect(inconnu.statusCode).toBe(404);
-    expect(JSON.parse(inconnu.body)).toEqual({ error: { code: 'not_found', message: 'No route GET /api/v1/factures.' } });
+    expect(JSON.parse(inconnu.body)).toEqual({
+      error: {
+        code: 'not_found',
+        message: 'No route GET /api/v1/factures (GET /api/v1/outils lists the tools, GET /api/v1/openapi.json describes every route).',
+      },
+    });
+  });
+
+  it('never answers 405 to the method the path accepts, and says where the route is', async () => {
+    const message = async (methode: string, chemin: string) => {
+      const reponse = await appel(methode, chemin);
+      expect(reponse.statusCode, `${methode} ${chemin}`).toBe(404);
+      return JSON.parse(reponse.body).error.message as string;
+    };
+    // Without the base path, or with a trailing slash: the route is named.
+    expect(await message('GET', '/openapi.json')).toBe("No route GET /openapi.json: the API's routes are under /api/v1, as in GET /api/v1/openapi.json.");
+    expect(await message('GET', '/outils/')).toContain('as in GET /api/v1/outils.');
+    expect(await message('GET', '/api/v1/openapi.json/')).toBe('No route GET /api/v1/openapi.json/: without the trailing slash, GET /api/v1/openapi.json.');
+    expect(await message('DELETE', '/api/v1/lots/l1/')).toContain('without the trailing slash, DELETE /api/v1/lots/l1.');
+    // The root and the base path point to the tools and the document.
+    for (const chemin of ['/', '/api/v1', '/api/v1/']) expect(await message('GET', chemin)).toContain('GET /api/v1/openapi.json describes every route');
   });
 });
 
