@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import type { Pile } from './pile';
+import { inscrire } from './piles-actives';
 import { DossierOccupe, prendreVerrou, type Verrou } from './verrou';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -82,6 +83,10 @@ try {
   if (erreur instanceof JavaAbsent) refuser(erreur.message);
   throw erreur;
 }
+
+// Noted in the project's register while it runs: the admin and credentials commands find it there
+// when they are not told its data folder (piles-actives.ts).
+process.on('exit', inscrire(dossier, pile.urlBase));
 
 // The admin command finds the running stack by its data folder: it must be told the same one.
 const citer = (texte: string) => (/^[\w./:@%+-]+$/.test(texte) ? texte : `'${texte.replaceAll("'", "'\\''")}'`);

@@ -76,6 +76,13 @@ const vivant = ({ pid, debut }: Contenu): boolean => {
   return actuel === undefined || actuel === debut;
 };
 
+/** The pid of the live stack that holds `dossier`, if one does. */
+export const occupant = (dossier: string): number | undefined => {
+  const texte = lireTexte(join(dossier, FICHIER_VERROU));
+  const contenu = texte === undefined ? undefined : proprietaire(texte);
+  return contenu && vivant(contenu) ? contenu.pid : undefined;
+};
+
 const ignorer = (action: () => void) => {
   try {
     action();

@@ -5,7 +5,7 @@
  * and share one data folder (DynamoDB Local takes seconds to start).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,9 +32,9 @@ interface Stack {
 const lances = new Set<ChildProcess>();
 let racine: string;
 
-const lancer = (dossier: string, port: number, env: Record<string, string> = {}): Stack => {
-  const enfant = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
-    cwd: RACINE,
+const lancer = (dossier: string, port: number, env: Record<string, string> = {}, cwd = RACINE): Stack => {
+  const enfant = spawn(process.execPath, ['--import', 'tsx', join(RACINE, 'local/start.ts')], {
+    cwd,
     env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so afterAll can take down whatever it started, Java included.
@@ -226,6 +226,54 @@ describe('npm start as a service', () => {
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(await javaDe(dossier)).toEqual([]);
     expect(existsSync(join(dossier, FICHIER_VERROU))).toBe(false);
+  });
+});
+
+describe('the admin command finds the stack a newcomer started', () => {
+  /** The admin CLI run from `ici` (a folder laid out like the project), without RETOUCHE_DATA_DIR. */
+  const adminIci = async (ici: string, ...args: string[]) => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.RETOUCHE_DATA_DIR;
+    try {
+      const { stdout, stderr } = await executer(process.execPath, ['--import', 'tsx', join(RACINE, 'exploitation/admin.ts'), ...args], { cwd: ici, env });
+      return { code: 0, stdout, stderr };
+    } catch (e) {
+      const echec = e as { code: number; stdout: string; stderr: string };
+      return { code: echec.code, stdout: echec.stdout, stderr: echec.stderr };
+    }
+  };
+
+  it('the one stack running, whatever its RETOUCHE_DATA_DIR; several are named; none is said; --help is the usage', async () => {
+    // A project folder of its own (its register, .retouche-piles/, and default data folder are there).
+    const ici = mkdtempSync(join(racine, 'projet-'));
+    symlinkSync(join(RACINE, 'node_modules'), join(ici, 'node_modules'));
+    const aide = await adminIci(ici, '--help');
+    expect(aide.code).toBe(0);
+    expect(aide.stdout).toContain('usage: npm run --silent admin -- <command>');
+    expect((await adminIci(ici, 'create-account', '--credits', '1')).stderr).toContain('No local stack is running (none on .retouche/');
+
+    const [a, b] = [join(ici, 'donnees-a'), join(ici, 'donnees-b')];
+    const [portA, portB] = [await portLibre(), await portLibre()];
+    const pileA = lancer(a, portA, {}, ici);
+    await pret(pileA);
+    const seule = await adminIci(ici, 'create-account', '--credits', '3');
+    expect(seule.code, seule.stderr).toBe(0);
+    expect(seule.stderr).toContain(`Using the one stack running, http://localhost:${portA}/api/v1 (RETOUCHE_DATA_DIR=${a})`);
+    const compte = JSON.parse(seule.stdout) as { key: string };
+    expect((await get(portA, '/solde', compte.key)).corps).toEqual({ credits: 3 });
+
+    const pileB = lancer(b, portB, {}, ici);
+    await pret(pileB);
+    const deux = await adminIci(ici, 'create-account', '--credits', '3');
+    expect(deux.code).toBe(1);
+    expect(deux.stderr).toContain('Several local stacks are running');
+    for (const dossier of [a, b]) expect(deux.stderr).toContain(`RETOUCHE_DATA_DIR=${dossier}`);
+
+    for (const pile of [pileA, pileB]) {
+      pile.enfant.kill('SIGINT');
+      await pile.fin;
+    }
+    expect((await adminIci(ici, 'create-account', '--credits', '1')).stderr).toContain('No local stack is running (none on .retouche/');
   });
 });
 
