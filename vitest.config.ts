@@ -2,8 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Three layers: unit (pure domain, fast), integration (real handlers, real ASL, real SDK calls
- * against the local stand-ins) and cdk (assertions on the synthesized template).
+ * against the local stand-ins) and cdk (assertions on the synthesized template); `npm test` runs
+ * them. A fourth, service, runs `npm start` itself as a user does (the README walk-through, the
+ * service's behaviour under Ctrl-C and kill -9): about two minutes of real processes, so its own
+ * script, `npm run test:service`, which CI (.ci/run) runs after `npm test`.
  */
+const SERVICE = ['test/integration/readme.test.ts', 'test/integration/service-local.test.ts'];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -18,10 +23,13 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: SERVICE,
           // One DynamoDB Local (Java) for the whole run; each test file gets its own table.
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
+      // Each starts its own stacks (npm start, DynamoDB Local included).
+      { extends: true, test: { name: 'service', include: SERVICE } },
       { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
     ],
   },
