@@ -7,7 +7,7 @@
  * Only the port of the base URL is changed (3000 may be taken on the machine running the tests).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,5 +95,17 @@ describe('the README walk through, as written', () => {
     expect(stdout).toContain(`${annonce!}\n`);
     expect(stdout).toMatch(/"lots":\["[0-9a-f-]{36}"\]/);
     expect(stdout.trimEnd().endsWith('404')).toBe(true);
+    // Everything it wrote in the project folder (the API key among it) is ignored by git: nothing to commit by mistake.
+    const ignores = readFileSync(join(RACINE, '.gitignore'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('#'))
+      .map((l) => new RegExp(`^${l.replace(/^\//, '').replace(/\/$/, '').replaceAll('.', '\\.').replaceAll('*', '[^/]*')}$`));
+    const ecrits = readdirSync(dossier).filter((nom) => !LIENS.includes(nom));
+    expect(ecrits).toContain('compte.json');
+    for (const nom of ecrits)
+      expect(
+        ignores.some((motif) => motif.test(nom)),
+        `${nom} is not in .gitignore`,
+      ).toBe(true);
   }, 300_000);
 });
