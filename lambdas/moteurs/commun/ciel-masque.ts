@@ -19,7 +19,7 @@
  * the production model finds the sky itself.
  */
 import sharp from 'sharp';
-import { composantes } from './masques';
+import { composantes, sommesRectangles } from './masques';
 import { luminance, type Pixels } from './pixels';
 
 /** Long edge of the analysis copy: enough for a roofline, small enough to flood fill in milliseconds. */
@@ -43,11 +43,11 @@ export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
   return { data, largeur: info.width, hauteur: info.height };
 };
 
-/** Whether a copy made by `copieAnalyse` was taken outside: the sky fills more than a sliver of it. */
-export const priseDehors = (analyse: Pixels): boolean => {
-  const ciel = cielAnalyse(analyse);
-  return ciel.reduce((n, v) => n + v, 0) >= PART_CIEL_DEHORS * ciel.length;
-};
+/** Whether a sky mask (1 = sky) fills more than a sliver of its frame: the photo was taken outside. */
+export const cielDehors = (ciel: Uint8Array): boolean => ciel.reduce((n, v) => n + v, 0) >= PART_CIEL_DEHORS * ciel.length;
+
+/** Whether a copy made by `copieAnalyse` was taken outside. */
+export const priseDehors = (analyse: Pixels): boolean => cielDehors(cielAnalyse(analyse));
 
 /** The sky on a copy made by `copieAnalyse`, one byte per pixel (1 = sky). */
 export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Array => {
@@ -119,17 +119,9 @@ const PART_BRANCHES = 0.15;
  * (a tree's crown, a roofline), each with the mean colour of that sky (0 elsewhere).
  */
 const autourDuCiel = (masque: Uint8Array, data: Buffer, l: number, h: number): { bord: Uint8Array; couleur: Buffer } => {
-  // Summed-area tables of the sky's count and colour: each window's sum in four reads.
-  const L1 = l + 1;
-  const tables = [0, 1, 2, 3].map(() => new Float64Array(L1 * (h + 1)));
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < l; x++) {
-      const p = y * l + x;
-      const valeurs = masque[p] ? [1, data[p * 3]!, data[p * 3 + 1]!, data[p * 3 + 2]!] : [0, 0, 0, 0];
-      const i = (y + 1) * L1 + x + 1;
-      for (let k = 0; k < 4; k++) tables[k]![i] = valeurs[k]! + tables[k]![i - 1]! + tables[k]![i - L1]! - tables[k]![i - L1 - 1]!;
-    }
-  const somme = (t: Float64Array, x0: number, y0: number, x1: number, y1: number) => t[y1 * L1 + x1]! - t[y0 * L1 + x1]! - t[y1 * L1 + x0]! + t[y0 * L1 + x0]!;
+  // The sky's count and colour over each window, in four reads each.
+  const nombreDans = sommesRectangles(l, h, (p) => masque[p]!);
+  const couleurDans = [0, 1, 2].map((k) => sommesRectangles(l, h, (p) => (masque[p] ? data[p * 3 + k]! : 0)));
   const [bord, couleur] = [new Uint8Array(l * h), Buffer.alloc(l * h * 3)];
   for (let y = 0; y < h; y++)
     for (let x = 0; x < l; x++) {
@@ -141,10 +133,10 @@ const autourDuCiel = (masque: Uint8Array, data: Buffer, l: number, h: number): {
         Math.min(l, x + RAYON_BRANCHES + 1),
         Math.min(h, y + RAYON_BRANCHES + 1),
       ];
-      const nombre = somme(tables[0]!, x0, y0, x1, y1);
+      const nombre = nombreDans(x0, y0, x1, y1);
       if (nombre < PART_BRANCHES * (x1 - x0) * (y1 - y0)) continue;
       bord[p] = 1;
-      for (let k = 0; k < 3; k++) couleur[p * 3 + k] = Math.round(somme(tables[k + 1]!, x0, y0, x1, y1) / nombre);
+      for (let k = 0; k < 3; k++) couleur[p * 3 + k] = Math.round(couleurDans[k]!(x0, y0, x1, y1) / nombre);
     }
   return { bord, couleur };
 };

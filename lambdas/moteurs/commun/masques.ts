@@ -131,3 +131,21 @@ export const composantes = (masque: Uint8Array, l: number, h: number): { etiquet
   }
   return { etiquettes, liste };
 };
+
+/**
+ * The sum of `valeur` over any rectangle [x0, x1) × [y0, y1) of an l × h grid, in constant time: a
+ * summed-area table, built once (exact for integer values). For counting the pixels of a mask in a
+ * window, or summing their colour.
+ */
+export const sommesRectangles = (l: number, h: number, valeur: (p: number) => number) => {
+  const table = new Float64Array((l + 1) * (h + 1));
+  for (let y = 0; y < h; y++) {
+    let ligne = 0;
+    for (let x = 0; x < l; x++) {
+      ligne += valeur(y * l + x);
+      table[(y + 1) * (l + 1) + x + 1] = table[y * (l + 1) + x + 1]! + ligne;
+    }
+  }
+  return (x0: number, y0: number, x1: number, y1: number): number =>
+    table[y1 * (l + 1) + x1]! - table[y0 * (l + 1) + x1]! - table[y1 * (l + 1) + x0]! + table[y0 * (l + 1) + x0]!;
+};

@@ -26,6 +26,25 @@ const moyenne = (p: Pixels, alpha: Uint8Array | Buffer, y0: number, y1: number):
   return n ? [somme[0]! / n, somme[1]! / n, somme[2]! / n] : null;
 };
 
+/**
+ * The first row of the sky (alpha ≥ 128) and the row after its last, its horizon: the day's gradient
+ * runs between them. [-1, 1] without sky.
+ */
+export const rangeesDuCiel = (alpha: Uint8Array | Buffer, largeur: number): [number, number] => {
+  let [haut, bas] = [-1, 1];
+  for (let i = 0; i < alpha.length; i++)
+    if (alpha[i]! >= 128) {
+      haut = Math.floor(i / largeur);
+      break;
+    }
+  for (let i = alpha.length - 1; i >= 0; i--)
+    if (alpha[i]! >= 128) {
+      bas = Math.floor(i / largeur) + 1;
+      break;
+    }
+  return [haut, bas];
+};
+
 /** A clear day sky at height `t` (0 at the top of the sky, 1 at its horizon): deep blue to pale. */
 export const bleuDuJour = (t: number): [number, number, number] => [40 + 120 * t, 110 + 100 * t, 215 + 30 * t];
 
@@ -41,17 +60,7 @@ export const apercuCiel = async (p: Pixels, original: Pixels = p, { interieur = 
   // Inside (a sink, a bed in view), nothing is a sky: the light and verticals alone, done by the factory.
   const { alpha } = await trouverCiel(p, { interieur });
   // The gradient runs from the top to the lowest sky row: a horizon that is the photo's own.
-  let [haut, bas] = [-1, 1];
-  for (let i = 0; i < alpha.length; i++)
-    if (alpha[i]! >= 128) {
-      haut = Math.floor(i / p.largeur);
-      break;
-    }
-  for (let i = alpha.length - 1; i >= 0; i--)
-    if (alpha[i]! >= 128) {
-      bas = Math.floor(i / p.largeur) + 1;
-      break;
-    }
+  const [haut, bas] = rangeesDuCiel(alpha, p.largeur);
   // The hour is read on the photo as taken: the light correction greys a sunset (same frame, nearly the same geometry).
   const tout = haut < 0 ? null : moyenne(original, alpha, haut, bas);
   // Dark (blue hour, night) or redder than green (a pink or orange sunset); a grey overcast sky is neither.

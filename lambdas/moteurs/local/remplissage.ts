@@ -9,6 +9,7 @@
  * colour change with the height in the frame), plus the continuation of the patches its neighbours were
  * filled from (so a parquet's lines run on), as PatchMatch does. Seeded: the same job gives the same fill.
  */
+import { sommesRectangles } from '../commun/masques';
 
 /** Half the side of a patch: 9 × 9 pixels on the small copy. */
 const R = 4;
@@ -18,23 +19,6 @@ const COEUR = 3;
 const CANDIDATS = 48;
 /** Candidates come from rows within this share of the height of the pixel's own. */
 const BANDE = 0.12;
-
-/**
- * How many pixels `marque` holds in any rectangle [x0, x1) × [y0, y1), in constant time: a summed-area
- * table, read before the fill changes anything.
- */
-const compteurRectangles = (l: number, h: number, marque: (p: number) => boolean) => {
-  const table = new Int32Array((l + 1) * (h + 1));
-  for (let y = 0; y < h; y++) {
-    let ligne = 0;
-    for (let x = 0; x < l; x++) {
-      ligne += marque(y * l + x) ? 1 : 0;
-      table[(y + 1) * (l + 1) + x + 1] = table[y * (l + 1) + x + 1]! + ligne;
-    }
-  }
-  return (x0: number, y0: number, x1: number, y1: number): number =>
-    table[y1 * (l + 1) + x1]! - table[y0 * (l + 1) + x1]! - table[y1 * (l + 1) + x0]! + table[y0 * (l + 1) + x0]!;
-};
 
 /**
  * Fills, in place, the pixels of `data` (RGB, l × h) where `connu` is 0, and marks them known.
@@ -54,8 +38,9 @@ export const remplirParMotifs = (
   // Sources: centres whose whole patch is known (never moved: they are the photo's) and holds no pixel
   // `exclus` marks (an object's edge, which would come back as a ridge).
   const sources: number[] = [];
-  const inconnusDans = compteurRectangles(l, h, (p) => !connu[p]);
-  const interditsDans = compteurRectangles(l, h, (p) => !!exclus?.[p]);
+  // Counted before the fill changes anything.
+  const inconnusDans = sommesRectangles(l, h, (p) => (connu[p] ? 0 : 1));
+  const interditsDans = sommesRectangles(l, h, (p) => (exclus?.[p] ? 1 : 0));
   const source = (x: number, y: number) => !inconnusDans(x - R, y - R, x + R + 1, y + R + 1) && !interditsDans(x - R, y - R, x + R + 1, y + R + 1);
   for (let y = R; y < h - R; y++) for (let x = R; x < l - R; x++) if (source(x, y)) sources.push(y * l + x);
   if (!sources.length) return;

@@ -2,7 +2,7 @@
  * The renovation preview: the walls found (not sky, snow, foliage, branches, glass or highlights)
  * re-rendered in the style's colour, keeping their shading; the windows and doors found stay as they are.
  */
-import { adoucir, trouverCiel } from '../commun/ciel-masque';
+import { adoucir, cielAnalyse, copieAnalyse } from '../commun/ciel-masque';
 import { luminance, type Pixels } from '../commun/pixels';
 import { borner, saturation } from './couleurs';
 import { solAnalyse } from '../commun/sol';
@@ -21,7 +21,9 @@ const TEINTES_RENOVATION: Record<string, [number, number, number]> = {
  * and the mask's edges are feathered.
  */
 export const zoneRenovation = async (p: Pixels, zone: string | undefined): Promise<Buffer> => {
-  const { analyse, masqueAnalyse } = await trouverCiel(p);
+  // The sky of the analysis copy only: the full-size feathered mask trouverCiel also builds is not needed here.
+  const analyse = await copieAnalyse(p);
+  const masqueAnalyse = cielAnalyse(analyse);
   const { data, largeur: l, hauteur: h } = analyse;
   const interieur = zone === 'interieur';
   const ciel = interieur ? new Uint8Array(l * h) : masqueAnalyse;

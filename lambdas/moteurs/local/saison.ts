@@ -7,15 +7,13 @@
  * paving or a hedge without greening those too (tried on test/photos).
  */
 import { ErreurTravail } from '../../core/modele/erreurs';
-import { adoucir, trouverCiel } from '../commun/ciel-masque';
+import { adoucir, cielDehors, trouverCiel } from '../commun/ciel-masque';
 import { preuveDInterieur, type ObjetDetecte } from '../commun/detection';
 import { luminance, type Pixels } from '../commun/pixels';
-import { bleuDuJour } from './ciel';
+import { bleuDuJour, rangeesDuCiel } from './ciel';
 import { borner } from './couleurs';
 import { neigeAnalyse } from './neige';
 
-/** Sky over this share of the frame: taken outside, with enough sky to speak of the day's light. */
-const PART_CIEL_MIN = 0.05;
 /** A sky bluer than this (mean blue minus red, 0–255) is a clear sky already: summer's. */
 const BLEU_FRANC = 45;
 /** A sky darker than this (mean luma) is dusk or night: its hour is kept, not turned to noon. */
@@ -77,7 +75,7 @@ export const zonesSaison = async (p: Pixels, objets: readonly ObjetDetecte[] = [
   const { analyse, masqueAnalyse, alpha } = await trouverCiel(p, { interieur: preuveDInterieur(objets) !== undefined });
   // Without its sky a photo is an interior or the ground alone, where a white floor, a bathroom's
   // tiles or a sunlit pavement pass for snow (test/photos): nothing this preview can tell is winter.
-  if (masqueAnalyse.reduce((n, v) => n + v, 0) < PART_CIEL_MIN * masqueAnalyse.length)
+  if (!cielDehors(masqueAnalyse))
     throw new ErreurTravail(
       'hiver_introuvable',
       'No sky, or too little of it, was found in this photo: saison turns a winter exterior seen with its sky to summer; an interior or the ground alone has nothing it can turn.',
@@ -93,8 +91,7 @@ export const apercuSaison = async (p: Pixels, objets: readonly ObjetDetecte[] = 
   const sortie = Buffer.from(p.data);
   const { pelouse, ciel, gris } = await zonesSaison(p, objets);
   // The sky's rows, for the day's gradient from its top to its horizon.
-  let [haut, bas] = [-1, 1];
-  for (let q = 0; q < ciel.length; q++) if (ciel[q]! >= 128) ((haut = haut < 0 ? Math.floor(q / p.largeur) : haut), (bas = Math.floor(q / p.largeur) + 1));
+  const [haut, bas] = rangeesDuCiel(ciel, p.largeur);
   // The snow's own mean light: the lawn keeps its light and shade whatever the exposure.
   let [somme, n] = [0, 0];
   for (let q = 0; q < pelouse.length; q++) if (pelouse[q]! >= 128) ((somme += luminance(p.data[q * 3]!, p.data[q * 3 + 1]!, p.data[q * 3 + 2]!)), n++);
