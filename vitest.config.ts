@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * Three layers: unit (pure domain, fast), integration (real handlers, real ASL, real SDK calls
  * against the local stand-ins) and cdk (assertions on the synthesized template); `npm test` runs
- * them. A fourth, service, runs `npm start` itself as a user does (the README walk-through, the
+ * them. A fourth, service, runs `npm start` itself as a user does (the README quick start and walk-through, the
  * service's behaviour under Ctrl-C and kill -9): about two minutes of real processes, so its own
  * script, `npm run test:service`, which CI (.ci/run) runs after `npm test`.
  */

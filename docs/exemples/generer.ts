@@ -1,5 +1,5 @@
 /**
- * The before/after examples of the README, made by the local preview engine (the one `npm start`
+ * The before/after examples of docs/engines.md, made by the local preview engine (the one `npm start`
  * runs) on the synthetic scenes of scenes.ts. Run: npm run exemples  (writes docs/exemples/*.jpg and
  * annonce.md; the same bytes on every run with the same sharp).
  */

@@ -1,5 +1,5 @@
 /**
- * Sample "photos" for the README before/after examples.
+ * Sample "photos" for the before/after examples of docs/engines.md.
  *
  * No real listing photo may be copied into the repository (rights, owners' privacy) and the docs are
  * built offline, so the scenes are computed: a small pinhole camera projects boxes and planes into an

@@ -1,6 +1,6 @@
 /**
  * The EU-resident stage (`-c residence=eu`, lib/residence.ts): what it synthesizes, what it refuses, and the
- * README's table, which is rendered from the same table the check and the grants read. Synthesized like
+ * table of docs/deployment.md, which is rendered from the same table the check and the grants read. Synthesized like
  * test/cdk/pile.test.ts (the app module, cdk.json's context, no bundling); nothing here talks to AWS.
  */
 import { readFileSync } from 'node:fs';
@@ -78,11 +78,11 @@ const horsUe = (json: unknown): string[] => {
 
 const SIX_UE = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'];
 
-describe('the README table', () => {
+describe('the table of docs/deployment.md', () => {
   it('is the one in lib/residence.ts, rendered (the synth check and the grants read that same table)', () => {
-    const readme = readFileSync(path.join(RACINE, 'README.md'), 'utf8');
-    const m = /<!-- residence:debut -->\n([\s\S]*?)\n<!-- residence:fin -->/.exec(readme);
-    expect(m, 'README.md has no <!-- residence:debut --> … <!-- residence:fin --> block').not.toBeNull();
+    const doc = readFileSync(path.join(RACINE, 'docs/deployment.md'), 'utf8');
+    const m = /<!-- residence:debut -->\n([\s\S]*?)\n<!-- residence:fin -->/.exec(doc);
+    expect(m, 'docs/deployment.md has no <!-- residence:debut --> … <!-- residence:fin --> block').not.toBeNull();
     expect(m![1]).toBe(tableauResidence());
   });
 

@@ -1,11 +1,12 @@
 /**
- * The README's walk through, run as written. Its shell block (between `<!-- parcours:debut -->` and
- * `<!-- parcours:fin -->`) is read from README.md itself, so the two cannot drift, and run by bash,
- * as a new user runs it: from a folder laid out like the project (links to its folders and manifest,
- * so `npm run …` works there and what the walk through writes stays in that folder), beside `npm
- * start` started in that folder with its default data folder: with a photo of a furnished bedroom and
- * `OUTIL=staging`, where it must stop at the first job, then with a 13 MB photo of a house, all the way.
- * Only the port of the base URL (3000 may be taken on the machine running the tests) and `OUTIL` are changed.
+ * The README's quick start and the walk through of docs/walkthrough.md, run as written. Their shell blocks
+ * (between `<!-- demarrage:debut -->` and `<!-- demarrage:fin -->`, `<!-- parcours:debut -->` and
+ * `<!-- parcours:fin -->`) are read from the documents themselves, so the two cannot drift, and run by bash, as a
+ * new user runs them: from a folder laid out like the project (links to its folders and manifest, so `npm run …`
+ * works there and what they write stays in that folder), beside `npm start` started in that folder with its
+ * default data folder. The walk through runs with a photo of a furnished bedroom and `OUTIL=staging`, where it
+ * must stop at the first job, then with a 13 MB photo of a house, all the way. Only the port of the base URL
+ * (3000 may be taken on the machine running the tests) and `OUTIL` are changed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -22,10 +23,11 @@ import { photoGrande } from '../support/photo';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const executer = promisify(execFile);
 
-/** The walk through's shell commands, as the README shows them. */
-const parcoursDuReadme = (readme: string): string => {
-  const bloc = /<!-- parcours:debut -->\s*```sh\n([\s\S]*?)```\s*<!-- parcours:fin -->/.exec(readme);
-  if (!bloc) throw new Error('README.md has no walk through between <!-- parcours:debut --> and <!-- parcours:fin -->');
+/** The shell block of a document between `<!-- <nom>:debut -->` and `<!-- <nom>:fin -->`, as it shows it. */
+const blocDe = (fichier: string, nom: string): string => {
+  const motif = new RegExp(`<!-- ${nom}:debut -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${nom}:fin -->`);
+  const bloc = motif.exec(readFileSync(join(RACINE, fichier), 'utf8'));
+  if (!bloc) throw new Error(`${fichier} has no shell block between <!-- ${nom}:debut --> and <!-- ${nom}:fin -->`);
   return bloc[1]!;
 };
 
@@ -63,25 +65,48 @@ afterAll(async () => {
   rmSync(dossier, { recursive: true, force: true });
 });
 
-/** Runs the walk through as a user pastes it into bash (the block sets -e in its own subshell), with `OUTIL` set. */
-const parcourir = async (outil: string) => {
-  const parcours = parcoursDuReadme(readFileSync(join(RACINE, 'README.md'), 'utf8'));
-  expect(parcours).toContain('API=http://localhost:3000/api/v1');
-  expect(parcours).toContain('\nOUTIL=ciel\n');
-  const script = parcours.replace('http://localhost:3000', `http://localhost:${port}`).replace('\nOUTIL=ciel\n', `\nOUTIL=${outil}\n`);
+/** Runs a shell block as a user pastes it into bash, against this test's stack (only the port changed). */
+const executerBloc = async (bloc: string) => {
+  expect(bloc).toContain('API=http://localhost:3000/api/v1');
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.RETOUCHE_DATA_DIR;
   // About 20 s here; a command that stops working makes a polling loop wait for ever, hence the bound.
+  const script = bloc.replace('http://localhost:3000', `http://localhost:${port}`);
   return executer('bash', ['-c', script], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (erreur: { code?: number; stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
-      if (erreur.killed || typeof erreur.code !== 'number') throw new Error(`the walk through did not end: ${erreur.message}\n${erreur.stderr ?? ''}`);
+      if (erreur.killed || typeof erreur.code !== 'number') throw new Error(`the block did not end: ${erreur.message}\n${erreur.stderr ?? ''}`);
       return { code: erreur.code, stdout: erreur.stdout ?? '', stderr: erreur.stderr ?? '' };
     },
   );
 };
 
-describe('the README walk through, as written', () => {
+/** The walk through of docs/walkthrough.md (it sets -e in its own subshell), with `OUTIL` set. */
+const parcourir = (outil: string) => {
+  const parcours = blocDe('docs/walkthrough.md', 'parcours');
+  expect(parcours).toContain('\nOUTIL=ciel\n');
+  return executerBloc(parcours.replace('\nOUTIL=ciel\n', `\nOUTIL=${outil}\n`));
+};
+
+describe("the README's quick start, as written", () => {
+  it('turns the white sky of a facade from the test photos blue, and saves the result', async () => {
+    const { code, stdout, stderr } = await executerBloc(blocDe('README.md', 'demarrage'));
+    expect(code, `${stdout}\n--- stderr:\n${stderr}`).toBe(0);
+    expect(stdout).toContain('termine\n');
+    const photo = await sharp(join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-a.jpg')).metadata();
+    const { data, info } = await sharp(join(dossier, 'ciel.jpg')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([photo.width, photo.height]);
+    // The top row, white in the photo, is a sky blue in the result.
+    let bleus = 0;
+    for (let x = 0; x < info.width; x++) {
+      const [r, v, b] = [data[x * 3]!, data[x * 3 + 1]!, data[x * 3 + 2]!];
+      if (b > r + 20 && b > v) bleus++;
+    }
+    expect(bleus / info.width).toBeGreaterThan(0.5);
+  }, 120_000);
+});
+
+describe('the walk through of docs/walkthrough.md, as written', () => {
   it("stops at a job its photo does not suit (a furnished bedroom for staging) with the job's error, its refund and which photo suits which tool, and nothing after it", async () => {
     writeFileSync(join(dossier, 'photo.jpg'), readFileSync(join(RACINE, 'test/photos/chambre_pxhere-607447.jpg')));
     const { code, stdout, stderr } = await parcourir('staging');
@@ -103,7 +128,7 @@ describe('the README walk through, as written', () => {
     writeFileSync(join(dossier, 'photo.jpg'), await photoGrande());
     const { code, stdout, stderr } = await parcourir('ciel');
     expect(code, `${stdout.slice(-3000)}\n--- stderr:\n${stderr.slice(-3000)}`).toBe(0);
-    const parcours = parcoursDuReadme(readFileSync(join(RACINE, 'README.md'), 'utf8'));
+    const parcours = blocDe('docs/walkthrough.md', 'parcours');
 
     // The job ran on the full-size photo and its result is saved under its own name, with its extension.
     expect(stdout).toContain('ciel: termine\n');

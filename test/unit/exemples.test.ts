@@ -1,4 +1,4 @@
-/** The README's before/after examples can be made again with `npm run exemples`: the generator runs and each image shows a change. */
+/** The before/after examples of docs/engines.md can be made again with `npm run exemples`: the generator runs and each image shows a change. */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { EXEMPLES, genererExemples } from '../../docs/exemples/generer';
 const dossier = await mkdtemp(join(tmpdir(), 'retouche-exemples-'));
 afterAll(() => rm(dossier, { recursive: true, force: true }));
 
-describe('README examples', () => {
+describe('the before/after examples', () => {
   it('writes a before | after image per image tool, whose two halves differ, and a listing', async () => {
     const fichiers = await genererExemples(dossier);
     for (const { outil } of EXEMPLES) {

@@ -3,7 +3,7 @@
  * boxes drawn by COCO's annotators or by hand): what NanoDet finds against the truth, whatever the
  * size and the JPEG quality; what vider and staging do with a furnished room, an empty room and an
  * exterior; BlazeFace on a street. The figures over the whole set are the bench's
- * (`npm run bench:detecteurs`, README Benchmarks); the drawn scenes stay for what photos cannot pin down.
+ * (`npm run bench:detecteurs`, docs/benchmarks.md); the drawn scenes stay for what photos cannot pin down.
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -289,7 +289,7 @@ describe('BlazeFace (visages-blazeface.ts) on a street', () => {
     const grands = VERITE[nom]!.objets.filter((o) => o.classe === 'visage').map((o) => rectangle(o.boite));
     const trouves = await trouverVisages(pixels);
     const score = apparier(trouves, grands);
-    // Measured 8 of 13: faces turned away or in profile are missed (README, Benchmarks). Its other boxes are
+    // Measured 8 of 13: faces turned away or in profile are missed (docs/benchmarks.md). Its other boxes are
     // mostly the faces under 24 px the truth leaves out (test/photos/SOURCES.md), so precision is the bench's.
     expect(score.trouves / score.attendus).toBeGreaterThanOrEqual(0.6);
   });

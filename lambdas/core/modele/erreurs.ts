@@ -3,7 +3,7 @@
  *
  * API error codes are English snake_case because the spec names one of them (`insufficient_credits`);
  * job error codes are French snake_case, like the rest of the job's vocabulary. Both lists are in the
- * README and nowhere else is a code invented: add it here first.
+ * interface (docs/api.md) and nowhere else is a code invented: add it here first.
  */
 
 export const CODES_API = {

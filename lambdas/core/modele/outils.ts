@@ -46,7 +46,7 @@ const imagesParLot = { min: 1, max: MAX_IMAGES_LOT, par_lot: true } as const;
 export const VALEURS_FLOUTAGE = ['none', 'faces', 'plates', 'faces and plates'] as const;
 
 /**
- * Our extension, on every image tool (README, "Our extensions"): faces and number plates found in the
+ * Our extension, on every image tool (docs/api.md, "Our extensions"): faces and number plates found in the
  * result are blurred beyond recognition before it is signed (moteurs/floutage.ts). Off unless asked.
  */
 const CHAMP_FLOUTAGE: Champ = {
@@ -91,7 +91,7 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
         defaut: 'modern',
       },
       {
-        // Our extension (README, "Our extensions"): off unless asked, so spec clients see no change.
+        // Our extension (docs/api.md, "Our extensions"): off unless asked, so spec clients see no change.
         nom: 'mention',
         type: 'string',
         requis: false,

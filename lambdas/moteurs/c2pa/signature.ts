@@ -43,7 +43,7 @@ const PNG_MINUSCULE = Buffer.from(
  * V8 first runs WebAssembly with its baseline compiler and only optimizes functions that prove hot; a
  * call already running keeps its slow code. So the first signature of a process hashes several times
  * slower than the next ones. Ten tiny signatures at cold start (fewer were not enough) move the hot
- * paths to optimized code first; the figures are in README, Benchmarks (`npm run bench:c2pa`).
+ * paths to optimized code first; the figures are in docs/benchmarks.md (`npm run bench:c2pa`).
  * Also checks the key and chain at start-up rather than on the first paying request.
  */
 export async function prechaufferC2pa(options: Pick<OptionsC2pa, 'clePrivee' | 'chaine'>, tours = 10): Promise<void> {

@@ -9,7 +9,7 @@
  * averages — a face to 3 cells across its width, a plate to 2 — and only
  * then smoothed back to size (bilinear, then a Gaussian of half a cell): whatever is inside the region
  * afterwards is a function of those few averages alone, nothing of the eyes, mouth or characters is
- * left to sharpen or match. bench/floutage.ts measures it (README, "Blurring faces and plates").
+ * left to sharpen or match. bench/floutage.ts measures it (docs/engines.md, "Faces and plates blurred").
  *
  * Only the regions are touched: each is cut out (grown by a margin, so the hairline, ears and the plate's
  * frame go too), blurred, and blended back through a feathered edge — an ellipse for a face, a rounded

@@ -25,7 +25,7 @@
  *   long side, overlapping) that hold a line's worth of edges: over a whole room a moved window is a
  *   tenth of the lines (F1 ≈ 0.88, as high as a good repaint), around the window it is all of them.
  * Only edges of the region count, but they may be matched just outside it: a frame on its border
- * stays found. It works on reduced copies, so its cost hardly grows with the photo (README, Benchmarks:
+ * stays found. It works on reduced copies, so its cost hardly grows with the photo (docs/benchmarks.md:
  * the tool step's time, `npm run bench:grande-image`).
  *
  * What it cannot see: a change that keeps the lines (a window's glass made opaque, a door recoloured

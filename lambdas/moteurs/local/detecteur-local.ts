@@ -1,7 +1,7 @@
 /**
  * The colour rules of the local preview engine, in place of Rekognition: a deterministic reading of
  * the analysis copy, a few tens of milliseconds, no model. Tuned on drawn scenes, and used for them
- * (the tests' images, the README's examples); real photos go to a trained model (`detecteurLocal`, at the end).
+ * (the tests' images, the examples of docs/engines.md); real photos go to a trained model (`detecteurLocal`, at the end).
  *
  * What it finds, in a room photographed from standing height with its floor at the bottom of the frame:
  * - the floor (commun/sol.ts), and from it the floor line: the top of the floor's convex hull (a room's floor
@@ -19,9 +19,9 @@
  *     within the floor being a rug;
  *   · on a wall, tall and rectangular, down to the floor line: a door (`fixe`);
  *   · on a wall, rectangular: a framed picture (`meuble`); anything else on a wall is ignored.
- * Measured on the README's living room (test/unit/zones.test.ts): sofa, armchair, plant, window and
+ * Measured on the living room of the examples (docs/exemples) (test/unit/zones.test.ts): sofa, armchair, plant, window and
  * radiator found (IoU 0.52–0.94); the coffee table's legs go to the rug under them (IoU 0.46); the
- * floor lamp (a white shade, a thin pole) is missed. Its time is part of the engine's (README,
+ * floor lamp (a white shade, a thin pole) is missed. Its time is part of the engine's (docs/benchmarks.md,
  * Benchmarks: `bench/moteur-local.ts`).
  * What it cannot: tell a wardrobe from a door or a built-in unit from a piece standing against the
  * wall (both are rectangles on the floor line); see furniture the colour of the walls (a white
@@ -425,7 +425,7 @@ export const detecteurCouleurs: Detecteur = {
  * The local engine's detector: furniture and the plumbed-in (sink, toilet, oven, refrigerator) found
  * by NanoDet, a trained model (objets-nanodet.ts, loaded at the first job that needs it). Not the colour
  * rules: on real photos their furniture is walls, shadows and facades, and their windows and doors are
- * mostly not windows or doors (README, Benchmarks: `npm run bench:detecteurs`), and a false window cuts
+ * mostly not windows or doors (docs/benchmarks.md: `npm run bench:detecteurs`), and a false window cuts
  * a hole in the furniture vider removes. Drawn scenes, whose flat colours the model does not read as
  * furniture, are for `detecteurCouleurs`.
  */

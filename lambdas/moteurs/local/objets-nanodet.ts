@@ -8,7 +8,7 @@
  * some clutter (`meuble`), and the plumbed-in sink, toilet, oven and refrigerator (`fixe`). It knows no
  * window, door, radiator, rug, lamp, picture or wardrobe: on a photo the local engine finds none of
  * these (the colour rules that guess them are for drawn scenes, detecteur-local.ts). People and
- * animals are not furniture and are left out, as with Rekognition; vehicles are fixed (below). Measured on the real photos of test/photos (README, Benchmarks: `npm run bench:detecteurs`).
+ * animals are not furniture and are left out, as with Rekognition; vehicles are fixed (below). Measured on the real photos of test/photos (docs/benchmarks.md: `npm run bench:detecteurs`).
  */
 import { unePourConteneur } from '../../core/infra/dependances';
 import { NATURES, type ObjetDetecte } from '../commun/detection';
