@@ -10,6 +10,15 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+/**
+ * A refusal the operator acts on: a context value, a Region or an EU-residence rule the stage does not accept. Its
+ * message is complete (what is wrong, what to type instead), so bin/retouche.ts prints it alone, without the stack
+ * trace an unexpected error keeps.
+ */
+export class RefusDeConfiguration extends Error {
+  override readonly name = 'RefusDeConfiguration';
+}
+
 export interface ConfigurationStage {
   /** Stage name: part of the stack name (`Retouche-<stage>`). */
   stage: string;
@@ -34,11 +43,11 @@ export interface ConfigurationStage {
    */
   c2paChaine?: string;
   /**
-   * `eu`: an EU-resident stage (lib/residence.ts, README "EU residence"): its Region, Bedrock and Rekognition
+   * `eu`: an EU-resident stage (lib/residence.ts, docs/deployment.md "EU residence"): its Region, Bedrock and Rekognition
    * Regions and models all in the EU, or the synth stops. Absent: no such check.
    */
   residence?: 'eu';
-  /** The stage's Region (`-c region`); without it, the CLI's (CDK_DEFAULT_REGION). */
+  /** The stage's Region (`-c region`); without it, the one the CLI or the shell names (lib/residence.ts, `regionConfiguree`). */
   region?: string;
   /**
    * The tools this stage offers (`-c outils=annonce,ciel`); all when absent. `GET /outils` lists only
@@ -55,20 +64,20 @@ export interface ConfigurationStage {
  */
 export const lireChaineC2pa = (fichier: string, racine = process.cwd()): string => {
   const chemin = path.resolve(racine, fichier);
-  if (!existsSync(chemin)) throw new Error(`context c2paChaine: no file ${chemin}`);
+  if (!existsSync(chemin)) throw new RefusDeConfiguration(`context c2paChaine: no file ${chemin}`);
   const texte = readFileSync(chemin, 'utf8');
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(texte)) {
-    throw new Error(
+    throw new RefusDeConfiguration(
       `context c2paChaine: ${chemin} holds a private key; give the certificates only (the signing key is generated in the account and never leaves it)`,
     );
   }
   const blocs = [...texte.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => m[0].replace(/\r\n?/g, '\n'));
-  if (blocs.length === 0) throw new Error(`context c2paChaine: ${chemin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (blocs.length === 0) throw new RefusDeConfiguration(`context c2paChaine: ${chemin} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   blocs.forEach((bloc, i) => {
     try {
       new X509Certificate(bloc);
     } catch (e) {
-      throw new Error(`context c2paChaine: certificate ${i + 1} of ${chemin} does not parse (${(e as Error).message})`);
+      throw new RefusDeConfiguration(`context c2paChaine: certificate ${i + 1} of ${chemin} does not parse (${(e as Error).message})`);
     }
   });
   return `${blocs.join('\n')}\n`;
@@ -82,12 +91,12 @@ type LireContexte = (cle: string) => unknown;
 const choix = <T extends string>(valeur: unknown, permis: readonly T[], defaut: T, cle: string): T => {
   if (valeur === undefined) return defaut;
   if (typeof valeur === 'string' && (permis as readonly string[]).includes(valeur)) return valeur as T;
-  throw new Error(`context ${cle} must be one of ${permis.join(', ')} (got ${String(valeur)})`);
+  throw new RefusDeConfiguration(`context ${cle} must be one of ${permis.join(', ')} (got ${String(valeur)})`);
 };
 
 export const configurationDepuisContexte = (lire: LireContexte): ConfigurationStage => {
   const stage = String(lire('stage') ?? 'dev');
-  if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) throw new Error(`context stage must be lower-case letters, digits or - (got ${stage})`);
+  if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) throw new RefusDeConfiguration(`context stage must be lower-case letters, digits or - (got ${stage})`);
   const production = lire('production') === undefined ? STAGES_PRODUCTION.has(stage) : String(lire('production')) === 'true';
   const email = lire('emailAlarmes');
   const concurrence = lire('concurrenceOutil');
@@ -96,7 +105,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const region = lire('region');
   const outils = lire('outils');
   if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
-    throw new Error(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
+    throw new RefusDeConfiguration(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
   }
   const offerts =
     outils === undefined
@@ -105,10 +114,10 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
           .split(',')
           .map((o) => o.trim());
   if (offerts && (offerts.length === 0 || offerts.some((o) => !estOutil(o)))) {
-    throw new Error(`context outils must list tools separated by commas, among ${OUTILS.join(', ')} (got ${String(outils)})`);
+    throw new RefusDeConfiguration(`context outils must list tools separated by commas, among ${OUTILS.join(', ')} (got ${String(outils)})`);
   }
   if (concurrence !== undefined && !(Number.isInteger(Number(concurrence)) && Number(concurrence) >= 1)) {
-    throw new Error(`context concurrenceOutil must be a positive integer (got ${String(concurrence)})`);
+    throw new RefusDeConfiguration(`context concurrenceOutil must be a positive integer (got ${String(concurrence)})`);
   }
   return {
     stage,

@@ -89,7 +89,7 @@ const installerImages = (dossier: string): void => {
 
 /**
  * What the face detector never reads, out of the asset: TensorFlow.js's and Human's source maps (half
- * of their size), Human's other models and builds: about 75 MB less per image function (README, Benchmarks).
+ * of their size), Human's other models and builds: about 75 MB less per image function (docs/benchmarks.md).
  */
 const elaguer = (modules: string): void => {
   const parcourir = (d: string): void => {
@@ -230,7 +230,7 @@ export class Fonction extends FonctionLambda {
       role,
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
       // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the bundle's map (1.3–3.8 MB)
-      // at every cold start, before the first answer (README, Benchmarks: `npm run bench:demarrage`). Stack traces
+      // at every cold start, before the first answer (docs/benchmarks.md: `npm run bench:demarrage`). Stack traces
       // point into the minified bundle; its map is in the asset, next to it, to read them (or set the
       // flag on one function while investigating).
       environment: {

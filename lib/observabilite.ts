@@ -114,7 +114,7 @@ export class Observabilite extends Construct {
     const cinq = Duration.minutes(5);
     alarme(
       'ExecutionsEchouees',
-      'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook in README)',
+      'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook: docs/architecture.md, "Operators")',
       p.machine.metricFailed({ period: cinq, statistic: 'Sum' }),
       SEUILS.executionsEchouees,
     );
@@ -134,25 +134,25 @@ export class Observabilite extends Construct {
       new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: SERVICE_POWERTOOLS }, period, statistic });
     alarme(
       'TravauxEnRetard',
-      'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook in README)',
+      'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook: docs/architecture.md, "Operators")',
       figure(MESURES.travauxEnRetard, 'Maximum', cinq),
       SEUILS.travauxEnRetard,
     );
     alarme(
       'LotsEnRetard',
-      'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook in README)',
+      'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook: docs/architecture.md, "Operators")',
       figure(MESURES.lotsEnRetard, 'Maximum', cinq),
       SEUILS.lotsEnRetard,
     );
     alarme(
       'EffacementsEnRetard',
-      'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook in README)',
+      'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook: docs/architecture.md, "Operators")',
       figure(MESURES.effacementsEnRetard, 'Maximum', cinq),
       SEUILS.effacementsEnRetard,
     );
     alarme(
       'AccesModeleRefuses',
-      'The engine was refused a model or detector call (AccessDeniedException): a model not enabled for the account, or a grant missing. Every job fails until it is fixed: run npm run --silent admin -- check-models (README, "Before the first job")',
+      'The engine was refused a model or detector call (AccessDeniedException): a model not enabled for the account, or a grant missing. Every job fails until it is fixed: run npm run --silent admin -- check-models (docs/deployment.md, "Before the first job")',
       figure(MESURES.accesRefuses, 'Sum', cinq),
       SEUILS.accesRefuses,
     );

@@ -17,7 +17,7 @@ import { accorder } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
 
-/** Bump to rotate the C2PA key (a certificate issued for the old key then no longer fits: see the README). */
+/** Bump to rotate the C2PA key (a certificate issued for the old key then no longer fits: see docs/deployment.md, "Content Credentials"). */
 export const GENERATION_CLE_C2PA = '1';
 
 /** The stack outputs of this construct, as named in cdk-outputs.json. */
@@ -77,7 +77,7 @@ export class Provenance extends Construct {
     // Named exactly (not prefixed by the construct path): operators and scripts read them by name.
     new CfnOutput(this, 'Csr', {
       value: this.csr,
-      description: 'C2PA: certificate request for the signing key; have it certified by a CA on the C2PA trust list (README)',
+      description: 'C2PA: certificate request for the signing key; have it certified by a CA on the C2PA trust list (docs/deployment.md)',
     }).overrideLogicalId(SORTIES_PROVENANCE.csr);
     new CfnOutput(this, 'Signataire', {
       value: this.signataire,

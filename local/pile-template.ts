@@ -62,16 +62,23 @@ export interface Synthese {
   dossier: string;
   template: Template;
   assets: ManifesteAssets;
+  /** What `cdk synth` printed, when `synthetiser` ran it. */
+  sortieCdk?: { stdout: string; stderr: string };
 }
 
 /** `cdk synth` as a deploy runs it (the CLI, cdk.json's app, real bundling), into `dossier`. */
 export const synthetiser = async (dossier: string, contexte: Record<string, string>): Promise<Synthese> => {
   const cdk = path.join(RACINE, 'node_modules', '.bin', 'cdk');
-  const args = ['synth', '-q', '-o', dossier, ...Object.entries(contexte).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  await promisify(execFile)(cdk, args, { cwd: RACINE, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' } });
+  // The Region these stand-ins play (a synth needs one named: bin/retouche.ts), unless the caller names another.
+  const args = ['synth', '-q', '-o', dossier, ...Object.entries({ region: REGION, ...contexte }).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const { stdout, stderr } = await promisify(execFile)(cdk, args, {
+    cwd: RACINE,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
+  });
   const fichier = readdirSync(dossier).find((f) => f.endsWith('.template.json'));
   if (!fichier) throw new Error(`cdk synth wrote no template in ${dossier}`);
-  return lireSynthese(dossier, fichier.replace(/\.template\.json$/, ''));
+  return { ...lireSynthese(dossier, fichier.replace(/\.template\.json$/, '')), sortieCdk: { stdout, stderr } };
 };
 
 export const lireSynthese = (dossier: string, pile: string): Synthese => ({

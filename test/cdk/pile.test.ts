@@ -780,7 +780,7 @@ describe('the dev stage', () => {
     const [idBalayeur] = fonctionDuModule(s, 'Flux/Balayeur');
 
     expect(alarme(s, 'ExecutionsEchouees')).toEqual({
-      AlarmDescription: 'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook in README)',
+      AlarmDescription: 'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook: docs/architecture.md, "Operators")',
       AlarmActions: sujet,
       Namespace: 'AWS/States',
       MetricName: 'ExecutionsFailed',

@@ -239,7 +239,7 @@ describe('what an EU stage refuses to synthesize, and why', () => {
 
   it('a Region outside the EU, from the CLI or from -c region (London and Zurich are in Europe, not in the EU)', () => {
     expect(refus({ moteur: 'local' }, 'us-east-1')).toThrow(
-      /the stage's Region us-east-1, from CDK_DEFAULT_REGION, i\.e\. AWS_REGION or your AWS profile .* is not in the EU\. Deploy with -c region=eu-west-1/,
+      /the stage's Region us-east-1, from CDK_DEFAULT_REGION, is not in the EU\. Deploy with -c region=eu-west-1/,
     );
     expect(refus({ moteur: 'local', region: 'eu-west-2' }, 'eu-west-1')).toThrow(
       /the stage's Region eu-west-2 \(London, United Kingdom: in Europe, not in the EU\), from -c region, is not in the EU/,

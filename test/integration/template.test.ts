@@ -48,6 +48,14 @@ afterAll(async () => {
 });
 
 describe('the synthesized template, run locally', () => {
+  it('was synthesized with a summary on stderr, once, naming its Region, and no template on stdout', () => {
+    const { stdout, stderr } = synthese.sortieCdk!;
+    expect(stdout).toBe('');
+    expect(stderr.match(/^Synthesized Retouche-gabarit: /gm)).toHaveLength(1);
+    expect(stderr).toMatch(/^ {2}Region {2}us-east-1 \(from -c region\)$/m);
+    expect(stderr).toMatch(/^ {2}Engine {2}local: sharp previews, no model called$/m);
+  });
+
   it('loads every function of the template from its asset, with its Handler and environment', () => {
     const fonctions = Object.entries(synthese.template.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(Object.keys(pile.workers).sort()).toEqual(fonctions.map(([id]) => id).sort());
