@@ -3,7 +3,11 @@
  * (verite.json): per class, recall and precision at IoU ≥ 0.5 (test/support/verite.ts scores them),
  * for each source alone and as the engine combines them; NanoDet at several score thresholds; and the
  * decisions a person sees (vider on an empty room, staging on an exterior, saison on an interior), and
- * how often the detector's indoor objects tell an interior.
+ * how often the detector's indoor objects tell an interior. For the window and door finder
+ * (commun/fenetres.ts), which both engines add to their detector, also what a protective mask needs
+ * more than IoU ≥ 0.5: how much of each true window or door its boxes cover, and how much of the
+ * frame they cover where no fixed element is (a false window protects a patch of wall, or leaves part
+ * of the bed vider removes: that share is given apart).
  *
  *   npm run bench:detecteurs
  */
@@ -11,6 +15,8 @@ import { readdirSync } from 'node:fs';
 import { preuveDExterieur, preuveDInterieur, type ObjetDetecte } from '../lambdas/moteurs/commun/detection';
 import type { Genre } from '../lambdas/moteurs/commun/personnes';
 import { decoder } from '../lambdas/moteurs/commun/pixels';
+import { avecOuvertures, trouverFenetres } from '../lambdas/moteurs/commun/fenetres';
+import type { Rectangle } from '../lambdas/moteurs/commun/masques';
 import { detecteurCouleurs } from '../lambdas/moteurs/local/detecteur-local';
 import { CONFIANCE_INDICE, CONFIANCE_MIN, trouverObjets } from '../lambdas/moteurs/local/objets-nanodet';
 import { zonesSaison } from '../lambdas/moteurs/local/saison';
@@ -39,6 +45,43 @@ const fenetresPortes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature 
 const autresFixes = (d: readonly ObjetDetecte[]) => d.filter((o) => o.nature === 'fixe' && !FENETRES_PORTES.has(o.nom) && !preuveDExterieur([o]));
 
 let [temps, n] = [0, 0];
+let tempsFenetres = 0;
+
+/** Rasters of the frame at this many cells a side: enough for a window of 1 % of the width. */
+const GRILLE = 256;
+const raster = (boites: readonly Rectangle[]): Uint8Array => {
+  const g = new Uint8Array(GRILLE * GRILLE);
+  for (const b of boites)
+    for (let y = Math.max(0, Math.floor(b.y0 * GRILLE)); y < Math.min(GRILLE, Math.ceil(b.y1 * GRILLE)); y++)
+      g.fill(1, y * GRILLE + Math.max(0, Math.floor(b.x0 * GRILLE)), y * GRILLE + Math.min(GRILLE, Math.ceil(b.x1 * GRILLE)));
+  return g;
+};
+/** Per kind of photo: the sum over true windows and doors of the share covered, their number, the false areas' sums, the photos. */
+const couvertures = new Map<string, { couvert: number; vrais: number; faux: number; fauxMeuble: number; photos: number; boites: number }>();
+const mesurerCouverture = (
+  cle: string,
+  trouvees: readonly Rectangle[],
+  vraies: readonly Rectangle[],
+  fixesVrais: readonly Rectangle[],
+  meublesVrais: readonly Rectangle[],
+) => {
+  const c = couvertures.get(cle) ?? { couvert: 0, vrais: 0, faux: 0, fauxMeuble: 0, photos: 0, boites: 0 };
+  const [t, f, m] = [raster(trouvees), raster(fixesVrais), raster(meublesVrais)];
+  for (const v of vraies) {
+    const r = raster([v]);
+    let [dans, couvert] = [0, 0];
+    for (let i = 0; i < r.length; i++) if (r[i]) (dans++, t[i] && couvert++);
+    c.couvert += dans ? couvert / dans : 0;
+  }
+  let [faux, fauxMeuble] = [0, 0];
+  for (let i = 0; i < t.length; i++) if (t[i] && !f[i]) (faux++, m[i] && fauxMeuble++);
+  c.vrais += vraies.length;
+  c.faux += faux / t.length;
+  c.fauxMeuble += fauxMeuble / t.length;
+  c.photos++;
+  c.boites += trouvees.length;
+  couvertures.set(cle, c);
+};
 /** What staging and vider decide, by what the photo is: counts of each verdict. */
 const decisions = new Map<string, number>();
 const decider = async (cle: string, f: () => Promise<unknown>) => {
@@ -84,6 +127,15 @@ for (const [nom, v] of Object.entries(truth)) {
   for (const s of SEUILS)
     compter(`furniture ≥ 1 % of frame · NanoDet ≥ ${s}`, apparier(meubles(modeleBas.filter((o) => o.confiance >= s)), grands, petitsMeubles));
   compter('windows+doors · colour rules', apparier(fenetresPortes(couleurs), fp));
+  // The finder as the local engine runs it: told an interior by the model's indoor objects.
+  const t2 = performance.now();
+  const ouvertes = await trouverFenetres(pixels, { interieur: preuveDInterieur(indices) !== undefined });
+  tempsFenetres += performance.now() - t2;
+  compter('windows+doors · edge finder', apparier(fenetresPortes(ouvertes), fp));
+  compter('windows+doors · local engine (NanoDet + edge finder)', apparier(fenetresPortes(avecOuvertures(modele, ouvertes)), fp));
+  const fixesVrais = vrais(v.objets, (o) => o.classe === 'fixe');
+  const boitesOuvertes = fenetresPortes(ouvertes).map((o) => o.boite);
+  for (const cle of ['all photos', v.lieu === 'exterieur' ? 'exteriors' : 'interiors']) mesurerCouverture(cle, boitesOuvertes, fp, fixesVrais, m);
   compter('other fixed · colour rules', apparier(autresFixes(couleurs), fa));
   compter(`other fixed · NanoDet ≥ ${CONFIANCE_MIN}`, apparier(autresFixes(modele), fa));
   // Faces: those of 24 px or more on their short side are to be found; smaller ones may be, at no cost.
@@ -122,6 +174,15 @@ console.log(`\n${Object.keys(truth).length} photos; NanoDet ${Math.round(temps /
 console.log('| class · detector | found / true | false | recall | precision |');
 console.log('|---|---|---|---|---|');
 for (const [cle, s] of lignes) console.log(`| ${cle} | ${s.trouves} / ${s.attendus} | ${s.fausses} | ${pct(rappel(s))} | ${pct(precision(s))} |`);
+
+console.log(
+  `\n| windows+doors · edge finder (${Math.round(tempsFenetres / n)} ms per photo) | boxes | true | true area covered, mean | false area, mean share of frame | of which on true furniture |`,
+);
+console.log('|---|---|---|---|---|---|');
+for (const [cle, c] of couvertures)
+  console.log(
+    `| ${cle} (${c.photos}) | ${c.boites} | ${c.vrais} | ${pct(c.couvert / c.vrais)} | ${(100 * (c.faux / c.photos)).toFixed(2)}% | ${(100 * (c.fauxMeuble / c.photos)).toFixed(2)}% |`,
+  );
 
 console.log('\n| decision (NanoDet boxes, zones.ts) | photos |');
 console.log('|---|---|');

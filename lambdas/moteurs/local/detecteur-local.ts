@@ -35,7 +35,8 @@
  * "piece" whose box covers more than a quarter of the frame is a building or a wall seen whole.
  */
 import { priseDehors } from '../commun/ciel-masque';
-import type { Detecteur, ObjetDetecte } from '../commun/detection';
+import { preuveDInterieur, type Detecteur, type ObjetDetecte } from '../commun/detection';
+import { avecOuvertures, trouverFenetres } from '../commun/fenetres';
 import type { Pixels } from '../commun/pixels';
 import { mesurer, modeleDe, ressemble, trouverSol, type Mesures, type Modele } from '../commun/sol';
 
@@ -423,17 +424,23 @@ export const detecteurCouleurs: Detecteur = {
 
 /**
  * The local engine's detector: furniture and the plumbed-in (sink, toilet, oven, refrigerator) found
- * by NanoDet, a trained model (objets-nanodet.ts, loaded at the first job that needs it). Not the colour
- * rules: on real photos their furniture is walls, shadows and facades, and their windows and doors are
- * mostly not windows or doors (docs/benchmarks.md: `npm run bench:detecteurs`), and a false window cuts
- * a hole in the furniture vider removes. Drawn scenes, whose flat colours the model does not read as
- * furniture, are for `detecteurCouleurs`.
+ * by NanoDet, a trained model (objets-nanodet.ts, loaded at the first job that needs it), and the
+ * windows and doors found from the photo's edges (commun/fenetres.ts, the rule production adds to
+ * Rekognition's answer), as fixed elements: vider and staging leave them out of their masks, and the
+ * structure check has their lines. Not the colour rules: on real photos their furniture is walls,
+ * shadows and facades, and their windows and doors are mostly not windows or doors (docs/benchmarks.md:
+ * `npm run bench:detecteurs`), and a false window cuts a hole in the furniture vider removes. Drawn
+ * scenes, whose flat colours the model does not read as furniture, are for `detecteurCouleurs`.
  */
 export const detecteurLocal: Detecteur = {
   nom: 'local',
   async detecter(photo: Pixels): Promise<ObjetDetecte[]> {
-    const { trouverObjets } = await import('./objets-nanodet');
-    return trouverObjets(photo);
+    const { trouverObjets, CONFIANCE_INDICE, CONFIANCE_MIN } = await import('./objets-nanodet');
+    // One reading of the model: its boxes at its threshold, and at the lower one what tells an interior
+    // (as indicesLocaux below), which tells the window finder not to look for a facade's rhythm.
+    const lecture = await trouverObjets(photo, CONFIANCE_INDICE);
+    const objets = lecture.filter((o) => o.confiance >= CONFIANCE_MIN);
+    return avecOuvertures(objets, await trouverFenetres(photo, { interieur: preuveDInterieur(lecture) !== undefined }));
   },
 };
 
