@@ -266,7 +266,7 @@ export const routage = (id: string, regionBedrock: string): string => {
   const profil = modeleConnu(modele)?.ue?.profil;
   const destinations = profil?.id === id ? profil.destinations[regionBedrock] : undefined;
   if (destinations) return `from ${regionBedrock} to ${liste(destinations)}`;
-  return `within its geography (${prefixe}.): ${liste(REGIONS_GEOGRAPHIE[prefixe] ?? [])}`;
+  return `within its geography (${prefixe}.; the grant allows ${liste(REGIONS_GEOGRAPHIE[prefixe] ?? [])})`;
 };
 
 /**

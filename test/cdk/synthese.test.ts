@@ -163,7 +163,7 @@ describe('the summary after a synth (stderr)', () => {
     expect(texte).toContain('  Engine  bedrock, models called from us-east-1\n');
     expect(texte).toContain('  Tools   vider, staging, renovation, saison, ciel, annonce\n');
     expect(texte).toMatch(
-      /^ {4}vider, staging {2}us\.stability\.stable-image-inpaint-v1:0\n {20}routes within its geography \(us\.\): us-east-1, us-east-2, us-west-1, us-west-2$/m,
+      /^ {4}vider, staging {2}us\.stability\.stable-image-inpaint-v1:0\n {20}routes within its geography \(us\.; the grant allows us-east-1, us-east-2, us-west-1, us-west-2\)$/m,
     );
     expect(texte).toMatch(/^ {4}renovation +us\.stability\.stable-image-control-structure-v1:0$/m);
     expect(texte).toMatch(/^ {4}saison, ciel +us\.stability\.stable-image-search-replace-v1:0$/m);
