@@ -37,7 +37,7 @@
  */
 import { copieAnalyse } from './ciel-masque';
 import type { ObjetDetecte } from './detection';
-import { sommesRectangles } from './masques';
+import { aireCommune, composantes, sommesRectangles, type Composante } from './masques';
 import { luminance, type Pixels } from './pixels';
 
 export interface ContexteFenetres {
@@ -90,46 +90,8 @@ const [ELANCEMENT_MIN, ELANCEMENT_MAX, ELANCEMENT_MAX_CLAIR] = [0.6, 4.5, 7];
 /** Two windows of one facade: sizes within this share of each other, centres within this share of a size. */
 const [RYTHME_TAILLE, RYTHME_ALIGNEMENT] = [0.5, 0.3];
 
-interface Region {
-  id: number;
-  aire: number;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
-
-/**
- * 4-connected regions of a mask, with their area and box, on typed arrays (the mask is cut fifteen
- * times a photo); `etiquettes` receives each pixel's region, numbered from 1.
- */
-const regions = (masque: Uint8Array, l: number, h: number, etiquettes: Int32Array, pile: Int32Array): Region[] => {
-  etiquettes.fill(0);
-  const liste: Region[] = [];
-  for (let depart = 0; depart < l * h; depart++) {
-    if (!masque[depart] || etiquettes[depart]) continue;
-    const id = liste.length + 1;
-    let [aire, x0, y0, x1, y1, haut] = [0, l, h, 0, 0, 0];
-    pile[haut++] = depart;
-    etiquettes[depart] = id;
-    while (haut) {
-      const p = pile[--haut]!;
-      const x = p % l;
-      const y = (p - x) / l;
-      aire++;
-      if (x < x0) x0 = x;
-      if (x >= x1) x1 = x + 1;
-      if (y < y0) y0 = y;
-      if (y >= y1) y1 = y + 1;
-      if (x > 0 && masque[p - 1] && !etiquettes[p - 1]) ((etiquettes[p - 1] = id), (pile[haut++] = p - 1));
-      if (x < l - 1 && masque[p + 1] && !etiquettes[p + 1]) ((etiquettes[p + 1] = id), (pile[haut++] = p + 1));
-      if (y > 0 && masque[p - l] && !etiquettes[p - l]) ((etiquettes[p - l] = id), (pile[haut++] = p - l));
-      if (y < h - 1 && masque[p + l] && !etiquettes[p + l]) ((etiquettes[p + l] = id), (pile[haut++] = p + l));
-    }
-    liste.push({ id, aire, x0, y0, x1, y1 });
-  }
-  return liste;
-};
+/** A component of a cut mask, with the label it carries in `etiquettes`. */
+type Region = Composante & { id: number };
 
 /** How fully a region spans its box, row by row and column by column, from its first pixel to its last: the lower of the two. */
 const etendue = (r: Region, etiquettes: Int32Array, l: number): number => {
@@ -149,7 +111,7 @@ const etendue = (r: Region, etiquettes: Int32Array, l: number): number => {
 
 /** The largest of intersection over union and the share of either box inside the other. */
 const chevauchement = (a: Ouverture, b: Ouverture): number => {
-  const i = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+  const i = aireCommune(a, b);
   const [aa, bb] = [(a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0)];
   return Math.max(i / (aa + bb - i), i / aa, i / bb);
 };
@@ -234,8 +196,11 @@ export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteF
     candidats.push({ x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, score: Math.min(1, detachement / DETACHEMENT_PLEIN) * droiture, porte });
   };
   const masque = new Uint8Array(n);
-  const etiquettes = new Int32Array(n);
-  const pile = new Int32Array(n);
+  /** Each component of the cut mask, examined as lighter (`sens` +1) or darker (-1) than the wall. */
+  const examinerCoupe = (sens: number, clair: boolean) => {
+    const { etiquettes, liste } = composantes(masque, l, h);
+    liste.forEach((c, i) => examiner({ ...c, id: i + 1 }, etiquettes, sens, clair));
+  };
   const fond = new Float32Array(n);
   for (const rayon of RAYONS) {
     const r = Math.max(3, Math.round(rayon * Math.max(l, h)));
@@ -249,7 +214,7 @@ export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteF
     for (const sens of [1, -1])
       for (const niveau of NIVEAUX) {
         for (let p = 0; p < n; p++) masque[p] = sens * (L[p]! - fond[p]!) >= niveau ? 1 : 0;
-        for (const c of regions(masque, l, h, etiquettes, pile)) examiner(c, etiquettes, sens, false);
+        examinerCoupe(sens, false);
       }
   }
   if (interieur) {
@@ -261,7 +226,7 @@ export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteF
     };
     for (const seuil of [EBLOUI, ...CLAIRS.map((q) => Math.max(CLAIR_MIN, quantile(q)))]) {
       for (let p = 0; p < n; p++) masque[p] = L[p]! >= seuil ? 1 : 0;
-      for (const c of regions(masque, l, h, etiquettes, pile)) examiner(c, etiquettes, 1, true);
+      examinerCoupe(1, true);
     }
   }
   // The same window is cut at several levels and scales: its best cut.
@@ -284,9 +249,7 @@ export const trouverFenetres = async (photo: Pixels, contexte: ContexteFenetres 
 /** Share of a found box inside a detector's box that makes it the same element, or part of that piece of furniture. */
 const DEDANS = 0.5;
 
-const partDans = (a: ObjetDetecte['boite'], b: ObjetDetecte['boite']): number =>
-  (Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0))) /
-  Math.max(1e-9, (a.x1 - a.x0) * (a.y1 - a.y0));
+const partDans = (a: ObjetDetecte['boite'], b: ObjetDetecte['boite']): number => aireCommune(a, b) / Math.max(1e-9, (a.x1 - a.x0) * (a.y1 - a.y0));
 
 /**
  * The detector's objects, with the windows and doors found here that it did not box: not one half

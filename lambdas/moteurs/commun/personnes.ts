@@ -7,7 +7,7 @@
  * the tests (local/personnes-local.ts).
  */
 import type { VALEURS_FLOUTAGE } from '../../core/modele/outils';
-import type { Rectangle } from './masques';
+import { aireCommune, type Rectangle } from './masques';
 import type { Pixels } from './pixels';
 
 /** visage: a face (forehead to chin, as face detectors box it); plaque: a number plate (its characters at least). */
@@ -42,11 +42,9 @@ export const genresDe = (floutage: string | undefined): ReadonlySet<Genre> =>
 
 /** Intersection over the smaller box: 1 when one box lies inside the other. */
 const recouvrement = (a: Rectangle, b: Rectangle): number => {
-  const l = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
-  const h = Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
   const aire = (r: Rectangle) => (r.x1 - r.x0) * (r.y1 - r.y0);
   const petite = Math.min(aire(a), aire(b));
-  return petite > 0 ? (l * h) / petite : 0;
+  return petite > 0 ? aireCommune(a, b) / petite : 0;
 };
 
 /**
