@@ -31,8 +31,20 @@ const PART_CIEL_DEHORS = 0.05;
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;
 
-/** A small, slightly blurred copy: the grain of the sensor averaged out before smoothness is judged. */
-export const copieAnalyse = async (p: Pixels): Promise<Pixels> => {
+const copies = new WeakMap<Pixels, Promise<Pixels>>();
+
+/**
+ * A small, slightly blurred copy: the grain of the sensor averaged out before smoothness is judged. Made
+ * once per photo: the floor, the sky, the window finder and the structure check each read the same
+ * photo of a job (about 30 ms a copy at 12 MP), so they share it, and read it only: none may write it.
+ */
+export const copieAnalyse = (p: Pixels): Promise<Pixels> => {
+  let copie = copies.get(p);
+  if (!copie) copies.set(p, (copie = reduire(p)));
+  return copie;
+};
+
+const reduire = async (p: Pixels): Promise<Pixels> => {
   const echelle = Math.min(1, COTE_ANALYSE / Math.max(p.largeur, p.hauteur));
   const [l, h] = [Math.max(1, Math.round(p.largeur * echelle)), Math.max(1, Math.round(p.hauteur * echelle))];
   const { data, info } = await sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } })
