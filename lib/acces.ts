@@ -39,6 +39,11 @@ export interface AccesTable {
   creation?: Genre[];
   /** DeleteItem (also as a Delete of TransactWriteItems) only on these kinds of item. */
   suppression?: Genre[];
+  /**
+   * Whether it may write API keys (`cle` among the kinds above): the web site's key routes only, said
+   * here on purpose so that no other grant can reach a key by a slip of a list.
+   */
+  ecritCles?: true;
 }
 
 export interface Acces {
@@ -70,9 +75,9 @@ export interface Ressources {
 const lisible = (valeur: string, pseudo: string): string => (Token.isUnresolved(valeur) ? `<AWS::${pseudo}>` : valeur);
 
 /** `action` on the items of these kinds only (IAM `dynamodb:LeadingKeys` on their key prefixes). */
-const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'DeleteItem', genres: Genre[]): PolicyStatement => {
+const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'DeleteItem', genres: Genre[], ecritCles = false): PolicyStatement => {
   if (genres.length === 0) throw new Error(`${action} needs the kinds of item it writes`);
-  if (genres.includes('cle')) throw new Error(`${action} on API keys: only the operator's admin CLI writes keys, never a function`);
+  if (genres.includes('cle') && !ecritCles) throw new Error(`${action} on API keys: only the web site's key routes (ecritCles) and the admin CLI write keys`);
   return new PolicyStatement({
     actions: [`dynamodb:${action}`],
     resources: [table.tableArn],
@@ -81,7 +86,7 @@ const ecritureLimitee = (table: ITable, action: 'UpdateItem' | 'PutItem' | 'Dele
 };
 
 const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => {
-  const { actions, index = [], miseAJour, creation, suppression } = acces;
+  const { actions, index = [], miseAJour, creation, suppression, ecritCles } = acces;
   const surElements = actions.filter((a) => a !== 'Query');
   if (surElements.length > 0) {
     fn.addToRolePolicy(new PolicyStatement({ actions: surElements.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }));
@@ -90,9 +95,9 @@ const accorderTable = (fn: Fonction, table: ITable, acces: AccesTable): void => 
     if (index.length === 0) throw new Error('Query is granted on named indexes only');
     fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: index.map((nom) => `${table.tableArn}/index/${nom}`) }));
   }
-  if (miseAJour) fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJour));
-  if (creation) fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creation));
-  if (suppression) fn.addToRolePolicy(ecritureLimitee(table, 'DeleteItem', suppression));
+  if (miseAJour) fn.addToRolePolicy(ecritureLimitee(table, 'UpdateItem', miseAJour, ecritCles));
+  if (creation) fn.addToRolePolicy(ecritureLimitee(table, 'PutItem', creation, ecritCles));
+  if (suppression) fn.addToRolePolicy(ecritureLimitee(table, 'DeleteItem', suppression, ecritCles));
 };
 
 export const accorder = (fn: Fonction, r: Ressources, acces: Acces): void => {

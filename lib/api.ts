@@ -6,6 +6,8 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  AuthorizationType,
+  CognitoUserPoolsAuthorizer,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -25,6 +27,7 @@ import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './a
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
 import type { Liens } from './liens';
+import type { Utilisateurs } from './utilisateurs';
 
 /** The name of the API stage: part of every URL (`…/v1/api/v1/…`). */
 export const NOM_STAGE = 'v1';
@@ -78,6 +81,22 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
     ...ACCES_EFFACEMENT,
     table: { ...ACCES_EFFACEMENT.table!, actions: ['GetItem', 'BatchGetItem'] },
   }),
+  // The web site's account pages (sessions only, behind the Cognito authorizer). GET /compte creates
+  // a user's account at their first visit: the user's link and the account, in one transaction.
+  compte: rapide("GET /compte: the signed-in user's account, made at their first visit", {
+    table: { ...lectureAuthentifiee(), creation: ['utilisateur', 'compte'] },
+  }),
+  // The key listing reads the keys (gsi1) and when each was last used (their CADENCE items, BatchGetItem).
+  'cles-liste': rapide("GET /compte/cles: the account's API keys, never a key itself", {
+    table: lectureAuthentifiee(['Query', 'BatchGetItem'], [INDEX.parCompte]),
+  }),
+  // A key and the account's count of them, in one transaction.
+  'cles-creer': rapide('POST /compte/cles: a new named API key, shown once', {
+    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte'], creation: ['cle'], ecritCles: true },
+  }),
+  'cle-revoquer': rapide("DELETE /compte/cles/{id}: revokes one of the account's keys", {
+    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte', 'cle'], ecritCles: true },
+  }),
   'travaux-creer': {
     description: 'POST /travaux: validates, debits atomically, starts one execution per job',
     memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
@@ -126,6 +145,7 @@ export interface ProprietesApi {
   bucket: IBucket;
   machine: StateMachine;
   liens: Liens;
+  utilisateurs: Utilisateurs;
 }
 
 export class Api extends Construct {
@@ -139,7 +159,7 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, p: ProprietesApi) {
     super(scope, id);
-    const { config, table, bucket, machine, liens } = p;
+    const { config, table, bucket, machine, liens, utilisateurs } = p;
     const journalAcces = new LogGroup(this, 'JournalAcces', { retention: retentionJournaux(config), removalPolicy: politiqueDonnees(config) });
     this.api = new RestApi(this, 'Api', {
       description: `Retouche ${config.stage}: photo retouching API (spec 1.0.0)`,
@@ -172,6 +192,14 @@ export class Api extends Construct {
     };
     const ressources = { table, bucket, machine, secret: liens.secret };
 
+    // The web site's own routes: API Gateway checks the session's ID token (signature, expiry, pool)
+    // before the function runs, and the function checks it again (lambdas/core/infra/sessions.ts).
+    const autorisationSession = {
+      authorizer: new CognitoUserPoolsAuthorizer(this, 'Sessions', { cognitoUserPools: [utilisateurs.pool], resultsCacheTtl: Duration.minutes(5) }),
+      authorizationType: AuthorizationType.COGNITO,
+    };
+    const sessions = { RETOUCHE_SESSION_EMETTEUR: utilisateurs.emetteur, RETOUCHE_SESSION_CLIENT: utilisateurs.client.userPoolClientId };
+
     const base = this.api.root.resourceForPath(BASE_CHEMIN.slice(1));
     const parChemin = new Map<string, IResource>();
     for (const route of ROUTES) {
@@ -190,11 +218,14 @@ export class Api extends Construct {
             : {}),
           ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
           ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
+          // Every route that authenticates takes a web session too (its jobs say `source: web`).
+          ...(route.authentifiee ? sessions : {}),
+          ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
         },
       }));
       accorder(fn, ressources, reglage.acces);
       const ressource = base.resourceForPath(route.chemin.slice(1));
-      ressource.addMethod(route.methode, new LambdaIntegration(fn));
+      ressource.addMethod(route.methode, new LambdaIntegration(fn), route.session ? autorisationSession : {});
       parChemin.set(route.chemin, ressource);
     }
 
@@ -262,8 +293,15 @@ export class Api extends Construct {
       },
       { id: 'AwsSolutions::AwsSolutions-APIG2', reason: 'Requests are validated by the handlers with the valibot schemas, which also generate openapi.json.' },
       { id: 'AwsSolutions::AwsSolutions-APIG3', reason: 'No WAF: every route but two public documents checks an API key and an exact per-key rate limit.' },
-      { id: 'AwsSolutions::AwsSolutions-APIG4', reason: "Authentication is the spec's own API keys (Bearer), checked against hashed keys in the handlers." },
-      { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'Customers are machines with API keys, not Cognito users.' },
+      {
+        id: 'AwsSolutions::AwsSolutions-APIG4',
+        reason:
+          "The public routes take the spec's API keys (Bearer), checked against hashed keys in the handlers, or a web session's ID token, verified there too.",
+      },
+      {
+        id: 'AwsSolutions::AwsSolutions-COG4',
+        reason: "The public routes serve API keys as well as web sessions, so the handlers verify; the web site's own routes have the Cognito authorizer.",
+      },
     );
   }
 }

@@ -55,6 +55,8 @@ export interface ConfigurationStage {
    * for these only (lib/residence.ts).
    */
   outils?: readonly IdOutil[];
+  /** Credits a new web site account starts with (`-c creditsInscription=N`); 0 when absent. */
+  creditsInscription?: number;
 }
 
 /**
@@ -104,6 +106,10 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const residence = lire('residence');
   const region = lire('region');
   const outils = lire('outils');
+  const creditsInscription = lire('creditsInscription');
+  if (creditsInscription !== undefined && !(Number.isSafeInteger(Number(creditsInscription)) && Number(creditsInscription) >= 0)) {
+    throw new RefusDeConfiguration(`context creditsInscription must be a whole number, 0 or more (got ${String(creditsInscription)})`);
+  }
   if (region !== undefined && !(typeof region === 'string' && /^[a-z]{2}(-[a-z]+)+-\d$/.test(region))) {
     throw new RefusDeConfiguration(`context region must be an AWS Region code such as eu-west-1 (got ${String(region)})`);
   }
@@ -130,6 +136,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(residence !== undefined ? { residence: choix(residence, ['eu'] as const, 'eu', 'residence') } : {}),
     ...(typeof region === 'string' ? { region } : {}),
     ...(offerts ? { outils: OUTILS.filter((o) => offerts.includes(o)) } : {}),
+    ...(creditsInscription !== undefined ? { creditsInscription: Number(creditsInscription) } : {}),
   };
 };
 

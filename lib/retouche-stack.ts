@@ -14,6 +14,7 @@ import { SORTIE_MOTEUR } from '../lambdas/moteurs/bedrock/configuration';
 import { Observabilite } from './observabilite';
 import { Provenance } from './provenance';
 import { Stockage } from './stockage';
+import { Utilisateurs } from './utilisateurs';
 
 export interface ProprietesRetouche extends StackProps {
   config: ConfigurationStage;
@@ -26,6 +27,9 @@ export const SORTIES = {
   bucket: 'BucketName',
   liens: 'LiensBase',
   alarmes: 'AlarmesTopic',
+  /** The web site's user pool and app client (`admin -- create-user`, the site's configuration). */
+  pool: 'UserPoolId',
+  client: 'UserPoolClientId',
   /** The Bedrock Region and model ids of the engine (a Bedrock stage only): `admin -- check-models` reads them. */
   modeles: SORTIE_MOTEUR,
 } as const;
@@ -37,6 +41,7 @@ export class RetoucheStack extends Stack {
   readonly provenance: Provenance;
   readonly flux: Flux;
   readonly api: Api;
+  readonly utilisateurs: Utilisateurs;
   readonly observabilite: Observabilite;
 
   constructor(scope: Construct, id: string, props: ProprietesRetouche) {
@@ -58,7 +63,9 @@ export class RetoucheStack extends Stack {
       modeles,
       c2pa: { secret: this.provenance.secret, empreinte: this.provenance.empreinte },
     });
+    this.utilisateurs = new Utilisateurs(this, 'Utilisateurs', config);
     this.api = new Api(this, 'Api', {
+      utilisateurs: this.utilisateurs,
       config,
       table: this.donnees.table,
       bucket: this.stockage.bucket,
@@ -77,6 +84,8 @@ export class RetoucheStack extends Stack {
     new CfnOutput(this, SORTIES.table, { value: this.donnees.table.tableName, description: 'DynamoDB table (admin CLI)' });
     new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });
+    new CfnOutput(this, SORTIES.pool, { value: this.utilisateurs.pool.userPoolId, description: "The web site's user pool (admin create-user)" });
+    new CfnOutput(this, SORTIES.client, { value: this.utilisateurs.client.userPoolClientId, description: "The web site's app client" });
     new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
     const env = modeles.environnement;
     if (config.moteur === 'bedrock' && env.RETOUCHE_BEDROCK_REGION) {

@@ -37,6 +37,7 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BASE_CHEMIN, ROUTES } from '../lambdas/http/routes';
+import { demarrerCognito, type CognitoLocal } from './cognito';
 import { clientDynamoLocal } from './dynamodb';
 import { demarrerFonctionWorker, type FonctionWorker } from './fonction-worker';
 import { demarrerPasserelle } from './passerelle';
@@ -227,6 +228,8 @@ export interface PileTemplate {
   routes: Record<string, string>;
   /** The local Secrets Manager's current value of a template secret (by logical id). */
   secret(id: string): string | undefined;
+  /** The stand-in of the template's user pool. */
+  cognito: CognitoLocal;
   arreter(): Promise<void>;
 }
 
@@ -323,6 +326,9 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     });
     arrets.push(passerelle.arreter);
     const origine = `http://127.0.0.1:${passerelle.port}`;
+    // The web site's user pool and app client: the Cognito emulator's.
+    const cognito: CognitoLocal = await demarrerCognito({ dossier: temporaire });
+    arrets.push(cognito.arreter);
     const idRestApi = `api${unique}`;
 
     const donneesPersonnalisees = new Map<string, Record<string, string>>();
@@ -342,6 +348,8 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
         if (id === idApi) return idRestApi;
         const type = t.Resources[id]?.Type;
         if (type === 'AWS::SecretsManager::Secret') return arnSecret(id);
+        if (type === 'AWS::Cognito::UserPool') return cognito.pool;
+        if (type === 'AWS::Cognito::UserPoolClient') return cognito.client;
         throw new Error(`no local stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },
       getAtt: (id, attribut) => {
@@ -357,7 +365,9 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     };
     // The API's invoke URL, as API Gateway builds it, is the local gateway's origin.
     const urlApi = new RegExp(`^https://${idRestApi}\\.execute-api\\.${REGION}\\.amazonaws\\.com/${etape}(?=/|$)`);
-    const versLocal = (v: string) => v.replace(urlApi, origine);
+    // The user pool's issuer, as Cognito names it, is the emulator's.
+    const emetteur = `https://cognito-idp.${REGION}.amazonaws.com/${cognito.pool}`;
+    const versLocal = (v: string) => (v === emetteur ? cognito.emetteur : v.replace(urlApi, origine));
 
     const local: Record<string, string> = {
       AWS_REGION: REGION,
@@ -539,6 +549,7 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       stepFunctions,
       routes,
       secret: (id) => secrets.secrets.get(arnSecret(id))?.courant,
+      cognito,
       arreter: async () => {
         await stepFunctions.attendreInactivite().catch(() => undefined);
         await arreter();

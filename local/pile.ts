@@ -11,6 +11,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
 import type { Dependances } from '../lambdas/core/infra/dependances';
 import { creerSignataire } from '../lambdas/core/infra/liens';
+import { verificateurSessions } from '../lambdas/core/infra/sessions';
 import { creerTelechargeur } from '../lambdas/core/infra/telechargement';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { ROUTES } from '../lambdas/http/routes';
@@ -25,7 +26,9 @@ import { journal } from '../lambdas/core/infra/journal';
 import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } from './dynamodb';
 import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
 import { dependancesEnregistrees, type EnregistreurIam } from './enregistreur-iam';
+import { demarrerCognito, type CodeEnvoye, type CognitoLocal } from './cognito';
 import { demarrerPasserelle } from './passerelle';
+import { servirSite } from './site';
 import { clientS3Local, demarrerS3, objetsLocaux } from './s3';
 import { demarrerStepFunctions, type HandlerTache, type InjecteurPannes, type StepFunctionsLocal } from './stepfunctions';
 
@@ -64,6 +67,13 @@ export interface ConfigPile {
    * 'Flux/Outil', …), each with its own SDK clients (tests: test/integration/iam.test.ts).
    */
   enregistreur?: EnregistreurIam;
+  /**
+   * The web site's user pool (local/cognito.ts): started when asked (`npm start`, the tests of the web
+   * routes); without it, only API keys authenticate. `surCode` gets each code Cognito would email.
+   */
+  sessions?: { surCode?: (code: CodeEnvoye) => void };
+  /** Serves the web site (local/site.ts) at `/`, from this build folder (default site/dist); needs `sessions`. */
+  site?: { dossier?: string };
 }
 
 export interface Pile {
@@ -73,6 +83,8 @@ export interface Pile {
   stepFunctions: StepFunctionsLocal;
   /** The test CA that issued this data folder's C2PA signing certificate: the trust anchor to verify results. */
   autoriteC2pa: string;
+  /** The local user pool, when `sessions` was asked. */
+  cognito?: CognitoLocal;
   /** One sweep now (the same one the schedule runs). */
   balayer(): Promise<BilanBalayage>;
   attendreInactivite(): Promise<void>;
@@ -134,6 +146,9 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const s3 = await demarrerS3({ dossier: join(config.dossier, 's3'), seaux: [bucket] });
     arrets.push(s3.arreter);
 
+    const cognito = config.sessions ? await demarrerCognito({ dossier: config.dossier, ...config.sessions }) : undefined;
+    if (cognito) arrets.push(cognito.arreter);
+
     const horloge = config.horloge ?? (() => new Date());
     const cles = clesLiens(config.dossier);
     const pki = await cleC2pa(config.dossier);
@@ -192,10 +207,18 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       handlers[fonction] = await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`));
 
     let fichiers: ReturnType<typeof servirFichiers> | undefined;
+    if (config.site && !cognito) throw new Error('the web site needs the user pool: ask for sessions too');
+    const site =
+      config.site && cognito
+        ? servirSite({
+            ...config.site,
+            configuration: { api: '/api/v1', cognito: { region: 'us-east-1', client: cognito.client, endpoint: cognito.endpoint } },
+          })
+        : undefined;
     const passerelle = await demarrerPasserelle({
       port: passerelleTemporaire,
       handlers,
-      autres: (requete, reponse) => (fichiers ? fichiers(requete, reponse) : Promise.resolve(false)),
+      autres: async (requete, reponse) => (fichiers ? await fichiers(requete, reponse) : false) || (site ? await site(requete, reponse) : false),
     });
     arrets.push(passerelle.arreter);
     const baseLiens = `http://localhost:${passerelle.port}${CHEMIN_FICHIERS}`;
@@ -211,6 +234,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       sfn: new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
       machine: stepFunctions.arnMachine,
       signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
+      ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client }) } : {}),
       horloge,
       moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) }),
       c2pa: creerMarqueur(pki),
@@ -236,7 +260,19 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const urlBase = `http://localhost:${passerelle.port}/api/v1`;
     writeFileSync(
       join(config.dossier, FICHIER_PILE),
-      JSON.stringify({ urlBase, dynamodb: dynamo.endpoint, table, s3: s3.endpoint, bucket, pid: process.pid }, null, 2),
+      JSON.stringify(
+        {
+          urlBase,
+          dynamodb: dynamo.endpoint,
+          table,
+          s3: s3.endpoint,
+          bucket,
+          ...(cognito ? { cognito: { endpoint: cognito.endpoint, pool: cognito.pool, client: cognito.client } } : {}),
+          pid: process.pid,
+        },
+        null,
+        2,
+      ),
     );
     arrets.push(async () => writeFileSync(join(config.dossier, FICHIER_PILE), JSON.stringify({ arretee: true })));
     return {
@@ -245,6 +281,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       deps,
       stepFunctions,
       autoriteC2pa: pki.autorite,
+      ...(cognito ? { cognito } : {}),
       balayer: unBalayage,
       attendreInactivite: stepFunctions.attendreInactivite,
       arreter,

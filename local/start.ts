@@ -76,7 +76,13 @@ if (port !== 0) {
 const { demarrerPile } = await import('./pile');
 const { JavaAbsent } = await import('./dynamodb');
 try {
-  pile = await demarrerPile({ port, dossier, delaiMoteurMs: delai });
+  pile = await demarrerPile({
+    port,
+    dossier,
+    delaiMoteurMs: delai,
+    // What Cognito would email, shown here: the web site asks for it at sign-up and password reset.
+    sessions: { surCode: ({ email, code }) => console.log(`Verification code for ${email}: ${code}`) },
+  });
 } catch (erreur) {
   // demarrerPile has stopped what it had started.
   if (portOccupe(erreur)) refuser(messagePort()); // taken between the check above and the gateway's listen

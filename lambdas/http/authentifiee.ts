@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { compterRequete } from '../core/domaine/cadence';
-import { authentifier, type Appelant } from '../core/domaine/comptes';
+import { authentifier, type Appelant, type ExigencesAuthentification } from '../core/domaine/comptes';
 import type { Dependances } from '../core/infra/dependances';
 import { entete, erreursEnReponses, type HandlerHttp } from './adaptateur';
 
@@ -19,13 +19,20 @@ export interface AppelAuthentifie {
   appelant: Appelant;
 }
 
-/** A route that needs `Authorization: Bearer <key>`; every such call counts against the key's rate. */
-export const routeAuthentifiee = (deps: FournisseurDeps, fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>): HandlerHttp =>
+/**
+ * A route that needs `Authorization: Bearer <API key or web session>` (`exigences`: the web site's
+ * own routes take a session only); every such call counts against the key's (or user's) rate.
+ */
+export const routeAuthentifiee = (
+  deps: FournisseurDeps,
+  fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
+  exigences: ExigencesAuthentification | (() => ExigencesAuthentification) = {},
+): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(erreursEnReponses())
     .handler(async (event, contexte) => {
       const d = await deps();
-      const appelant = await authentifier(d, entete(event, 'authorization'));
-      await compterRequete(d, appelant.empreinte);
+      const appelant = await authentifier(d, entete(event, 'authorization'), typeof exigences === 'function' ? exigences() : exigences);
+      await compterRequete(d, appelant.empreinte, appelant.source === 'api');
       return fn({ event, contexte, d, appelant });
     });

@@ -12,6 +12,11 @@ export interface Route {
   fonction: string;
   /** Whether the route needs `Authorization: Bearer <key>` (all but the public documents). */
   authentifiee: boolean;
+  /**
+   * The web site's own routes: a signed-in user's session only, never an API key (on AWS the API's
+   * Cognito authorizer checks the token before the function, which checks it again).
+   */
+  session?: true;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -26,6 +31,11 @@ export const ROUTES: readonly Route[] = [
   // Our extension: erasure on request (core/domaine/effacement/).
   { methode: 'DELETE', chemin: '/travaux/{id}', fonction: 'travail-effacer', authentifiee: true },
   { methode: 'DELETE', chemin: '/lots/{id}', fonction: 'lot-effacer', authentifiee: true },
+  // The web site's account and API pages (core/domaine/utilisateurs.ts, comptes.ts).
+  { methode: 'GET', chemin: '/compte', fonction: 'compte', authentifiee: true, session: true },
+  { methode: 'GET', chemin: '/compte/cles', fonction: 'cles-liste', authentifiee: true, session: true },
+  { methode: 'POST', chemin: '/compte/cles', fonction: 'cles-creer', authentifiee: true, session: true },
+  { methode: 'DELETE', chemin: '/compte/cles/{id}', fonction: 'cle-revoquer', authentifiee: true, session: true },
 ];
 
 /** Media types API Gateway must pass as binary (base64) so uploads arrive intact. */

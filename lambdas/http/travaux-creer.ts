@@ -27,6 +27,7 @@ export const creer = (deps: FournisseurDeps) =>
       corps: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
       cleIdempotence: entete(event, 'idempotency-key'),
       outils: OUTILS,
+      source: appelant.source,
     });
     return reponseJson(202, lancement);
   });

@@ -569,8 +569,9 @@ describe('the dev stage', () => {
         signer,
       ]),
     );
-    // Whatever GET routes routes.ts adds later: no write without the condition.
-    const get = [...new Set(ROUTES.filter((route) => route.methode === 'GET').map((route) => route.fonction))];
+    // Whatever GET routes routes.ts adds later: no write without the condition. GET /compte is apart:
+    // it makes a user's account at their first visit (the next test).
+    const get = [...new Set(ROUTES.filter((route) => route.methode === 'GET' && route.fonction !== 'compte').map((route) => route.fonction))];
     expect(get).toEqual(expect.arrayContaining(['solde', 'travaux-liste', 'travail', 'lot']));
     let verifiees = 0;
     for (const fonction of get) {
@@ -584,6 +585,53 @@ describe('the dev stage', () => {
     }
     // The authenticated GET routes do write (their rate window): the loop above checked those writes, not nothing.
     expect(verifiees).toBeGreaterThanOrEqual(4);
+  });
+
+  it("lets the web site's account routes write what they make, and only the two key routes write keys (issue 25)", () => {
+    const r = references(s);
+    const lecture = { Action: ['dynamodb:GetItem'], Resource: [r.table] };
+    const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
+    // A user's link and their account, created together at the first visit; never updated here.
+    expect(declarationsMetier(s, 'Api/Compte')).toEqual(trier([lecture, cadence, ecriture(r.table, 'PutItem', ['compte', 'utilisateur'])]));
+    expect(declarationsMetier(s, 'Api/ClesListe')).toEqual(
+      trier([
+        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] },
+        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte)] },
+        cadence,
+      ]),
+    );
+    expect(declarationsMetier(s, 'Api/ClesCreer')).toEqual(
+      trier([lecture, ecriture(r.table, 'UpdateItem', ['cadence', 'compte']), ecriture(r.table, 'PutItem', ['cle'])]),
+    );
+    expect(declarationsMetier(s, 'Api/CleRevoquer')).toEqual(trier([lecture, ecriture(r.table, 'UpdateItem', ['cadence', 'cle', 'compte'])]));
+  });
+
+  it("puts the web site's own routes behind the user pool's authorizer, and gives every authenticating function the pool's issuer and client", () => {
+    const [idAutorisateur, autorisateur] = deType(s, 'AWS::ApiGateway::Authorizer')[0]!;
+    expect(autorisateur.Properties).toMatchObject({ Type: 'COGNITO_USER_POOLS', IdentitySource: 'method.request.header.Authorization' });
+    expect(autorisateur.Properties.ProviderARNs).toEqual([{ 'Fn::GetAtt': [idDe(s, 'Utilisateurs/Pool'), 'Arn'] }]);
+    const methodes = deType(s, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod !== 'ANY');
+    const protegees = methodes.filter(([, m]) => m.Properties.AuthorizationType === 'COGNITO_USER_POOLS');
+    expect(protegees).toHaveLength(ROUTES.filter((route) => route.session).length);
+    for (const [, m] of protegees) expect(m.Properties.AuthorizerId).toEqual({ Ref: idAutorisateur });
+    for (const route of ROUTES.filter((x) => x.authentifiee)) {
+      const env = fonctionDuModule(s, `Api/${nomConstruct(route.fonction)}`)[1].Properties.Environment.Variables as Record<string, unknown>;
+      expect(env.RETOUCHE_SESSION_CLIENT, route.fonction).toEqual({ Ref: idDe(s, 'Utilisateurs/Pool/Site') });
+      expect(JSON.stringify(env.RETOUCHE_SESSION_EMETTEUR), route.fonction).toContain('cognito-idp.');
+    }
+    const [, compte] = fonctionDuModule(s, 'Api/Compte');
+    expect(compte.Properties.Environment.Variables.RETOUCHE_CREDITS_INSCRIPTION).toBe('0');
+    const [, pool] = deType(s, 'AWS::Cognito::UserPool')[0]!;
+    expect(pool.Properties).toMatchObject({
+      UsernameAttributes: ['email'],
+      AutoVerifiedAttributes: ['email'],
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+      Policies: { PasswordPolicy: { MinimumLength: 8, RequireUppercase: true, RequireLowercase: true, RequireNumbers: true } },
+      AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
+    });
+    const [, client] = deType(s, 'AWS::Cognito::UserPoolClient')[0]!;
+    expect(client.Properties).toMatchObject({ GenerateSecret: false, PreventUserExistenceErrors: 'ENABLED', EnableTokenRevocation: true });
+    expect(client.Properties.ExplicitAuthFlows).toEqual(expect.arrayContaining(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']));
   });
 
   it('lets POST /travaux debit, record and start jobs, in 20 s, without reading jobs back or refunding', () => {
@@ -617,7 +665,7 @@ describe('the dev stage', () => {
       Object.keys(env)
         .filter((k) => k.startsWith('RETOUCHE_'))
         .sort(),
-    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_TABLE']);
+    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_SESSION_CLIENT', 'RETOUCHE_SESSION_EMETTEUR', 'RETOUCHE_TABLE']);
     expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
     expect(env.RETOUCHE_BUCKET).toEqual({ Ref: idDe(s, 'Stockage/Fichiers') });
 
@@ -707,7 +755,8 @@ describe('the dev stage', () => {
     expect(INDEX.ouverts).toBe('gsi3');
   });
 
-  it('bounds every DynamoDB write of every role to the kinds of item it writes, and lets no role write an API key (issue 21, point 8)', () => {
+  it("bounds every DynamoDB write of every role to the kinds of item it writes, and lets no role but the web site's key routes write an API key (issue 21, point 8)", () => {
+    const rolesDesCles = ['Api/ClesCreer', 'Api/CleRevoquer'].map((chemin) => fonctionDuModule(s, chemin)[1].Properties.Role['Fn::GetAtt'][0] as string);
     let ecritures = 0;
     for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
       for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: Record<string, Record<string, string[]>> }[]) {
@@ -721,7 +770,8 @@ describe('the dev stage', () => {
           prefixes!.every((pref) => Object.values(PREFIXES_TABLE).some((connu) => pref === `${connu}*`)),
           `${id}: ${prefixes}`,
         ).toBe(true);
-        expect(prefixes, id).not.toContain(`${PREFIXES_TABLE.cle}*`);
+        const role = (p.Properties.Roles as { Ref: string }[]).map((x) => x.Ref);
+        if (!role.some((x) => rolesDesCles.includes(x))) expect(prefixes, id).not.toContain(`${PREFIXES_TABLE.cle}*`);
       }
     }
     expect(ecritures).toBeGreaterThan(10);
@@ -891,13 +941,15 @@ describe('the dev stage', () => {
 
   it('outputs what operators and the admin CLI need', () => {
     const sorties = s.template.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(sorties)).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase', 'C2paCsr', 'C2paSignataire', 'C2paTest']));
+    expect(Object.keys(sorties)).toEqual(
+      expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase', 'C2paCsr', 'C2paSignataire', 'C2paTest', 'UserPoolId', 'UserPoolClientId']),
+    );
   });
 
   it('hard-codes no resource name', () => {
     const noms = ['TableName', 'BucketName', 'FunctionName', 'StateMachineName', 'RoleName', 'LogGroupName', 'Name'];
     for (const [id, r] of Object.entries(s.ressources)) {
-      if (r.Type === 'AWS::ApiGateway::RestApi' || r.Type.startsWith('AWS::CloudFront::')) continue; // labels, not identities
+      if (['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Authorizer'].includes(r.Type) || r.Type.startsWith('AWS::CloudFront::')) continue; // labels, not identities
       // A reference to another resource is fine; a literal would collide between stages.
       for (const nom of noms) expect(typeof r.Properties?.[nom], `${id}.${nom}`).not.toBe('string');
     }

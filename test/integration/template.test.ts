@@ -13,7 +13,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { creerCompte } from '../../lambdas/core/domaine/comptes';
+import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
 import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { SchemaLancement } from '../../lambdas/core/contrat/openapi/schemas';
 import type { Lancement } from '../../lambdas/core/modele/enregistrements';
@@ -48,6 +50,30 @@ afterAll(async () => {
 });
 
 describe('the synthesized template, run locally', () => {
+  it("serves the web site's account and API pages from their bundles, to a session its user pool signed", async () => {
+    const email = `gabarit-${crypto.randomUUID()}@example.com`;
+    await creerUtilisateurWeb(
+      pile.cognito,
+      { ddb: clientDocument(pile.dynamo), table: pile.table, horloge: () => new Date() },
+      {
+        email,
+        motDePasse: 'Motdepasse1',
+        credits: 7,
+      },
+    );
+    const connexion = await pile.cognito.sdk.send(
+      new InitiateAuthCommand({ ClientId: pile.cognito.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: 'Motdepasse1' } }),
+    );
+    const jeton = connexion.AuthenticationResult!.IdToken!;
+    expect((await appeler<{ credits: number }>(pile.urlBase, 'GET', '/compte', { cle: jeton })).corps.credits).toBe(7);
+    const cle = await appeler<{ cle: string; id: string }>(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'gabarit' } });
+    expect(cle.statut).toBe(201);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: cle.corps.cle })).statut).toBe(200);
+    expect((await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: cle.corps.cle })).statut).toBe(403);
+    expect((await appeler(pile.urlBase, 'DELETE', `/compte/cles/${cle.corps.id}`, { cle: jeton })).statut).toBe(204);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: cle.corps.cle })).statut).toBe(401);
+  });
+
   it('was synthesized with a summary on stderr, once, naming its Region, and no template on stdout', () => {
     const { stdout, stderr } = synthese.sortieCdk!;
     // Empty in a CI too, where the CLI moves its own warnings to stdout (CI=true).

@@ -8,7 +8,7 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
-import { PREFIXES_TABLE, type DepsTable } from './table';
+import { INDEX, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 import { ecrire, raisonsAnnulation, type RaisonAnnulation, estConditionEchouee } from './transactions';
 
 export interface EnregistrementCompte {
@@ -26,6 +26,8 @@ export interface EnregistrementCompte {
 
 export interface EnregistrementCle {
   compte: string;
+  /** The name its owner gave it on the web site (none for a key the admin CLI made). */
+  nom?: string;
   /** First characters of the key, to tell keys apart in a listing without storing the key. */
   apercu: string;
   cree_le: string;
@@ -36,6 +38,12 @@ export interface EnregistrementCle {
 export interface NouvelleCle {
   empreinte: string;
   apercu: string;
+  nom?: string;
+}
+
+/** A key of an account's listing: its record and its hash, which names it (`DELETE /compte/cles/{id}`). */
+export interface CleListee extends EnregistrementCle {
+  empreinte: string;
 }
 
 export const cleItem = (compte: string) => ({ pk: `${PREFIXES_TABLE.compte}${compte}`, sk: 'COMPTE' });
@@ -52,6 +60,7 @@ const elementCle = (d: Pick<Dependances, 'table' | 'horloge'>, compte: string, n
       type: 'cle',
       compte,
       apercu: nouvelle.apercu,
+      ...(nouvelle.nom ? { nom: nouvelle.nom } : {}),
       cree_le: d.horloge().toISOString(),
       revoquee: false,
     },
@@ -59,18 +68,18 @@ const elementCle = (d: Pick<Dependances, 'table' | 'horloge'>, compte: string, n
   },
 });
 
+/** The transaction item that creates an account with `nbCles` keys written beside it (none for a web user's). */
+export const elementCreation = (d: Pick<Dependances, 'table' | 'horloge'>, compte: string, credits: number, nbCles: number) => ({
+  Put: {
+    TableName: d.table,
+    Item: { ...cleItem(compte), type: 'compte', id: compte, credits, en_attente: 0, nb_cles: nbCles, cree_le: d.horloge().toISOString() },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
 /** A new account and its first key, together. */
 export const creer = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, compte: string, credits: number, nouvelle: NouvelleCle): Promise<void> => {
-  await ecrire(d, [
-    {
-      Put: {
-        TableName: d.table,
-        Item: { ...cleItem(compte), type: 'compte', id: compte, credits, en_attente: 0, nb_cles: 1, cree_le: d.horloge().toISOString() },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    elementCle(d, compte, nouvelle),
-  ]);
+  await ecrire(d, [elementCreation(d, compte, credits, 1), elementCle(d, compte, nouvelle)]);
 };
 
 /** An account item as stored → its record; also reads the item a cancelled debit returns (core/domaine/facturation.ts). */
@@ -120,6 +129,17 @@ export const ajouterCle = async (
 export const lireCle = async (d: DepsTable, empreinte: string): Promise<EnregistrementCle | undefined> => {
   const { Item } = await d.ddb.send(new GetCommand({ TableName: d.table, Key: cleApi(empreinte), ConsistentRead: true }));
   return Item as EnregistrementCle | undefined;
+};
+
+/** The account's keys, active and revoked, newest first. */
+export const listerCles = async (d: DepsTable, compte: string): Promise<CleListee[]> => {
+  const items = await toutInterroger<Record<string, unknown>>(d, {
+    IndexName: INDEX.parCompte,
+    KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :c)',
+    ExpressionAttributeValues: { ':p': `COMPTE#${compte}`, ':c': 'CLE#' },
+    ScanIndexForward: false,
+  });
+  return items.map((item) => ({ ...(item as unknown as EnregistrementCle), empreinte: String(item.pk).slice(PREFIXES_TABLE.cle.length) }));
 };
 
 /**

@@ -8,7 +8,9 @@
  * |-------------|----------------------------|-----------|------------------------------------------------|-------------------|
  * | account     | COMPTE#<id>                | COMPTE    |                                                | comptes.ts        |
  * | API key     | CLE#<sha256 of the key>    | CLE       | gsi1: COMPTE#<id> / CLE#<created>              | comptes.ts        |
+ * | web user    | UTILISATEUR#<Cognito sub>  | UTILISATEUR |                                              | utilisateurs.ts   |
  * | rate window | CADENCE#<key hash>#<minute>| CADENCE   | (expires through TTL)                          | cadences.ts       |
+ * | key's use   | CADENCE#<key hash>         | UTILISATION | (the minute a key was last used)             | cadences.ts       |
  * | job         | TRAVAIL#<id>               | TRAVAIL   | gsi1: COMPTE#<id> / TRAVAIL#<created>#<id>     | travaux.ts        |
  * | (an upload's| TRAVAIL#<upload id>        | TRAVAIL   |   none: a listing job's claim on an upload     | travaux.ts        |
  * |  single use)|                            |           |   (core/domaine/televersements.ts)                     |                   |
@@ -70,11 +72,13 @@ export const PROJECTION_INDEX = 'ALL' as const;
 /**
  * The partition key prefix of each item kind. Every write a function's role allows names the prefixes
  * it writes (IAM `dynamodb:LeadingKeys`, lib/acces.ts), so a role that may update a job can update no
- * account, and no role of the service may write a key (`cle`): only an operator's admin CLI does.
+ * account, and only the web site's key routes (and an operator's admin CLI) may write a key (`cle`).
  */
 export const PREFIXES_TABLE = {
   compte: 'COMPTE#',
   cle: 'CLE#',
+  /** Web users (a Cognito user pool's), each linked to its account. */
+  utilisateur: 'UTILISATEUR#',
   /** Rate windows: the only items authenticated GET handlers may write. */
   cadence: 'CADENCE#',
   travail: 'TRAVAIL#',

@@ -10,10 +10,16 @@ import { ErreurApi } from '../modele/erreurs';
 
 export const REQUETES_PAR_MINUTE = 120;
 
-export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, empreinte: string): Promise<void> => {
+/**
+ * Counts a request against its key's rate, or refuses it (429). The first request of a minute also
+ * records when the key was last used (`noterUtilisation`, for an API key: the web site's key listing).
+ */
+export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, empreinte: string, noterUtilisation = false): Promise<void> => {
   const maintenant = d.horloge();
   const minute = Math.floor(maintenant.getTime() / 60_000);
-  if (!(await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant))) {
+  const compte = await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant);
+  if (compte === 1 && noterUtilisation) await cadences.noterUtilisation(d, empreinte, maintenant);
+  if (compte === undefined) {
     const attente = Math.max(1, Math.ceil(((minute + 1) * 60_000 - maintenant.getTime()) / 1000));
     throw new ErreurApi(
       'rate_limited',

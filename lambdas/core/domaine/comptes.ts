@@ -6,7 +6,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Dependances } from '../infra/dependances';
 import * as comptes from '../depots/comptes';
+import { lireUtilisations } from '../depots/cadences';
 import { ErreurApi } from '../modele/erreurs';
+import type { Source } from '../modele/enregistrements';
+import { assurerCompte, compteDeSession, sansCompte } from './utilisateurs';
 
 export const MAX_CLES_PAR_COMPTE = 5;
 /** Fixed prefix of every key: lets secret scanners and people recognise a Retouche key. */
@@ -24,7 +27,11 @@ export const empreinteCle = (cle: string): string => createHash('sha256').update
 const nouvelleCle = (): string => PREFIXE_CLE + randomBytes(32).toString('base64url');
 
 /** What is stored of a key: its hash, and its first characters to tell keys apart in a listing. */
-const aStocker = (cle: string): comptes.NouvelleCle => ({ empreinte: empreinteCle(cle), apercu: cle.slice(0, PREFIXE_CLE.length + 4) });
+const aStocker = (cle: string, nom?: string): comptes.NouvelleCle => ({
+  empreinte: empreinteCle(cle),
+  apercu: cle.slice(0, PREFIXE_CLE.length + 4),
+  ...(nom ? { nom } : {}),
+});
 
 const verifierCredits = (credits: number): void => {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new ErreurCompte('credits must be a whole number, 0 or more');
@@ -55,6 +62,62 @@ export const revoquerCle = async (d: DepsComptes, cle: string) => {
   return { revoque: true };
 };
 
+/** A key as the web site's API page lists it: never the key, which is shown once at creation. */
+export interface CleDuCompte {
+  /** The key's SHA-256 (hex): names it in `DELETE /compte/cles/{id}`, and says nothing of the key. */
+  id: string;
+  nom: string | null;
+  /** The key's first characters, to tell keys apart. */
+  apercu: string;
+  cree_le: string;
+  /** To the minute; null when never used. */
+  utilisee_le: string | null;
+}
+
+const versCleDuCompte = (cle: comptes.CleListee, utilisee_le: string | undefined): CleDuCompte => ({
+  id: cle.empreinte,
+  nom: cle.nom ?? null,
+  apercu: cle.apercu,
+  cree_le: cle.cree_le,
+  utilisee_le: utilisee_le ?? null,
+});
+
+/** The account's active keys, newest first, each with when it was last used. */
+export const clesDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string): Promise<CleDuCompte[]> => {
+  const actives = (await comptes.listerCles(d, compte)).filter((c) => !c.revoquee);
+  const utilisations = await lireUtilisations(
+    d,
+    actives.map((c) => c.empreinte),
+  );
+  return actives.map((c) => versCleDuCompte(c, utilisations.get(c.empreinte)));
+};
+
+/** A named key for the account (the web site's API page): the key itself is in this answer only. 409 past the limit. */
+export const creerCleNommee = async (d: DepsComptes, compte: string, nom: string): Promise<CleDuCompte & { cle: string }> => {
+  const cle = nouvelleCle();
+  const stockee = aStocker(cle, nom);
+  const issue = await comptes.ajouterCle(d, compte, stockee, MAX_CLES_PAR_COMPTE);
+  if (issue === 'plein') {
+    throw new ErreurApi(
+      'too_many_keys',
+      `An account has at most ${MAX_CLES_PAR_COMPTE} API keys, and this one has ${MAX_CLES_PAR_COMPTE}: revoke one you no longer use, then create this one.`,
+      { max: MAX_CLES_PAR_COMPTE },
+    );
+  }
+  if (issue === 'absent') throw new ErreurApi('unauthorized', 'The account of this session no longer exists.');
+  return { ...versCleDuCompte({ ...stockee, compte, nom, cree_le: d.horloge().toISOString(), revoquee: false }, undefined), cle };
+};
+
+/** Revokes one of the account's keys by its id; another account's key, or one already revoked, is a 404. */
+export const revoquerCleDuCompte = async (d: DepsComptes, compte: string, id: string): Promise<void> => {
+  const introuvable = () => new ErreurApi('not_found', `No active API key ${id} in this account.`);
+  if (!/^[0-9a-f]{64}$/.test(id)) throw introuvable();
+  const cle = await comptes.lireCle(d, id);
+  if (!cle || cle.compte !== compte || cle.revoquee) throw introuvable();
+  // False: revoked meanwhile by a concurrent call, and the outcome asked for holds.
+  await comptes.revoquerEmpreinte(d, id, compte, d.horloge());
+};
+
 export const ajouterCredits = async (d: DepsComptes, compte: string, credits: number) => {
   verifierCredits(credits);
   const solde = await comptes.crediter(d, compte, credits);
@@ -64,20 +127,58 @@ export const ajouterCredits = async (d: DepsComptes, compte: string, credits: nu
 
 export interface Appelant {
   compte: string;
-  /** Hash of the key used: the rate limit is counted per key. */
+  /** Hash of the key used (of the user's id for a web session): the rate limit is counted per key. */
   empreinte: string;
+  /** `api` with an API key, `web` with a web site session: what the jobs it launches carry as `source`. */
+  source: Extract<Source, 'api' | 'web'>;
+  /** A web session's email address. */
+  email?: string;
 }
 
-/** `Authorization: Bearer <key>` → the calling account, or 401. */
-export const authentifier = async (d: Pick<Dependances, 'ddb' | 'table'>, autorisation: string | undefined): Promise<Appelant> => {
+export interface ExigencesAuthentification {
+  /** Only a web site session may call (keys and movements: a key cannot mint keys). */
+  sessionSeule?: boolean;
+  /** A session's first call creates its account with these credits (`GET /compte`, core/domaine/utilisateurs.ts). */
+  creerCompte?: number;
+}
+
+const jetonInvalide = (message: string) => new ErreurApi('unauthorized', message, {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+
+const parSession = async (
+  d: Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'sessions'>,
+  jeton: string,
+  exigences: ExigencesAuthentification,
+): Promise<Appelant> => {
+  const session = d.sessions ? await d.sessions(jeton) : undefined;
+  if (!session) {
+    throw jetonInvalide(exigences.sessionSeule ? 'Invalid or expired session: sign in to the web site again.' : 'Invalid or revoked API key.');
+  }
+  const compte = exigences.creerCompte === undefined ? await compteDeSession(d, session) : await assurerCompte(d, session, exigences.creerCompte);
+  if (!compte) throw sansCompte();
+  return { compte, empreinte: empreinteCle(`session:${session.utilisateur}`), source: 'web', email: session.email };
+};
+
+/**
+ * `Authorization: Bearer <API key>` or `Bearer <web session's ID token>` → the calling account, or 401.
+ * A key is told from a token by its prefix; the source of the jobs follows from which it was, so the
+ * public API cannot claim `web`.
+ */
+export const authentifier = async (
+  d: Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'sessions'>,
+  autorisation: string | undefined,
+  exigences: ExigencesAuthentification = {},
+): Promise<Appelant> => {
   const correspondance = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(autorisation ?? '');
   if (!correspondance?.[1]) {
     throw new ErreurApi('unauthorized', 'Missing API key: send the header Authorization: Bearer <API key>.', {}, { 'WWW-Authenticate': 'Bearer' });
   }
-  const empreinte = empreinteCle(correspondance[1]);
-  const cle = await comptes.lireCle(d, empreinte);
-  if (!cle || cle.revoquee) {
-    throw new ErreurApi('unauthorized', 'Invalid or revoked API key.', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  const jeton = correspondance[1];
+  if (!jeton.startsWith(PREFIXE_CLE)) return parSession(d, jeton, exigences);
+  if (exigences.sessionSeule) {
+    throw new ErreurApi('forbidden', "This route is the web site's: sign in there. An API key cannot manage keys or see the account's movements.");
   }
-  return { compte: cle.compte, empreinte };
+  const empreinte = empreinteCle(jeton);
+  const cle = await comptes.lireCle(d, empreinte);
+  if (!cle || cle.revoquee) throw jetonInvalide('Invalid or revoked API key.');
+  return { compte: cle.compte, empreinte, source: 'api' };
 };

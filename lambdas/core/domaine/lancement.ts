@@ -27,13 +27,15 @@ import { CATALOGUE, type IdOutil } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
 import { signaler } from '../infra/signalement';
 import { verifierTeleversements } from './televersements';
-import type { EchecImage } from '../modele/enregistrements';
+import type { EchecImage, Source } from '../modele/enregistrements';
 
 export interface RequeteLancement extends RequeteIdempotente {
   /** Epoch ms by which the answer must be sent (the handler's remaining time, less a margin). */
   echeance?: number;
   /** The tools this stage offers (outils.ts, outilsOfferts); all when absent. */
   outils?: readonly IdOutil[];
+  /** Where the jobs come from: the caller's credential says (comptes.ts authentifier); `api` when absent. */
+  source?: Source;
 }
 
 /** Without a deadline from the caller (tests, scripts), the gateway's 29 s less a margin. */
@@ -85,7 +87,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       lot: lotId,
       index: groupe[0]?.index ?? 0,
       nom: outil.images.par_lot ? (groupe[0]?.nom ?? null) : null,
-      source: 'api',
+      source: requete.source ?? 'api',
       cree_le: maintenant,
       entrees,
     });

@@ -12,6 +12,8 @@
  *                                                                 in functions that answer with links)
  *   RETOUCHE_S3_CHEMIN=1                                          path-style S3 (local S3 server), both S3 paths
  *   (the pipeline adds its engine or downloader: pipeline/dependances-pipeline.ts)
+ *   RETOUCHE_SESSION_EMETTEUR, RETOUCHE_SESSION_CLIENT            the user pool's issuer and the web site's app
+ *                                                                 client: web sessions (core/infra/sessions.ts)
  *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN                        standard SDK endpoint overrides
  */
 
@@ -20,6 +22,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { SignerLien } from '../modele/enregistrements';
 import type { Objets } from './objets';
+import type { VerifierSession } from './sessions';
 
 export interface Dependances {
   ddb: DynamoDBDocumentClient;
@@ -32,6 +35,8 @@ export interface Dependances {
   sfn: SFNClient;
   machine: string;
   signer: SignerLien;
+  /** Verifies a web session's ID token (core/infra/sessions.ts); absent where no user pool is configured. */
+  sessions?: VerifierSession;
   horloge: () => Date;
 }
 
@@ -110,6 +115,8 @@ const construire = async (env: NodeJS.ProcessEnv, clients: ClientsFonction): Pro
     signer: clePrivee
       ? (await import('./liens')).creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
       : sansSignature,
+    // Loaded only where a user pool is configured (every authenticated API function on a stage).
+    ...(env.RETOUCHE_SESSION_EMETTEUR ? { sessions: (await import('./sessions')).sessionsDepuisEnv(env) } : {}),
     horloge: () => new Date(),
   };
 };

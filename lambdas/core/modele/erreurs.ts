@@ -25,6 +25,8 @@ export const CODES_API = {
   idempotency_key_reused: 422,
   /** An erasure asked while its job runs or its batch's ZIP is written: recorded, done when that ends. */
   still_running: 409,
+  /** A sixth API key asked on the web site's API page (an account has at most 5). */
+  too_many_keys: 409,
   /** A replay of an Idempotency-Key whose work was erased meanwhile: nothing is started again (core/domaine/idempotence.ts). */
   work_erased: 409,
   rate_limited: 429,

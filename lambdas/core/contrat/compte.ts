@@ -1,0 +1,29 @@
+/** The bodies of the web site's account routes: `POST /compte/cles` names the key it creates. */
+import * as v from 'valibot';
+import { ErreurApi } from '../modele/erreurs';
+import { lireCorpsJson } from './json';
+
+export const LONGUEUR_MAX_NOM_CLE = 60;
+
+const NouvelleCle = v.object(
+  {
+    nom: v.pipe(
+      v.string('nom is required: a string that names the key'),
+      v.trim(),
+      v.minLength(1, 'nom must not be empty: name the key after what uses it (e.g. "CRM export")'),
+      v.maxLength(LONGUEUR_MAX_NOM_CLE, `nom is at most ${LONGUEUR_MAX_NOM_CLE} characters`),
+    ),
+  },
+  'nom is required: the body is {"nom": "<a name for the key>"}',
+);
+
+export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string } => {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
+  const resultat = v.safeParse(NouvelleCle, lireCorpsJson(corps));
+  if (!resultat.success) {
+    const details = resultat.issues.map((i) => ({ chemin: v.getDotPath(i) ?? '', message: i.message }));
+    throw new ErreurApi('invalid_body', details[0]!.message, { details });
+  }
+  return resultat.output;
+};

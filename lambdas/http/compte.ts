@@ -1,0 +1,33 @@
+/**
+ * GET /compte — the web site's account page: who is signed in, the balance, what is pending, the keys
+ * counted against their limit. A user's first call creates their account with the stage's sign-up
+ * credits (core/domaine/utilisateurs.ts).
+ */
+import { lire as lireCompte } from '../core/depots/comptes';
+import { MAX_CLES_PAR_COMPTE } from '../core/domaine/comptes';
+import { creditsInscription } from '../core/domaine/utilisateurs';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { ErreurApi } from '../core/modele/erreurs';
+import { reponseJson } from './adaptateur';
+import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+
+export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) =>
+  routeAuthentifiee(
+    deps,
+    async ({ d, appelant }) => {
+      const compte = await lireCompte(d, appelant.compte);
+      if (!compte) throw new ErreurApi('unauthorized', 'The account of this session no longer exists.');
+      return reponseJson(200, {
+        id: compte.id,
+        email: appelant.email ?? null,
+        credits: compte.credits,
+        travaux_ouverts: compte.travaux_ouverts,
+        cles: { actives: compte.nb_cles, max: MAX_CLES_PAR_COMPTE },
+        cree_le: compte.cree_le,
+      });
+    },
+    () => ({ sessionSeule: true, creerCompte: creditsInscription(env) }),
+  );
+// DynamoDB only.
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv }));

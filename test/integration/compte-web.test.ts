@@ -1,0 +1,179 @@
+/**
+ * The web site's door (issue 25, points 1 and 2), through the local stack with its Cognito emulator:
+ * sign-up with the emailed code, the account made at the first visit (once, even when first visits
+ * race), the API page's keys (5 at most, named, shown once, last use, revoked at once), sessions
+ * apart from keys (a key cannot manage keys; a session's jobs say `web`), tenant isolation, and the
+ * admin CLI's web user.
+ */
+import { ConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeEnvoye } from '../../local/cognito';
+import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
+import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
+import { demarrerPileTest } from '../support/pile';
+
+let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
+const codes: CodeEnvoye[] = [];
+const MOT_DE_PASSE = 'Motdepasse1';
+
+beforeAll(async () => {
+  pile = await demarrerPileTest({ sessions: { surCode: (c) => codes.push(c) } });
+}, 60_000);
+afterAll(async () => pile?.arreter());
+
+const cognito = () => pile.cognito!;
+
+/** Signs up as a person does on the site: the code "emailed" (printed by npm start), then a sign-in. */
+const inscrire = async (email = `agent-${crypto.randomUUID()}@example.com`): Promise<{ email: string; jeton: string }> => {
+  const c = cognito();
+  await c.sdk.send(new SignUpCommand({ ClientId: c.client, Username: email, Password: MOT_DE_PASSE, UserAttributes: [{ Name: 'email', Value: email }] }));
+  await expect.poll(() => codes.find((x) => x.email === email)).toBeDefined();
+  const code = codes.find((x) => x.email === email)!.code;
+  await c.sdk.send(new ConfirmSignUpCommand({ ClientId: c.client, Username: email, ConfirmationCode: code }));
+  return { email, jeton: await connecter(email) };
+};
+
+const connecter = async (email: string, motDePasse = MOT_DE_PASSE): Promise<string> => {
+  const c = cognito();
+  const r = await c.sdk.send(
+    new InitiateAuthCommand({ ClientId: c.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: motDePasse } }),
+  );
+  return r.AuthenticationResult!.IdToken!;
+};
+
+describe('web users and their account', () => {
+  it('a new user gets an account at the first visit, with the stage’s sign-up credits (0 here)', async () => {
+    const { email, jeton } = await inscrire();
+    const r = await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
+    expect(r.statut).toBe(200);
+    expect(r.corps).toMatchObject({ email, credits: 0, travaux_ouverts: 0, cles: { actives: 0, max: 5 } });
+    const encore = await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
+    expect(encore.corps.id).toBe(r.corps.id);
+  });
+
+  it('first visits that race make one account', async () => {
+    const { jeton } = await inscrire();
+    const reponses = await Promise.all(Array.from({ length: 8 }, () => appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })));
+    expect(reponses.map((r) => r.statut)).toEqual(Array(8).fill(200));
+    expect(new Set(reponses.map((r) => r.corps.id)).size).toBe(1);
+  });
+
+  it('refuses what is not a current ID token of the site: no token, a forged one, an access token, a key on the site’s routes', async () => {
+    const { email, jeton } = await inscrire();
+    expect((await appeler(pile.urlBase, 'GET', '/compte')).statut).toBe(401);
+    const [tete, charge] = jeton.split('.');
+    const forgee = `${tete}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(charge!, 'base64url').toString()), sub: 'autre' })).toString('base64url')}.${jeton.split('.')[2]}`;
+    const r = await appeler(pile.urlBase, 'GET', '/compte', { cle: forgee });
+    expect(r.statut).toBe(401);
+    expect(r.corps.error.message).toMatch(/sign in to the web site again/);
+    const c = cognito();
+    const acces = await c.sdk.send(
+      new InitiateAuthCommand({ ClientId: c.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: MOT_DE_PASSE } }),
+    );
+    expect((await appeler(pile.urlBase, 'GET', '/compte', { cle: acces.AuthenticationResult!.AccessToken! })).statut).toBe(401);
+    const { cle } = await pile.creerCompte(10);
+    const parCle = await appeler(pile.urlBase, 'GET', '/compte/cles', { cle });
+    expect(parCle.statut).toBe(403);
+    expect(parCle.corps.error).toMatchObject({ code: 'forbidden' });
+  });
+
+  it('the admin CLI makes a web user with a password and credits, who signs in at once', async () => {
+    const email = `operateur-${crypto.randomUUID()}@example.com`;
+    const cree = await creerUtilisateurWeb(cognito(), pile.deps, { email, motDePasse: 'Choisi-par-1', credits: 40 });
+    const r = await appeler(pile.urlBase, 'GET', '/compte', { cle: await connecter(email, 'Choisi-par-1') });
+    expect(r.corps).toMatchObject({ id: cree.account, email, credits: 40 });
+    await expect(creerUtilisateurWeb(cognito(), pile.deps, { email, motDePasse: 'Choisi-par-1', credits: 1 })).rejects.toThrow(/already exists/);
+  });
+});
+
+describe('the API page: keys', () => {
+  it('creates up to 5 named keys, each shown once; the 6th is refused until one is revoked', async () => {
+    const { jeton } = await inscrire();
+    await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
+    const creees: { id: string; cle: string }[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const r = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: ` CRM ${i} ` } });
+      expect(r.statut).toBe(201);
+      expect(r.corps.cle).toMatch(/^rtch_/);
+      expect(r.corps).toMatchObject({ nom: `CRM ${i}`, apercu: r.corps.cle.slice(0, 9), utilisee_le: null });
+      creees.push(r.corps);
+    }
+    const sixieme = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'one more' } });
+    expect(sixieme.statut).toBe(409);
+    expect(sixieme.corps.error).toMatchObject({ code: 'too_many_keys', max: 5 });
+    expect(sixieme.corps.error.message).toMatch(/at most 5 API keys.*revoke one/);
+
+    const liste = await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: jeton });
+    expect(liste.corps.cles.map((c: { nom: string }) => c.nom).sort()).toEqual(['CRM 1', 'CRM 2', 'CRM 3', 'CRM 4', 'CRM 5']);
+    // Never the key itself again.
+    expect(JSON.stringify(liste.corps)).not.toContain(creees[0]!.cle);
+
+    // A key works on the public API at once, and its use shows.
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: creees[0]!.cle })).statut).toBe(200);
+    const apres = await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: jeton });
+    const utilisee = apres.corps.cles.find((c: { id: string }) => c.id === creees[0]!.id);
+    expect(Date.parse(utilisee.utilisee_le)).toBeGreaterThan(Date.now() - 60_000);
+
+    const revoque = await appeler(pile.urlBase, 'DELETE', `/compte/cles/${creees[0]!.id}`, { cle: jeton });
+    expect(revoque.statut).toBe(204);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: creees[0]!.cle })).statut).toBe(401);
+    expect((await appeler(pile.urlBase, 'DELETE', `/compte/cles/${creees[0]!.id}`, { cle: jeton })).statut).toBe(404);
+    expect((await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'replacement' } })).statut).toBe(201);
+    expect((await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })).corps.cles.actives).toBe(5);
+  });
+
+  it('5 keys asked at once: 5 made, never a 6th', async () => {
+    const { jeton } = await inscrire();
+    await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
+    const r = await Promise.all(Array.from({ length: 9 }, (_, i) => appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: `k${i}` } })));
+    expect(r.filter((x) => x.statut === 201)).toHaveLength(5);
+    expect(r.filter((x) => x.statut === 409)).toHaveLength(4);
+    expect((await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: jeton })).corps.cles).toHaveLength(5);
+  });
+
+  it('another account’s key is a 404, and a bad body says what is wrong', async () => {
+    const a = await inscrire();
+    const b = await inscrire();
+    await appeler(pile.urlBase, 'GET', '/compte', { cle: a.jeton });
+    await appeler(pile.urlBase, 'GET', '/compte', { cle: b.jeton });
+    const cleDeA = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, json: { nom: 'a' } });
+    expect((await appeler(pile.urlBase, 'DELETE', `/compte/cles/${cleDeA.corps.id}`, { cle: b.jeton })).statut).toBe(404);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: cleDeA.corps.cle })).statut).toBe(200);
+
+    const vide = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, json: { nom: '   ' } });
+    expect(vide.statut).toBe(400);
+    expect(vide.corps.error).toMatchObject({ code: 'invalid_body', details: [{ chemin: 'nom' }] });
+    expect((await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, json: {} })).corps.error.message).toMatch(/nom is required/);
+    const texte = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, corps: 'nom=a', entetes: { 'Content-Type': 'text/plain' } });
+    expect(texte.statut).toBe(415);
+  });
+});
+
+describe('a session on the public API', () => {
+  it('launches jobs marked `web` (a key’s say `api`), on the same balance, and sees no other account’s job', async () => {
+    const email = `studio-${crypto.randomUUID()}@example.com`;
+    await creerUtilisateurWeb(cognito(), pile.deps, { email, motDePasse: MOT_DE_PASSE, credits: 20 });
+    const jeton = await connecter(email);
+    const image = enBase64(await imageTest());
+    const lance = await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: { outil: 'ciel', images: [{ base64: image }] } });
+    expect(lance.statut).toBe(202);
+    const travail = await attendreTravail(pile.urlBase, jeton, lance.corps.travaux[0].id);
+    expect(travail).toMatchObject({ statut: 'termine', source: 'web' });
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: jeton })).corps.credits).toBe(20 - lance.corps.cout_total);
+
+    const cle = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'script' } });
+    const parCle = await appeler(pile.urlBase, 'POST', '/travaux', { cle: cle.corps.cle, json: { outil: 'ciel', images: [{ base64: image }] } });
+    expect((await attendreTravail(pile.urlBase, cle.corps.cle, parCle.corps.travaux[0].id)).source).toBe('api');
+
+    const autre = await inscrire();
+    await appeler(pile.urlBase, 'GET', '/compte', { cle: autre.jeton });
+    expect((await appeler(pile.urlBase, 'GET', `/travaux/${travail.id}`, { cle: autre.jeton })).statut).toBe(404);
+  });
+
+  it('a user who never opened the account page is told to', async () => {
+    const { jeton } = await inscrire();
+    const r = await appeler(pile.urlBase, 'GET', '/solde', { cle: jeton });
+    expect(r.statut).toBe(401);
+    expect(r.corps.error.message).toMatch(/open the account page/);
+  });
+});
