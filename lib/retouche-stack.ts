@@ -14,6 +14,7 @@ import { SORTIE_MOTEUR } from '../lambdas/moteurs/bedrock/configuration';
 import { Observabilite } from './observabilite';
 import { Provenance } from './provenance';
 import { Stockage } from './stockage';
+import { Site } from './site';
 import { Utilisateurs } from './utilisateurs';
 
 export interface ProprietesRetouche extends StackProps {
@@ -30,6 +31,10 @@ export const SORTIES = {
   /** The web site's user pool and app client (`admin -- create-user`, the site's configuration). */
   pool: 'UserPoolId',
   client: 'UserPoolClientId',
+  /** The web site (a CloudFront stage): its address, and where `npm run deploy` puts its files. */
+  site: 'SiteUrl',
+  siteSeau: 'SiteBucket',
+  siteDistribution: 'SiteDistributionId',
   /** The Bedrock Region and model ids of the engine (a Bedrock stage only): `admin -- check-models` reads them. */
   modeles: SORTIE_MOTEUR,
 } as const;
@@ -42,6 +47,8 @@ export class RetoucheStack extends Stack {
   readonly flux: Flux;
   readonly api: Api;
   readonly utilisateurs: Utilisateurs;
+  /** The web site, on a stage whose links are served by CloudFront (not the LocalStack fallback). */
+  readonly site?: Site;
   readonly observabilite: Observabilite;
 
   constructor(scope: Construct, id: string, props: ProprietesRetouche) {
@@ -72,6 +79,14 @@ export class RetoucheStack extends Stack {
       machine: this.flux.machine,
       liens: this.liens,
     });
+    if (this.liens.distribution) {
+      this.site = new Site(this, 'Site', {
+        config,
+        api: this.api.api,
+        utilisateurs: this.utilisateurs,
+        liens: `https://${this.liens.distribution.distributionDomainName}`,
+      });
+    }
     this.observabilite = new Observabilite(this, 'Observabilite', {
       config,
       api: this.api.api,
@@ -86,6 +101,11 @@ export class RetoucheStack extends Stack {
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });
     new CfnOutput(this, SORTIES.pool, { value: this.utilisateurs.pool.userPoolId, description: "The web site's user pool (admin create-user)" });
     new CfnOutput(this, SORTIES.client, { value: this.utilisateurs.client.userPoolClientId, description: "The web site's app client" });
+    if (this.site) {
+      new CfnOutput(this, SORTIES.site, { value: this.site.url, description: 'The web site (and the API under /api/v1)' });
+      new CfnOutput(this, SORTIES.siteSeau, { value: this.site.seau.bucketName, description: "The web site's files (npm run deploy puts them there)" });
+      new CfnOutput(this, SORTIES.siteDistribution, { value: this.site.distribution.distributionId, description: "The web site's distribution" });
+    }
     new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
     const env = modeles.environnement;
     if (config.moteur === 'bedrock' && env.RETOUCHE_BEDROCK_REGION) {

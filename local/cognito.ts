@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import {
   DescribeUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { identifiantsLocaux } from './dynamodb';
+import { portLibre } from './ports';
 
 const RACINE = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEMARRAGE_MAX_MS = 30_000;
@@ -45,16 +45,6 @@ export interface CognitoLocal {
   sdk: CognitoIdentityProviderClient;
   arreter(): Promise<void>;
 }
-
-const portLibre = (): Promise<number> =>
-  new Promise((resoudre, rejeter) => {
-    const serveur = createServer();
-    serveur.once('error', rejeter);
-    serveur.listen(0, '127.0.0.1', () => {
-      const { port } = serveur.address() as { port: number };
-      serveur.close(() => resoudre(port));
-    });
-  });
 
 /**
  * Reads the emulator's log: the line that says it listens, and the boxes of codes it "sends"

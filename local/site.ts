@@ -6,12 +6,13 @@
  * no framing, no sniffing, no referrer.
  *
  * A path with a file extension is a file of the build (404 when there is none); any other path is a
- * page of the app, answered with index.html, whose router shows it.
+ * page of the app, answered with index.html, whose router shows it. `/config.json` is made here.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { BASE_CHEMIN } from '../lambdas/http/routes';
+import { politiqueContenu } from '../lib/politique-contenu';
 
 /** What the app reads at start (site/src/config.ts): where the API and the user pool are. */
 export interface ConfigurationSite {
@@ -31,22 +32,6 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** The policy of every page: the same one lib/site.ts gives CloudFront, with the local user pool's origin. */
-export const politiqueContenu = (cognito: string): string =>
-  [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    // Photos and results: the site's own links (same origin here), previews made in the page.
-    "img-src 'self' data: blob:",
-    `connect-src 'self' ${cognito}`,
-    "font-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-
 const entetesSecurite = (politique: string) => ({
   'Content-Security-Policy': politique,
   'X-Content-Type-Options': 'nosniff',
@@ -61,7 +46,7 @@ export const DOSSIER_SITE = resolve(import.meta.dirname, '..', 'site', 'dist');
 export const servirSite = (options: { dossier?: string; configuration: ConfigurationSite }) => {
   const dossier = options.dossier ?? DOSSIER_SITE;
   const entetes = entetesSecurite(
-    politiqueContenu(options.configuration.cognito.endpoint ?? `https://cognito-idp.${options.configuration.cognito.region}.amazonaws.com`),
+    politiqueContenu({ cognito: options.configuration.cognito.endpoint ?? `https://cognito-idp.${options.configuration.cognito.region}.amazonaws.com` }),
   );
   const envoyerFichier = (reponse: ServerResponse, fichier: string, cache: string, tete: boolean) => {
     reponse.writeHead(200, {
@@ -91,11 +76,8 @@ export const servirSite = (options: { dossier?: string; configuration: Configura
       return true;
     }
     const index = join(dossier, 'index.html');
-    if (!existsSync(index)) {
-      reponse.writeHead(503, { ...entetes, 'Content-Type': TYPES['.txt']!, 'Cache-Control': 'no-store' });
-      reponse.end(tete ? undefined : 'The web site is not built: run `npm run site:build`, then reload.\n');
-      return true;
-    }
+    // No build (a checkout without site/): the gateway's own answers, which point to the API.
+    if (!existsSync(index)) return false;
     if (extname(chemin)) {
       const fichier = resolve(dossier, `.${chemin}`);
       // Nothing outside the build, whatever the path says.

@@ -6,9 +6,9 @@
  * is one line and exit code 1 with nothing left running, and Ctrl-C or SIGTERM stops everything. Even
  * a SIGKILL leaves no DynamoDB Local behind (local/dynamodb.ts) and the next start takes the lock over.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Pile } from './pile';
 import { inscrire } from './piles-actives';
 import { DossierOccupe, prendreVerrou, type Verrou } from './verrou';
@@ -73,6 +73,15 @@ if (port !== 0) {
 
 // Loaded only now: the stack's modules (the AWS SDK, sharp…) take about a second, which a refused
 // start does not have to wait for.
+// The web site is built when its sources changed since its last build (a fresh clone: once, seconds).
+const { siteAJour, construireSite } = await import('./construire-site');
+if (!siteAJour()) {
+  console.log('Building the web site (site/ → site/dist)…');
+  await construireSite().catch((erreur: unknown) =>
+    process.stderr.write(`The web site could not be built (the API runs without it): ${(erreur as Error).message.split('\n')[0]}\n`),
+  );
+}
+
 const { demarrerPile } = await import('./pile');
 const { JavaAbsent } = await import('./dynamodb');
 try {
@@ -82,6 +91,7 @@ try {
     delaiMoteurMs: delai,
     // What Cognito would email, shown here: the web site asks for it at sign-up and password reset.
     sessions: { surCode: ({ email, code }) => console.log(`Verification code for ${email}: ${code}`) },
+    site: {},
   });
 } catch (erreur) {
   // demarrerPile has stopped what it had started.
@@ -98,9 +108,13 @@ process.on('exit', inscrire(dossier, pile.urlBase));
 const citer = (texte: string) => (/^[\w./:@%+-]+$/.test(texte) ? texte : `'${texte.replaceAll("'", "'\\''")}'`);
 const prefixeAdmin = process.env.RETOUCHE_DATA_DIR === undefined ? '' : `RETOUCHE_DATA_DIR=${citer(dossier)} `;
 
+const { DOSSIER_SITE } = await import('./site');
+const site = existsSync(join(DOSSIER_SITE, 'index.html'))
+  ? `\n  The web site: ${pile.urlBase.replace(/\/api\/v1$/, '/')}  (sign up there; the verification codes appear here)\n`
+  : '';
 console.log(`Retouche is running on ${pile.urlBase}  (data: ${dossier})
-
-  Create an account and its first API key, in another terminal, from this folder:
+${site}
+  ${site ? 'Or create' : 'Create'} an account and its first API key, in another terminal, from this folder:
     ${prefixeAdmin}npm run --silent admin -- create-account --credits 100
   then for example:
     curl ${pile.urlBase}/outils

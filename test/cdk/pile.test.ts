@@ -358,10 +358,51 @@ describe('the dev stage', () => {
     expect(refus.map((d) => d.Condition)).toEqual([{ Bool: { 'aws:SecureTransport': 'false' } }, { NumericLessThan: { 's3:TlsVersion': 1.2 } }]);
   });
 
+  it('serves the web site from a private bucket through CloudFront, the API under the same origin, under a strict policy (issue 25, point 8)', () => {
+    const [, distribution] = deType(s, 'AWS::CloudFront::Distribution').find(([id]) => id.startsWith('SiteDistribution'))!;
+    const config = distribution.Properties.DistributionConfig;
+    expect(config.DefaultCacheBehavior).toMatchObject({ ViewerProtocolPolicy: 'redirect-to-https', AllowedMethods: ['GET', 'HEAD'] });
+    expect(config.DefaultCacheBehavior.TrustedKeyGroups).toBeUndefined();
+    const api = config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    expect(api).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      // CachingDisabled and AllViewerExceptHostHeader (AWS managed): answers are per account; the Authorization header reaches the API.
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+    });
+    expect(api.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
+    const origineApi = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
+    // The stage's path (v1), read from the API's URL: /api/v1/… of the site reaches /v1/api/v1/… of API Gateway.
+    expect(JSON.stringify(origineApi.OriginPath)).toContain('"Fn::Select":[3');
+    // The site's bucket: private, reached through OAC only.
+    const origineSite = config.Origins.find((o: { Id: string }) => o.Id === config.DefaultCacheBehavior.TargetOriginId);
+    expect(origineSite.OriginAccessControlId).toBeDefined();
+    const [, seau] = deType(s, 'AWS::S3::Bucket').find(([id]) => id.startsWith('SiteFichiers'))!;
+    expect(seau.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    // The policy: no inline script, the user pool's Region, the result links' origin for images.
+    const [, entetes] = deType(s, 'AWS::CloudFront::ResponseHeadersPolicy')[0]!;
+    const csp = JSON.stringify(entetes.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    expect(csp).toContain(`connect-src 'self' https://cognito-idp.",{"Ref":"AWS::Region"}`);
+    expect(csp).toContain(`img-src 'self' data: blob: https://",{"Fn::GetAtt":["${idDe(s, 'Liens/Distribution')}","DomainName"]}`);
+    // /config.json from the stack's own values.
+    const [, fonction] = deType(s, 'AWS::CloudFront::Function')[0]!;
+    expect(JSON.stringify(fonction.Properties.FunctionCode)).toContain(idDe(s, 'Utilisateurs/Pool/Site'));
+    const sorties = s.template.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(sorties)).toEqual(expect.arrayContaining(['SiteUrl', 'SiteBucket', 'SiteDistributionId']));
+  });
+
   it('serves results through CloudFront signed URLs (key group, OAC), the private key in Secrets Manager', () => {
     s.template.resourceCountIs('AWS::CloudFront::PublicKey', 1);
     s.template.resourceCountIs('AWS::CloudFront::KeyGroup', 1);
-    s.template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    // One per private bucket: the results' and the web site's.
+    s.template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 2);
     s.template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
         DefaultCacheBehavior: Match.objectLike({
