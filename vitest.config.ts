@@ -31,6 +31,8 @@ export default defineConfig({
       // Each starts its own stacks (npm start, DynamoDB Local included).
       { extends: true, test: { name: 'service', include: SERVICE } },
       { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
+      // The web site in Chromium against npm start (`npm run test:site`, in CI after test:service).
+      { extends: true, test: { name: 'navigateur', include: ['test/navigateur/**/*.test.ts'], fileParallelism: false } },
     ],
   },
 });

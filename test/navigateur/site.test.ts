@@ -1,0 +1,194 @@
+/**
+ * The web site in a real browser (issue 25, point 9): Debian's Chromium, driven by puppeteer-core,
+ * against `npm start` as a person runs it. Sign up with the code `npm start` prints, the account page,
+ * the API page (a key made, shown once, working on the API, revoked), signing out and in, the language
+ * switch; on every page an automated accessibility check (axe-core: no serious or critical violation)
+ * and not one Content Security Policy violation. The screenshots it takes are the README's.
+ *
+ * `npm run test:site` (CI: .ci/run, which installs Chromium). CHROMIUM names another browser binary.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { portLibre } from '../../local/ports';
+
+const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CAPTURES = join(RACINE, 'docs', 'site');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const MOT_DE_PASSE = 'Motdepasse1';
+
+let dossier: string;
+let enfant: ChildProcess;
+let sortie = '';
+let origine: string;
+let navigateur: Browser;
+let page: Page;
+const violationsCsp: string[] = [];
+
+const attendre = async <T>(quoi: () => T | undefined | false, ms: number, raison: string): Promise<T> => {
+  const limite = Date.now() + ms;
+  for (;;) {
+    const valeur = quoi();
+    if (valeur) return valeur;
+    if (Date.now() > limite) throw new Error(`timed out: ${raison}\n${sortie}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+beforeAll(async () => {
+  dossier = mkdtempSync(join(tmpdir(), 'retouche-site-'));
+  const port = await portLibre();
+  origine = `http://localhost:${port}`;
+  enfant = spawn(process.execPath, ['--import', 'tsx', join(RACINE, 'local/start.ts')], {
+    cwd: RACINE,
+    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  enfant.stdout!.on('data', (m: Buffer) => (sortie += m.toString()));
+  enfant.stderr!.on('data', (m: Buffer) => (sortie += m.toString()));
+  await attendre(() => sortie.includes('Retouche is running on'), 150_000, 'npm start did not start');
+  navigateur = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    // A French browser: the site's first visit follows the browser's language.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=fr-FR', '--accept-lang=fr-FR,fr'],
+    env: { ...process.env, LANGUAGE: 'fr_FR', LANG: 'fr_FR.UTF-8' },
+  });
+  page = await navigateur.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violationsCsp.push(message.text());
+  });
+  mkdirSync(CAPTURES, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await navigateur?.close();
+  if (enfant?.pid) {
+    try {
+      process.kill(-enfant.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+  rmSync(dossier, { recursive: true, force: true });
+});
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.1 A and AA rules). */
+const accessibilite = async (): Promise<string[]> => {
+  // Through DevTools, not a <script>: the page's policy allows no script but its own.
+  // (Page code as text: the tests compile without the DOM's types.)
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
+  const resultats = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })")) as {
+    violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+  };
+  return resultats.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+};
+
+const aller = async (chemin: string) => {
+  await page.goto(`${origine}${chemin}`, { waitUntil: 'networkidle0' });
+};
+
+const saisir = async (id: string, texte: string) => {
+  await page.locator(`#${id}`).fill(texte);
+};
+
+const codePour = (email: string) =>
+  attendre(() => new RegExp(`Verification code for ${email.replace(/[.+]/g, '\\$&')}: (\\d+)`).exec(sortie)?.[1], 15_000, `no code for ${email}`);
+
+const capturer = (nom: string) => page.screenshot({ path: join(CAPTURES, `${nom}.png`) as `${string}.png` });
+
+describe('the web site, in Chromium', () => {
+  const email = `agent-${Date.now()}@example.com`;
+
+  it('serves its home page under a strict policy, in the browser’s language, switchable', async () => {
+    const reponse = await page.goto(`${origine}/`, { waitUntil: 'networkidle0' });
+    const csp = reponse!.headers()['content-security-policy']!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(await page.evaluate('document.documentElement.lang')).toBe('fr');
+    expect(await accessibilite()).toEqual([]);
+    await capturer('accueil-fr');
+    await page.locator('::-p-text(English)').click();
+    await page.waitForFunction("document.documentElement.lang === 'en'");
+    expect(await accessibilite()).toEqual([]);
+    await capturer('accueil-en');
+  });
+
+  it('signs a new user up with the code npm start prints, and opens their account', async () => {
+    await aller('/inscription');
+    await saisir('email', email);
+    await saisir('mot-de-passe', MOT_DE_PASSE);
+    expect(await accessibilite()).toEqual([]);
+    await page.locator('form button[type=submit]').click();
+    await page.locator('#code').wait();
+    await saisir('code', await codePour(email));
+    await page.locator('form button[type=submit]').click();
+    await page.waitForFunction("location.pathname === '/compte'");
+    await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(email)})`);
+    expect(await accessibilite()).toEqual([]);
+    await capturer('compte');
+  });
+
+  it('makes an API key shown once, which works on the API at once, and revokes it', async () => {
+    await aller('/compte/cles');
+    await saisir('nom-cle', 'CRM export');
+    await page.locator('form button[type=submit]').click();
+    await page.locator('#cle-creee').wait();
+    const cle = (await page.evaluate("document.querySelector('#cle-creee').value")) as string;
+    expect(cle).toMatch(/^rtch_/);
+    expect(await accessibilite()).toEqual([]);
+    await capturer('cles');
+    expect((await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } })).status).toBe(200);
+
+    // Shown once: after a reload, the list has the key's name and prefix, never the key.
+    await aller('/compte/cles');
+    await page.waitForFunction("document.body.innerText.includes('CRM export')");
+    expect(await page.evaluate('document.body.innerText')).not.toContain(cle);
+
+    await page.locator('::-p-aria(Revoke CRM export)').click();
+    // The confirmation step, then the key is gone.
+    await page.locator('::-p-aria(Confirm revoking CRM export)').click();
+    await page.waitForFunction("!document.querySelector('main table')?.innerText.includes('CRM export')");
+    expect(await page.evaluate('document.body.innerText')).toContain('The key CRM export is revoked');
+    expect((await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } })).status).toBe(401);
+  });
+
+  it('signs out, keeps the account pages closed, and signs in again', async () => {
+    await page.locator('::-p-aria(Sign out)').click();
+    // Signed out (the refresh token revoked at Cognito), back home.
+    await page.waitForFunction("location.pathname === '/' && !document.body.innerText.includes('Sign out')");
+    await aller('/compte');
+    await page.waitForFunction("location.pathname === '/connexion'");
+    await saisir('email', email);
+    await saisir('mot-de-passe', MOT_DE_PASSE);
+    expect(await accessibilite()).toEqual([]);
+    await capturer('connexion');
+    await page.locator('form button[type=submit]').click();
+    await page.waitForFunction("location.pathname === '/compte'");
+  });
+
+  it('fits a phone', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await aller('/compte');
+    // Still signed in after the reload: the tab's refresh token (site/src/session.ts).
+    await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(email)})`);
+    const debordement = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    expect(debordement).toBeLessThanOrEqual(0);
+    await capturer('compte-telephone');
+    await page.setViewport({ width: 1280, height: 800 });
+  });
+
+  it('broke no Content Security Policy rule on the way', () => {
+    expect(violationsCsp).toEqual([]);
+  });
+});
