@@ -20,7 +20,8 @@ export interface ConfigurationSite {
   cognito: { region: string; client: string; endpoint?: string };
 }
 
-const TYPES: Record<string, string> = {
+/** The media type of each kind of file a build holds (also exploitation/publier-site.ts's, for S3). */
+export const TYPES_FICHIERS: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -51,7 +52,7 @@ export const servirSite = (options: { dossier?: string; configuration: Configura
   const envoyerFichier = (reponse: ServerResponse, fichier: string, cache: string, tete: boolean) => {
     reponse.writeHead(200, {
       ...entetes,
-      'Content-Type': TYPES[extname(fichier)] ?? 'application/octet-stream',
+      'Content-Type': TYPES_FICHIERS[extname(fichier)] ?? 'application/octet-stream',
       'Content-Length': statSync(fichier).size,
       'Cache-Control': cache,
     });
@@ -71,7 +72,7 @@ export const servirSite = (options: { dossier?: string; configuration: Configura
     const tete = requete.method === 'HEAD';
     if (chemin === '/config.json') {
       const corps = JSON.stringify(options.configuration);
-      reponse.writeHead(200, { ...entetes, 'Content-Type': TYPES['.json']!, 'Cache-Control': 'no-store' });
+      reponse.writeHead(200, { ...entetes, 'Content-Type': TYPES_FICHIERS['.json']!, 'Cache-Control': 'no-store' });
       reponse.end(tete ? undefined : corps);
       return true;
     }
