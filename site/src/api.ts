@@ -53,3 +53,18 @@ export interface Cle {
   cree_le: string;
   utilisee_le: string | null;
 }
+
+export interface Travail {
+  id: string;
+  outil: string;
+  statut: 'en_attente' | 'en_cours' | 'termine' | 'echec';
+  cout: number;
+  lot: string | null;
+  nom: string | null;
+  source: string;
+  cree_le: string;
+  resultats: { url: string; expire_le: string }[];
+  texte: string | null;
+  erreur: { code: string; message: string } | null;
+  rembourse: boolean;
+}

@@ -17,6 +17,7 @@ export const router = createRouter({
     { path: '/mot-de-passe', component: () => import('./pages/MotDePasse.vue'), meta: { titre: 'motDePasse.titre' } },
     { path: '/compte', component: () => import('./pages/Compte.vue'), meta: { titre: 'compte.titre', session: true } },
     { path: '/compte/cles', component: () => import('./pages/Cles.vue'), meta: { titre: 'cles.titre', session: true } },
+    { path: '/historique', component: () => import('./pages/Historique.vue'), meta: { titre: 'historique.titre', session: true } },
     { path: '/confidentialite', component: () => import('./pages/Confidentialite.vue'), meta: { titre: 'confidentialite.titre' } },
     { path: '/:chemin(.*)*', component: () => import('./pages/Introuvable.vue'), meta: { titre: 'introuvable.titre' } },
   ],

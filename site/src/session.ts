@@ -85,8 +85,10 @@ export const useSession = defineStore('session', () => {
       if (!r.AuthenticationResult?.IdToken) return false;
       retenir(r.AuthenticationResult.IdToken);
       return true;
-    } catch {
-      oublier();
+    } catch (erreur) {
+      // Only Cognito's refusal ends the session: a request cut short (the page left, the network down)
+      // must not forget a refresh token that the next page of this tab still needs.
+      if ((erreur as { name?: string }).name === 'NotAuthorizedException') oublier();
       return false;
     }
   };

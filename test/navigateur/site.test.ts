@@ -46,7 +46,8 @@ beforeAll(async () => {
   origine = `http://localhost:${port}`;
   enfant = spawn(process.execPath, ['--import', 'tsx', join(RACINE, 'local/start.ts')], {
     cwd: RACINE,
-    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier },
+    // New accounts start with 20 credits here, enough for the job the history shows.
+    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier, RETOUCHE_CREDITS_INSCRIPTION: '20' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -149,6 +150,16 @@ describe('the web site, in Chromium', () => {
     expect(await accessibilite()).toEqual([]);
     await capturer('cles');
     expect((await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } })).status).toBe(200);
+    // A job started with it, which the history shows next.
+    const formulaire = new FormData();
+    formulaire.set('outil', 'ciel');
+    formulaire.set(
+      'image',
+      new Blob([readFileSync(join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-a.jpg'))], { type: 'image/jpeg' }),
+      'facade.jpg',
+    );
+    const lancement = await fetch(`${origine}/api/v1/travaux`, { method: 'POST', headers: { Authorization: `Bearer ${cle}` }, body: formulaire });
+    expect(lancement.status).toBe(202);
 
     // Shown once: after a reload, the list has the key's name and prefix, never the key.
     await aller('/compte/cles');
@@ -161,6 +172,24 @@ describe('the web site, in Chromium', () => {
     await page.waitForFunction("!document.querySelector('main table')?.innerText.includes('CRM export')");
     expect(await page.evaluate('document.body.innerText')).toContain('The key CRM export is revoked');
     expect((await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } })).status).toBe(401);
+  });
+
+  it('lists the jobs with their result, and erases one after a confirmation', async () => {
+    await page.locator('nav ::-p-aria(History)').click();
+    await page.waitForFunction("location.pathname === '/historique'");
+    // Until the job has ended (the local engine takes seconds), then its result is the thumbnail.
+    for (let i = 0; i < 60 && !(await page.evaluate("document.body.innerText.includes('done')")); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      await aller('/historique');
+    }
+    await page.waitForFunction("document.querySelector('img.vignette')?.complete && document.querySelector('img.vignette').naturalWidth > 0");
+    expect(await page.evaluate('document.body.innerText')).toContain('facade.jpg');
+    expect(await accessibilite()).toEqual([]);
+    await capturer('historique');
+    await page.locator('::-p-aria(Erase facade.jpg)').click();
+    await page.locator('::-p-aria(Confirm erasing facade.jpg)').click();
+    await page.waitForFunction("document.body.innerText.includes('facade.jpg is erased')");
+    await page.waitForFunction("!(document.querySelector('main ul.historique')?.innerText ?? '').includes('facade.jpg')");
   });
 
   it('signs out, keeps the account pages closed, and signs in again', async () => {
