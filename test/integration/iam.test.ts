@@ -9,6 +9,7 @@
  * call fails. Least privilege as a figure: per function, the grants and actions the role has and
  * those the scenarios used; the unused ones are printed.
  */
+import { AdminConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
@@ -74,8 +75,22 @@ beforeAll(async () => {
     ageMinimumBalayageMs: 0,
     // An image URL on a test host is served here; any other goes through the real SSRF-safe downloader.
     telecharger: async (url) => (new URL(url).hostname === 'photos.exemple.test' ? imageTest(11) : telechargeurReel(url)),
+    // The web site's user pool: its routes are scenarios too.
+    sessions: {},
   });
 });
+
+/** A web site user who signed up and confirmed, signed in: their ID token (their account is made by GET /compte). */
+const session = async (): Promise<string> => {
+  const c = pile.cognito!;
+  const email = `iam-${crypto.randomUUID()}@example.com`;
+  await c.sdk.send(new SignUpCommand({ ClientId: c.client, Username: email, Password: 'Motdepasse1', UserAttributes: [{ Name: 'email', Value: email }] }));
+  await c.sdk.send(new AdminConfirmSignUpCommand({ UserPoolId: c.pool, Username: email }));
+  const r = await c.sdk.send(
+    new InitiateAuthCommand({ ClientId: c.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: 'Motdepasse1' } }),
+  );
+  return r.AuthenticationResult!.IdToken!;
+};
 afterAll(async () => pile?.arreter());
 
 /** The sweeper as the minutes pass, until nothing is open. */
@@ -102,6 +117,15 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     expect((await appeler(pile.urlBase, 'GET', '/outils')).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/openapi.json')).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/inconnu')).statut).toBe(404);
+
+    // The web site's account and API pages: the account made at the first visit, a key made, used, listed, revoked.
+    const jeton = await session();
+    expect((await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })).statut).toBe(200);
+    const cleWeb = await appeler<{ id: string; cle: string }>(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'iam' } });
+    expect(cleWeb.statut).toBe(201);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: cleWeb.corps.cle })).statut).toBe(200);
+    expect((await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: jeton })).statut).toBe(200);
+    expect((await appeler(pile.urlBase, 'DELETE', `/compte/cles/${cleWeb.corps.id}`, { cle: jeton })).statut).toBe(204);
 
     const { cle } = await pile.creerCompte(200);
     // A single job, with an Idempotency-Key, asked twice; then every GET route.
