@@ -1,41 +1,73 @@
 /**
  * The API, as the site calls it: the signed-in user's ID token where a script puts its key. An answer
- * that is not 2xx has the API's Erreur body; it becomes an ErreurApi with the API's own message, which
- * the pages show. A 401 makes the session try one refresh, then give up (session.ts).
+ * that is not 2xx carries the API's `{"error": {"code", "message"}}`; it becomes an ErreurApi with the
+ * API's own message (English), which the pages show as it is. A 401 gets one more try with a fresh
+ * token; a second one ends the session, and the app then goes to the sign-in page (App.vue).
  */
 import { lireConfiguration } from './config';
+import { i18n } from './i18n';
 import { useSession } from './session';
 
 export class ErreurApi extends Error {
+  override name = 'ErreurApi';
   constructor(
     readonly statut: number,
     readonly code: string,
     message: string,
+    /** True when the message is the API's (in English), false when the site wrote it (in the page's language). */
+    readonly deLApi: boolean,
   ) {
     super(message);
   }
 }
 
-export const appeler = async <T>(methode: string, chemin: string, corps?: unknown, deuxieme = false): Promise<T> => {
-  const session = useSession();
-  const { api } = await lireConfiguration();
-  const jeton = await session.jetonValide();
-  const reponse = await fetch(`${api}${chemin}`, {
-    method: methode,
-    headers: { ...(jeton ? { Authorization: `Bearer ${jeton}` } : {}), ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: corps === undefined ? undefined : JSON.stringify(corps),
-  });
-  if (reponse.status === 401 && jeton && !deuxieme && (await session.rafraichir())) return appeler<T>(methode, chemin, corps, true);
-  if (reponse.status === 204) return undefined as T;
+const lireCorps = async (reponse: Response): Promise<unknown> => {
   const texte = await reponse.text();
-  const valeur = texte ? (JSON.parse(texte) as unknown) : undefined;
+  try {
+    return texte ? (JSON.parse(texte) as unknown) : undefined;
+  } catch {
+    // Not the API's JSON (a proxy's error page): the status says enough.
+    return undefined;
+  }
+};
+
+export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: string, corps?: unknown): Promise<T> => {
+  const session = useSession();
+  const { t } = i18n.global;
+  const { api } = await lireConfiguration();
+  const envoyer = async (jeton: string): Promise<Response> => {
+    try {
+      return await fetch(`${api}${chemin}`, {
+        method: methode,
+        headers: { Authorization: `Bearer ${jeton}`, ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: corps === undefined ? undefined : JSON.stringify(corps),
+      });
+    } catch {
+      throw new ErreurApi(0, 'network', t('erreurs.reseau'), false);
+    }
+  };
+
+  const jeton = await session.jetonValide();
+  // Signed out meanwhile (the refresh refused), or a refresh the network cut short.
+  if (!jeton) throw new ErreurApi(401, 'unauthenticated', t(session.connecte ? 'erreurs.reseau' : 'erreurs.sessionFinie'), false);
+  let reponse = await envoyer(jeton);
+  if (reponse.status === 401 && (await session.rafraichir())) {
+    const nouveau = await session.jetonValide();
+    if (nouveau) reponse = await envoyer(nouveau);
+  }
+  if (reponse.status === 204) return undefined as T;
+  const valeur = await lireCorps(reponse);
   if (!reponse.ok) {
-    const erreur = (valeur as { error?: { code?: string; message?: string } } | undefined)?.error;
-    if (reponse.status === 401) await session.deconnecter();
-    throw new ErreurApi(reponse.status, erreur?.code ?? 'internal_error', erreur?.message ?? reponse.statusText);
+    if (reponse.status === 401) await session.deconnecter(true);
+    const erreur = (valeur as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+    if (typeof erreur?.message === 'string') throw new ErreurApi(reponse.status, String(erreur.code ?? 'error'), erreur.message, true);
+    throw new ErreurApi(reponse.status, 'error', t('erreurs.serveur', { statut: reponse.status }), false);
   }
   return valeur as T;
 };
+
+/** GET /compte: its first call after a sign-up makes the account, so it comes right after every sign-in. */
+export const ouvrirCompte = (): Promise<Compte> => appeler<Compte>('GET', '/compte');
 
 export interface Compte {
   id: string;
@@ -52,6 +84,11 @@ export interface Cle {
   apercu: string;
   cree_le: string;
   utilisee_le: string | null;
+}
+
+/** POST /compte/cles: the key itself (`cle`) is in this answer only. */
+export interface CleCreee extends Cle {
+  cle: string;
 }
 
 export interface Travail {

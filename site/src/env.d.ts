@@ -1,5 +1,10 @@
-declare module '*.vue' {
-  import type { DefineComponent } from 'vue';
-  const composant: DefineComponent<object, object, unknown>;
-  export default composant;
+import 'vue-router';
+
+declare module 'vue-router' {
+  interface RouteMeta {
+    /** The i18n key of the page's title. */
+    titre?: string;
+    /** Signed-in users only. */
+    session?: boolean;
+  }
 }

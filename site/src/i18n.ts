@@ -1,7 +1,8 @@
 /**
  * French and English. The first visit follows the browser's language; a choice made with the switch is
  * remembered in this browser (localStorage: a preference, nothing personal). <html lang> follows, so
- * screen readers read each page in its language.
+ * that screen readers read each page in its language. The messages are compiled at build time
+ * (vite.config.ts): nothing here needs eval under the site's Content Security Policy.
  */
 import { createI18n } from 'vue-i18n';
 import en from './i18n/en.json';
@@ -11,8 +12,17 @@ export const LANGUES = ['fr', 'en'] as const;
 export type Langue = (typeof LANGUES)[number];
 const CLE = 'retouche.langue';
 
+const lireChoix = (): string | null => {
+  try {
+    return localStorage.getItem(CLE);
+  } catch {
+    // Storage refused (a privacy setting): the browser's language then.
+    return null;
+  }
+};
+
 const initiale = (): Langue => {
-  const choisie = localStorage.getItem(CLE);
+  const choisie = lireChoix();
   if (choisie === 'fr' || choisie === 'en') return choisie;
   return navigator.language.toLowerCase().startsWith('fr') ? 'fr' : 'en';
 };
@@ -22,11 +32,23 @@ const dates = {
   long: { dateStyle: 'medium', timeStyle: 'short' },
 } as const;
 
-export const i18n = createI18n({ legacy: false, locale: initiale(), fallbackLocale: 'en', messages: { fr, en }, datetimeFormats: { fr: dates, en: dates } });
+export const i18n = createI18n({
+  legacy: false,
+  locale: initiale(),
+  fallbackLocale: 'en',
+  messages: { fr, en },
+  datetimeFormats: { fr: dates, en: dates },
+  // French says "0 crédit, 1 crédit, 2 crédits": the singular up to 1, where English stops at 1.
+  pluralRules: { fr: (n: number) => (Math.abs(n) < 2 ? 0 : 1) },
+});
 document.documentElement.lang = i18n.global.locale.value;
 
 export const choisirLangue = (langue: Langue): void => {
   i18n.global.locale.value = langue;
-  localStorage.setItem(CLE, langue);
   document.documentElement.lang = langue;
+  try {
+    localStorage.setItem(CLE, langue);
+  } catch {
+    // Not remembered, but the page still switches.
+  }
 };

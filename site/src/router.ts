@@ -1,15 +1,17 @@
 /**
- * The pages. The account pages need a session: without one, the sign-in page, which comes back to
- * the page asked (`?suite=`, a path of this site only). After each change of page the focus goes to
- * its heading, so that a screen reader says where the user is, as a page load would.
+ * The pages, each its own chunk (the first page loads only its own). The account pages need a
+ * session: without one, the sign-in page, which comes back to the page asked (`?suite=`, a path of
+ * this site only). After each change of page the focus goes to its heading, so that a screen reader
+ * says where the user is, as a page load would.
  */
 import { nextTick } from 'vue';
-import { createRouter, createWebHistory } from 'vue-router';
+import { createRouter, createWebHistory, START_LOCATION, type RouteLocationNormalized } from 'vue-router';
 import { i18n } from './i18n';
 import { useSession } from './session';
 
 export const router = createRouter({
   history: createWebHistory(),
+  scrollBehavior: () => ({ top: 0 }),
   routes: [
     { path: '/', component: () => import('./pages/Accueil.vue'), meta: { titre: 'accueil.titre' } },
     { path: '/inscription', component: () => import('./pages/Inscription.vue'), meta: { titre: 'inscription.titre' } },
@@ -23,18 +25,30 @@ export const router = createRouter({
   ],
 });
 
-/** A `?suite=` that stays on this site: a path, not `//host` or a URL. */
+/** A `?suite=` that stays on this site: a path, never `//host`, `/\host` or a URL. */
 export const suiteSure = (suite: unknown): string => (typeof suite === 'string' && /^\/(?![/\\])/.test(suite) ? suite : '/compte');
+
+/** The tab's title, in the page's language (App.vue calls it again when the language changes). */
+export const mettreTitre = (route: RouteLocationNormalized): void => {
+  document.title = `${i18n.global.t(route.meta.titre ?? 'accueil.titre')} · Retouche`;
+};
 
 router.beforeEach(async (vers) => {
   const session = useSession();
+  // A public page does not wait for Cognito: the header shows the session when it is back.
+  if (!vers.meta.session) {
+    void session.reprendre();
+    return true;
+  }
   await session.reprendre();
-  if (vers.meta.session && !session.connecte) return { path: '/connexion', query: { suite: vers.fullPath } };
-  return true;
+  return session.connecte ? true : { path: '/connexion', query: { suite: vers.fullPath } };
 });
 
-router.afterEach(async (vers) => {
-  document.title = `${i18n.global.t(String(vers.meta.titre ?? 'accueil.titre'))} · Retouche`;
+router.afterEach(async (vers, depuis, echec) => {
+  if (echec) return;
+  mettreTitre(vers);
+  // On the first page the focus stays at the top of the document, where the skip link is.
+  if (depuis === START_LOCATION) return;
   await nextTick();
   document.querySelector<HTMLElement>('main h1')?.focus();
 });
