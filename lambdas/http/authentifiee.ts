@@ -26,13 +26,13 @@ export interface AppelAuthentifie {
 export const routeAuthentifiee = (
   deps: FournisseurDeps,
   fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
-  exigences: ExigencesAuthentification | (() => ExigencesAuthentification) = {},
+  exigences: ExigencesAuthentification = {},
 ): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(erreursEnReponses())
     .handler(async (event, contexte) => {
       const d = await deps();
-      const appelant = await authentifier(d, entete(event, 'authorization'), typeof exigences === 'function' ? exigences() : exigences);
+      const appelant = await authentifier(d, entete(event, 'authorization'), exigences);
       await compterRequete(d, appelant.empreinte, appelant.source === 'api');
       return fn({ event, contexte, d, appelant });
     });

@@ -12,8 +12,10 @@ import { ErreurApi } from '../core/modele/erreurs';
 import { reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
-export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) =>
-  routeAuthentifiee(
+export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) => {
+  // The stage's setting, read once per container like the rest of its environment.
+  const exigences = { sessionSeule: true, creerCompte: creditsInscription(env) };
+  return routeAuthentifiee(
     deps,
     async ({ d, appelant }) => {
       const compte = await lireCompte(d, appelant.compte);
@@ -27,7 +29,8 @@ export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.en
         cree_le: compte.cree_le,
       });
     },
-    () => ({ sessionSeule: true, creerCompte: creditsInscription(env) }),
+    exigences,
   );
+};
 // DynamoDB only.
 export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv }));

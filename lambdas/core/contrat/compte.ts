@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { ErreurApi } from '../modele/erreurs';
 import { lireCorpsJson } from './json';
+import { cheminJson, refuser, segments } from './messages/formulation';
 
 export const LONGUEUR_MAX_NOM_CLE = 60;
 
@@ -21,9 +22,10 @@ export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer):
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
   const resultat = v.safeParse(NouvelleCle, lireCorpsJson(corps));
-  if (!resultat.success) {
-    const details = resultat.issues.map((i) => ({ chemin: v.getDotPath(i) ?? '', message: i.message }));
-    throw new ErreurApi('invalid_body', details[0]!.message, { details });
-  }
+  if (!resultat.success)
+    throw refuser(
+      'invalid_body',
+      resultat.issues.map((i) => ({ chemin: cheminJson(segments(i)), message: i.message })),
+    );
   return resultat.output;
 };

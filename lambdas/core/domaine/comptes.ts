@@ -9,7 +9,7 @@ import * as comptes from '../depots/comptes';
 import { lireUtilisations } from '../depots/cadences';
 import { ErreurApi } from '../modele/erreurs';
 import type { Source } from '../modele/enregistrements';
-import { assurerCompte, compteDeSession, sansCompte } from './utilisateurs';
+import { assurerCompte, compteDeSession } from './utilisateurs';
 
 export const MAX_CLES_PAR_COMPTE = 5;
 /** Fixed prefix of every key: lets secret scanners and people recognise a Retouche key. */
@@ -154,7 +154,7 @@ const parSession = async (
     throw jetonInvalide(exigences.sessionSeule ? 'Invalid or expired session: sign in to the web site again.' : 'Invalid or revoked API key.');
   }
   const compte = exigences.creerCompte === undefined ? await compteDeSession(d, session) : await assurerCompte(d, session, exigences.creerCompte);
-  if (!compte) throw sansCompte();
+  if (!compte) throw jetonInvalide('This user has no account yet: open the account page of the web site once (GET /compte) to create it.');
   return { compte, empreinte: empreinteCle(`session:${session.utilisateur}`), source: 'web', email: session.email };
 };
 

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import type { Dependances } from '../infra/dependances';
 import type { Session } from '../infra/sessions';
 import * as utilisateurs from '../depots/utilisateurs';
-import { ErreurApi } from '../modele/erreurs';
 
 export type DepsUtilisateurs = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 
@@ -36,13 +35,3 @@ export const creditsInscription = (env: NodeJS.ProcessEnv): number => {
     throw new Error(`RETOUCHE_CREDITS_INSCRIPTION must be a whole number, 0 or more: ${env.RETOUCHE_CREDITS_INSCRIPTION}`);
   return valeur;
 };
-
-export const sansCompte = () =>
-  new ErreurApi(
-    'unauthorized',
-    'This user has no account yet: open the account page of the web site once (GET /compte) to create it.',
-    {},
-    {
-      'WWW-Authenticate': 'Bearer error="invalid_token"',
-    },
-  );
