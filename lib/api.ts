@@ -18,6 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -83,8 +84,18 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   }),
   // The web site's account pages (sessions only, behind the Cognito authorizer). GET /compte creates
   // a user's account at their first visit: the user's link and the account, in one transaction.
+  // The sign-up's credits are recorded (an `apport`) in that transaction too.
   compte: rapide("GET /compte: the signed-in user's account, made at their first visit", {
-    table: { ...lectureAuthentifiee(), creation: ['utilisateur', 'compte'] },
+    table: { ...lectureAuthentifiee(), creation: ['utilisateur', 'compte', 'apport'] },
+  }),
+  // The account's newest jobs and credits added (gsi1).
+  mouvements: rapide("GET /compte/mouvements: the balance's movements, each job's debit and refund, credits added", {
+    table: lectureAuthentifiee(['Query'], [INDEX.parCompte]),
+  }),
+  // Stripe's webhook: records a purchase and raises the account's balance, in one transaction; reads
+  // nothing else. It reads the webhook's signing secret (granted below, with the secret).
+  'paiement-stripe': rapide('POST /paiements/stripe: a paid pack of credits, credited once', {
+    table: { actions: [], miseAJour: ['compte'], creation: ['apport'] },
   }),
   // The key listing reads the keys (gsi1) and when each was last used (their CADENCE items, BatchGetItem).
   'cles-liste': rapide("GET /compte/cles: the account's API keys, never a key itself", {
@@ -156,6 +167,8 @@ export class Api extends Construct {
   readonly toutes: Fonction[] = [];
   /** Base URL of the spec's paths: `https://…/v1/api/v1`. */
   readonly url: string;
+  /** The Stripe webhook's signing secret, when the stage sells packs of credits. */
+  readonly secretStripe: Secret | undefined;
 
   constructor(scope: Construct, id: string, p: ProprietesApi) {
     super(scope, id);
@@ -200,6 +213,23 @@ export class Api extends Construct {
     };
     const sessions = { RETOUCHE_SESSION_EMETTEUR: utilisateurs.emetteur, RETOUCHE_SESSION_CLIENT: utilisateurs.client.userPoolClientId };
 
+    // Payments (core/domaine/achats.ts), when the stage sells packs: the webhook endpoint's signing
+    // secret, which Stripe shows once the endpoint is made; the stack makes the secret with a random
+    // placeholder, and the operator puts the whsec_… value in it (docs/deployment.md, "Payments").
+    const packs = config.packs ? JSON.stringify(config.packs) : undefined;
+    this.secretStripe = config.packs
+      ? new Secret(this, 'WebhookStripe', {
+          description: `Retouche ${config.stage}: the signing secret (whsec_…) of the stage's Stripe webhook endpoint`,
+          removalPolicy: politiqueDonnees(config),
+        })
+      : undefined;
+    if (this.secretStripe) {
+      Validations.of(this.secretStripe).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-SMG4',
+        reason: "Stripe issues the webhook's signing secret; it is rolled in Stripe's dashboard, then put here, not rotated by a Lambda.",
+      });
+    }
+
     const base = this.api.root.resourceForPath(BASE_CHEMIN.slice(1));
     const parChemin = new Map<string, IResource>();
     for (const route of ROUTES) {
@@ -221,9 +251,12 @@ export class Api extends Construct {
           // Every route that authenticates takes a web session too (its jobs say `source: web`).
           ...(route.authentifiee ? sessions : {}),
           ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
+          ...((route.fonction === 'compte' || route.fonction === 'paiement-stripe') && packs ? { RETOUCHE_PACKS: packs } : {}),
+          ...(route.fonction === 'paiement-stripe' && this.secretStripe ? { RETOUCHE_STRIPE_SECRET_ARN: this.secretStripe.secretArn } : {}),
         },
       }));
       accorder(fn, ressources, reglage.acces);
+      if (route.fonction === 'paiement-stripe') this.secretStripe?.grantRead(fn);
       const ressource = base.resourceForPath(route.chemin.slice(1));
       ressource.addMethod(route.methode, new LambdaIntegration(fn), route.session ? autorisationSession : {});
       parChemin.set(route.chemin, ressource);

@@ -72,6 +72,7 @@ const reglagesDonnes = (config: ConfigurationStage, region: RegionChoisie | unde
     ...(config.moteur !== 'bedrock' ? [`-c moteur=${config.moteur}`] : []),
     ...(config.liens !== 'cloudfront' ? [`-c liens=${config.liens}`] : []),
     ...(config.outils ? [`-c outils=${config.outils.join(',')}`] : []),
+    ...(config.sourcePacks ? [`-c packs=${config.sourcePacks}`] : []),
   ].join(' ');
 
 /**
@@ -89,6 +90,7 @@ export const resumeSynthese = ({ stack, config, region }: StageConstruit, option
     `  Region  ${region ? `${region.code} (${origine(region)})` : 'none (a Region-agnostic template)'}${config.residence === 'eu' ? ', EU residence' : ''}`,
     `  Engine  ${moteur ? `bedrock, models called from ${moteur.region}` : 'local: sharp previews, no model called'}`,
     `  Tools   ${outils.join(', ')}`,
+    `  Packs   ${config.packs ? config.packs.map((p) => `${p.credits} credits for ${p.prix} (${p.lien})`).join(', ') : 'none: no credits sold on the site (-c packs=<file.json>)'}`,
   ];
   if (moteur) {
     lignes.push('  Models to enable, once per account (after the deploy, check-models calls each once):');

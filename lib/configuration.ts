@@ -9,6 +9,8 @@ import { estOutil, OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as v from 'valibot';
+import { SchemaPacks, type Pack } from '../lambdas/core/domaine/achats';
 
 /**
  * A refusal the operator acts on: a context value, a Region or an EU-residence rule the stage does not accept. Its
@@ -57,7 +59,39 @@ export interface ConfigurationStage {
   outils?: readonly IdOutil[];
   /** Credits a new web site account starts with (`-c creditsInscription=N`); 0 when absent. */
   creditsInscription?: number;
+  /**
+   * The packs of credits this stage sells, each a Stripe Payment Link (`-c packs=<file.json>`, or the
+   * array itself in cdk.json's context; core/domaine/achats.ts). Absent: no payments, no webhook secret.
+   */
+  packs?: Pack[];
+  /** Where the packs came from, as the next command must give them again: the file's path, or the JSON quoted for a shell. */
+  sourcePacks?: string;
 }
+
+/** `-c packs`: a JSON file's path, a JSON text, or the array itself (cdk.json); checked against the packs' schema. */
+export const lirePacks = (valeur: unknown, racine = process.cwd()): Pack[] => {
+  let brut = valeur;
+  if (typeof valeur === 'string') {
+    const texte = valeur.trim().startsWith('[')
+      ? valeur
+      : existsSync(path.resolve(racine, valeur))
+        ? readFileSync(path.resolve(racine, valeur), 'utf8')
+        : undefined;
+    if (texte === undefined)
+      throw new RefusDeConfiguration(`context packs: no file ${path.resolve(racine, valeur)} (give a JSON file of packs, or the JSON itself)`);
+    try {
+      brut = JSON.parse(texte);
+    } catch (e) {
+      throw new RefusDeConfiguration(`context packs: not JSON (${(e as Error).message})`);
+    }
+  }
+  const lus = v.safeParse(SchemaPacks, brut);
+  if (!lus.success) {
+    const problemes = lus.issues.map((i) => `${v.getDotPath(i) ?? 'packs'}: ${i.message}`).join('; ');
+    throw new RefusDeConfiguration(`context packs must list 1 to 10 packs {lien: "plink_…", url: "https://buy.stripe.com/…", credits, prix}: ${problemes}`);
+  }
+  return lus.output;
+};
 
 /**
  * The chain file of `-c c2paChaine`: its certificates, leaf first, as one PEM text. A missing file, one
@@ -107,6 +141,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const region = lire('region');
   const outils = lire('outils');
   const creditsInscription = lire('creditsInscription');
+  const packs = lire('packs');
   if (creditsInscription !== undefined && !(Number.isSafeInteger(Number(creditsInscription)) && Number(creditsInscription) >= 0)) {
     throw new RefusDeConfiguration(`context creditsInscription must be a whole number, 0 or more (got ${String(creditsInscription)})`);
   }
@@ -137,6 +172,9 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(typeof region === 'string' ? { region } : {}),
     ...(offerts ? { outils: OUTILS.filter((o) => offerts.includes(o)) } : {}),
     ...(creditsInscription !== undefined ? { creditsInscription: Number(creditsInscription) } : {}),
+    ...(packs !== undefined && packs !== ''
+      ? { packs: lirePacks(packs), ...(typeof packs === 'string' ? { sourcePacks: packs.trim().startsWith('[') ? `'${packs}'` : packs } : {}) }
+      : {}),
   };
 };
 

@@ -35,6 +35,9 @@ export const SORTIES = {
   site: 'SiteUrl',
   siteSeau: 'SiteBucket',
   siteDistribution: 'SiteDistributionId',
+  /** Payments (a stage that sells packs): the URL to give Stripe as the webhook endpoint, and the secret to put its signing secret in. */
+  webhookStripe: 'StripeWebhookUrl',
+  secretStripe: 'StripeWebhookSecretArn',
   /** The Bedrock Region and model ids of the engine (a Bedrock stage only): `admin -- check-models` reads them. */
   modeles: SORTIE_MOTEUR,
 } as const;
@@ -85,6 +88,7 @@ export class RetoucheStack extends Stack {
         api: this.api.api,
         utilisateurs: this.utilisateurs,
         liens: `https://${this.liens.distribution.distributionDomainName}`,
+        televersements: `https://${this.stockage.bucket.bucketRegionalDomainName}`,
       });
     }
     this.observabilite = new Observabilite(this, 'Observabilite', {
@@ -105,6 +109,16 @@ export class RetoucheStack extends Stack {
       new CfnOutput(this, SORTIES.site, { value: this.site.url, description: 'The web site (and the API under /api/v1)' });
       new CfnOutput(this, SORTIES.siteSeau, { value: this.site.seau.bucketName, description: "The web site's files (npm run deploy puts them there)" });
       new CfnOutput(this, SORTIES.siteDistribution, { value: this.site.distribution.distributionId, description: "The web site's distribution" });
+    }
+    if (this.api.secretStripe) {
+      new CfnOutput(this, SORTIES.webhookStripe, {
+        value: `${this.api.url}/paiements/stripe`,
+        description: "Stripe's webhook endpoint URL (event checkout.session.completed and async_payment_succeeded)",
+      });
+      new CfnOutput(this, SORTIES.secretStripe, {
+        value: this.api.secretStripe.secretArn,
+        description: "Put the webhook endpoint's signing secret (whsec_…) in this secret",
+      });
     }
     new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
     const env = modeles.environnement;

@@ -1,9 +1,10 @@
 /**
  * GET /compte — the web site's account page: who is signed in, the balance, what is pending, the keys
- * counted against their limit. A user's first call creates their account with the stage's sign-up
+ * counted against their limit, the packs of credits on sale (core/domaine/achats.ts). A user's first call creates their account with the stage's sign-up
  * credits (core/domaine/utilisateurs.ts).
  */
 import { lire as lireCompte } from '../core/depots/comptes';
+import { lienDAchat, packsDepuisEnv } from '../core/domaine/achats';
 import { MAX_CLES_PAR_COMPTE } from '../core/domaine/comptes';
 import { creditsInscription } from '../core/domaine/utilisateurs';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
@@ -15,6 +16,7 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) => {
   // The stage's setting, read once per container like the rest of its environment.
   const exigences = { sessionSeule: true, creerCompte: creditsInscription(env) };
+  const packs = packsDepuisEnv(env);
   return routeAuthentifiee(
     deps,
     async ({ d, appelant }) => {
@@ -27,6 +29,8 @@ export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.en
         travaux_ouverts: compte.travaux_ouverts,
         cles: { actives: compte.nb_cles, max: MAX_CLES_PAR_COMPTE },
         cree_le: compte.cree_le,
+        // The stage's packs, each a link that names this account; null when the stage sells none.
+        achats: packs ? { packs: packs.map((p) => ({ id: p.lien, credits: p.credits, prix: p.prix, url: lienDAchat(p, compte.id, appelant.email) })) } : null,
       });
     },
     exigences,

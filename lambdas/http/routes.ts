@@ -10,7 +10,7 @@ export interface Route {
   /** API Gateway resource path, with `{param}` placeholders. */
   chemin: string;
   fonction: string;
-  /** Whether the route needs `Authorization: Bearer <key>` (all but the public documents). */
+  /** Whether the route needs `Authorization: Bearer <key>` (all but the public documents and Stripe's webhook). */
   authentifiee: boolean;
   /**
    * The web site's own routes: a signed-in user's session only, never an API key (on AWS the API's
@@ -36,6 +36,9 @@ export const ROUTES: readonly Route[] = [
   { methode: 'GET', chemin: '/compte/cles', fonction: 'cles-liste', authentifiee: true, session: true },
   { methode: 'POST', chemin: '/compte/cles', fonction: 'cles-creer', authentifiee: true, session: true },
   { methode: 'DELETE', chemin: '/compte/cles/{id}', fonction: 'cle-revoquer', authentifiee: true, session: true },
+  { methode: 'GET', chemin: '/compte/mouvements', fonction: 'mouvements', authentifiee: true, session: true },
+  // Stripe's webhook: public, trusted by its signature (core/domaine/achats.ts).
+  { methode: 'POST', chemin: '/paiements/stripe', fonction: 'paiement-stripe', authentifiee: false },
 ];
 
 /** Media types API Gateway must pass as binary (base64) so uploads arrive intact. */

@@ -36,6 +36,13 @@ const fonctions = [
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 const executer = promisify(execFile);
 
+/**
+ * Cold-start ceilings above the API's 300 KB: Stripe's webhook checks signatures with the `stripe`
+ * library (its Webhooks part cannot be imported alone: the package's exports allow its entry only),
+ * about 450 KB; Stripe waits seconds for an answer and retries, and no person waits on it.
+ */
+const PLAFONDS_KO: Record<string, number> = { 'http/paiement-stripe': 600 };
+
 /** What each function's bundle reads at a cold start and on demand (filled by the first test). */
 const repartitions = new Map<string, ReturnType<typeof repartitionBundle>>();
 
@@ -69,7 +76,7 @@ describe('Lambda bundles', () => {
     expect(api).toEqual(expect.arrayContaining(['http/solde', 'http/travail', 'http/travaux-creer', 'http/televersements-creer', 'http/fichier']));
     for (const module of api) {
       const { octetsDepart, depart, aLaDemande } = repartitions.get(module)!;
-      expect(octetsDepart / 1024, module).toBeLessThanOrEqual(300);
+      expect(octetsDepart / 1024, module).toBeLessThanOrEqual(PLAFONDS_KO[module] ?? 300);
       for (const fichier of [...depart, ...aLaDemande]) {
         const code = readFileSync(fichier, 'utf8');
         // S3 goes through core/infra/objets.ts (SigV4 by the SDK's own signer): the S3 client's operation

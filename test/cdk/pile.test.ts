@@ -384,12 +384,14 @@ describe('the dev stage', () => {
       IgnorePublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    // The policy: no inline script, the user pool's Region, the result links' origin for images.
+    // The policy: no inline script, the user pool's Region and the bucket the studio PUTs photos to, the
+    // result links' origin for images.
     const [, entetes] = deType(s, 'AWS::CloudFront::ResponseHeadersPolicy')[0]!;
     const csp = JSON.stringify(entetes.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy);
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe');
     expect(csp).toContain(`connect-src 'self' https://cognito-idp.",{"Ref":"AWS::Region"}`);
+    expect(csp).toContain(`.amazonaws.com https://",{"Fn::GetAtt":["${idDe(s, 'Stockage/Fichiers')}","RegionalDomainName"]}`);
     expect(csp).toContain(`img-src 'self' data: blob: https://",{"Fn::GetAtt":["${idDe(s, 'Liens/Distribution')}","DomainName"]}`);
     // /config.json from the stack's own values.
     const [, fonction] = deType(s, 'AWS::CloudFront::Function')[0]!;
@@ -632,8 +634,11 @@ describe('the dev stage', () => {
     const r = references(s);
     const lecture = { Action: ['dynamodb:GetItem'], Resource: [r.table] };
     const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
-    // A user's link and their account, created together at the first visit; never updated here.
-    expect(declarationsMetier(s, 'Api/Compte')).toEqual(trier([lecture, cadence, ecriture(r.table, 'PutItem', ['compte', 'utilisateur'])]));
+    // A user's link, their account and the record of its sign-up credits, created together at the first visit; never updated here.
+    expect(declarationsMetier(s, 'Api/Compte')).toEqual(trier([lecture, cadence, ecriture(r.table, 'PutItem', ['apport', 'compte', 'utilisateur'])]));
+    expect(declarationsMetier(s, 'Api/Mouvements')).toEqual(trier([lecture, cadence, { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte)] }]));
+    // Stripe's webhook: a purchase's record and the balance it raises; it reads nothing, writes no job or key.
+    expect(declarationsMetier(s, 'Api/PaiementStripe')).toEqual(trier([ecriture(r.table, 'UpdateItem', ['compte']), ecriture(r.table, 'PutItem', ['apport'])]));
     expect(declarationsMetier(s, 'Api/ClesListe')).toEqual(
       trier([
         { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] },
@@ -1185,5 +1190,37 @@ describe('the LocalStack fallback (-c liens=api -c moteur=local)', () => {
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('local');
     const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
     expect(nag?.violations).toEqual([]);
+  });
+});
+
+describe('a stage that sells credits (-c packs, core/domaine/achats.ts)', () => {
+  const PACKS = [{ lien: 'plink_1Abc', url: 'https://buy.stripe.com/abc', credits: 100, prix: '49 €' }];
+
+  it("gives the webhook and the account page the packs, and only the webhook the signing secret's value", () => {
+    const s = synthetiser({ stage: 'dev', packs: JSON.stringify(PACKS) });
+    const [[idSecret, secret]] = deType(s, 'AWS::SecretsManager::Secret').filter(([id]) => id.includes('WebhookStripe')) as [[string, Ressource]];
+    expect(secret).toMatchObject({ DeletionPolicy: 'Delete' });
+    for (const [chemin, [, f]] of fonctionsParChemin(s)) {
+      const env = f.Properties.Environment.Variables as Record<string, unknown>;
+      const lit = declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0]).some((d) => JSON.stringify(d.Resource) === JSON.stringify({ Ref: idSecret }));
+      const module = chemin.split('/')[2];
+      expect(lit, chemin).toBe(module === 'PaiementStripe');
+      expect(env.RETOUCHE_STRIPE_SECRET_ARN, chemin).toEqual(module === 'PaiementStripe' ? { Ref: idSecret } : undefined);
+      expect(env.RETOUCHE_PACKS === undefined ? undefined : JSON.parse(env.RETOUCHE_PACKS as string), chemin).toEqual(
+        module === 'PaiementStripe' || module === 'Compte' ? PACKS : undefined,
+      );
+    }
+    expect(Object.keys(s.template.findOutputs('*'))).toEqual(expect.arrayContaining(['StripeWebhookUrl', 'StripeWebhookSecretArn']));
+    const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
+    expect(nag?.violations).toEqual([]);
+  });
+
+  it('makes no secret and no outputs without packs, and refuses packs it cannot sell', () => {
+    const s = synthetiser({ stage: 'dev' });
+    expect(deType(s, 'AWS::SecretsManager::Secret').filter(([id]) => id.includes('WebhookStripe'))).toEqual([]);
+    expect(Object.keys(s.template.findOutputs('*'))).not.toContain('StripeWebhookUrl');
+    expect(() => synthetiser({ stage: 'dev', packs: '[{"lien":"prod_1","url":"https://buy.stripe.com/a","credits":10,"prix":"5 €"}]' })).toThrow(/0\.lien/);
+    expect(() => synthetiser({ stage: 'dev', packs: JSON.stringify([{ ...PACKS[0], credits: 0 }]) })).toThrow(/0\.credits/);
+    expect(() => synthetiser({ stage: 'dev', packs: 'absent.json' })).toThrow(/no file .*absent\.json/);
   });
 });

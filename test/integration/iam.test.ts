@@ -11,6 +11,7 @@
  */
 import { AdminConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
 import { cleItem as cleCompte } from '../../lambdas/core/depots/comptes';
@@ -26,6 +27,11 @@ import { travailOuvert } from '../support/invariant';
 import { demarrerPileTest } from '../support/pile';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+
+// A stage that sells one pack: the webhook credits it (read by the handlers when the stack makes them).
+const SECRET_STRIPE = 'whsec_iam';
+process.env.RETOUCHE_PACKS = JSON.stringify([{ lien: 'plink_1Iam', url: 'https://buy.stripe.com/iam', credits: 10, prix: '5 €' }]);
+process.env.RETOUCHE_STRIPE_SECRET = SECRET_STRIPE;
 const MINUTE = 60_000;
 
 /** Granted to every function for the Lambda runtime and X-Ray (CloudWatch Logs, trace segments), not called by our code. */
@@ -126,6 +132,20 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: cleWeb.corps.cle })).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/compte/cles', { cle: jeton })).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'DELETE', `/compte/cles/${cleWeb.corps.id}`, { cle: jeton })).statut).toBe(204);
+    // A pack bought through Stripe, then the account's movements.
+    const compteWeb = (await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })).corps.id as string;
+    const paye = JSON.stringify({
+      id: 'evt_iam',
+      type: 'checkout.session.completed',
+      data: { object: { id: 'cs_iam', payment_status: 'paid', payment_link: 'plink_1Iam', client_reference_id: compteWeb } },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: paye, secret: SECRET_STRIPE });
+    const achat = await appeler(pile.urlBase, 'POST', '/paiements/stripe', {
+      corps: paye,
+      entetes: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+    });
+    expect(achat.corps.statut).toBe('credite');
+    expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: jeton })).statut).toBe(200);
 
     const { cle } = await pile.creerCompte(200);
     // A single job, with an Idempotency-Key, asked twice; then every GET route.

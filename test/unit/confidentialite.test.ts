@@ -56,6 +56,8 @@ describe('docs/privacy.md', () => {
       Logs: `${CONSERVATION_JOURNAUX_JOURS.autres} days (${CONSERVATION_JOURNAUX_JOURS.production} days on a production stage)`,
       'Table backups (point-in-time recovery)': `${SAUVEGARDES_TABLE_JOURS} days`,
       'Execution history': `${HISTORIQUE_EXECUTIONS_JOURS} days after the job's end (AWS's figure)`,
+      // No TTL on them (lambdas/core/depots/apports.ts).
+      'Credits added (purchases)': 'as long as the account: they are its record of what it paid for',
     };
     expect(Object.fromEntries(tableau())).toEqual(attendu);
     expect(CONSERVATION_IDEMPOTENCE_HEURES * 3600).toBe(DUREE_IDEMPOTENCE_SECONDES);

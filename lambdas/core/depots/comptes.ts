@@ -6,10 +6,10 @@
  * in the same write as what it counts, so it stays exact under races and retries. The other domains
  * move them through this module's transaction items. Keys and limits are core/domaine/comptes.ts's rules.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
 import { INDEX, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
-import { ecrire, raisonsAnnulation, type RaisonAnnulation, estConditionEchouee } from './transactions';
+import { ecrire, raisonsAnnulation, type ElementTransaction, type RaisonAnnulation } from './transactions';
 
 export interface EnregistrementCompte {
   id: string;
@@ -77,9 +77,15 @@ export const elementCreation = (d: Pick<Dependances, 'table' | 'horloge'>, compt
   },
 });
 
-/** A new account and its first key, together. */
-export const creer = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, compte: string, credits: number, nouvelle: NouvelleCle): Promise<void> => {
-  await ecrire(d, [elementCreation(d, compte, credits, 1), elementCle(d, compte, nouvelle)]);
+/** A new account and its first key, together, with what else the caller writes beside them (the record of its credits). */
+export const creer = async (
+  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
+  compte: string,
+  credits: number,
+  nouvelle: NouvelleCle,
+  avec: ElementTransaction[] = [],
+): Promise<void> => {
+  await ecrire(d, [elementCreation(d, compte, credits, 1), elementCle(d, compte, nouvelle), ...avec]);
 };
 
 /** An account item as stored → its record; also reads the item a cancelled debit returns (core/domaine/facturation.ts). */
@@ -171,26 +177,6 @@ export const revoquerEmpreinte = async (d: Pick<Dependances, 'ddb' | 'table'>, e
   } catch (erreur) {
     if (!raisonsAnnulation(erreur)) throw erreur;
     return false;
-  }
-};
-
-/** Adds credits to an existing account: the new balance, or undefined when there is no such account. */
-export const crediter = async (d: DepsTable, compte: string, credits: number): Promise<number | undefined> => {
-  try {
-    const { Attributes } = await d.ddb.send(
-      new UpdateCommand({
-        TableName: d.table,
-        Key: cleItem(compte),
-        UpdateExpression: 'ADD credits :n',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':n': credits },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.credits);
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return undefined;
-    throw erreur;
   }
 };
 

@@ -24,6 +24,8 @@
  * |             |                            |           |   OUVERT#TELEVERSEMENT / <usable until>#<id>   |                   |
  * |             |                            |           |   (expires through TTL)                        |                   |
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
+ * | credits in  | APPORT#<id>                | APPORT    | gsi1: COMPTE#<id> / APPORT#<created>#<id>      | apports.ts        |
+ * |  (a purchase, sign-up or operator's credits; a purchase's id is its Stripe Checkout Session's)       |                   |
  */
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
@@ -35,7 +37,7 @@ export type DepsTable = Pick<Dependances, 'ddb' | 'table'>;
 export const ATTRIBUT_TTL = 'expire_a';
 
 export const INDEX = {
-  /** Everything of an account, newest first: jobs (`GET /travaux`) and keys. */
+  /** Everything of an account, newest first: jobs (`GET /travaux`), keys, credits added. */
   parCompte: 'gsi1',
   /** Jobs of an account for one tool, newest first (`GET /travaux?outil=`): no filtering after the limit. */
   parOutil: 'gsi2',
@@ -87,6 +89,8 @@ export const PREFIXES_TABLE = {
   televersement: 'TELEVERSEMENT#',
   /** Erasures recorded before they are done (core/domaine/effacement/): the sweeper finishes them. */
   effacement: 'EFFACEMENT#',
+  /** Credits added to an account (a purchase, the sign-up's, an operator's): its movements page reads them. */
+  apport: 'APPORT#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
 export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;

@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
 import { elementCreation } from './comptes';
 import { PREFIXES_TABLE, type DepsTable } from './table';
-import { ecrire, raisonsAnnulation } from './transactions';
+import { ecrire, raisonsAnnulation, type ElementTransaction } from './transactions';
 
 export interface EnregistrementUtilisateur {
   /** The user's id in the pool (`sub`). */
@@ -25,12 +25,14 @@ export const lire = async (d: DepsTable, utilisateur: string): Promise<Enregistr
 };
 
 /**
- * The user linked to a new account holding `credits` and no key, together: false when the user was
- * linked meanwhile (by a concurrent first request), and nothing was written.
+ * The user linked to a new account holding `credits` and no key, together with what else the caller
+ * writes beside them (the record of those credits): false when the user was linked meanwhile (by a
+ * concurrent first request), and nothing was written.
  */
 export const creerAvecCompte = async (
   d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
   nouveau: { utilisateur: string; email: string; compte: string; credits: number },
+  avec: ElementTransaction[] = [],
 ): Promise<boolean> => {
   try {
     await ecrire(d, [
@@ -49,6 +51,7 @@ export const creerAvecCompte = async (
         },
       },
       elementCreation(d, nouveau.compte, nouveau.credits, 0),
+      ...avec,
     ]);
     return true;
   } catch (erreur) {

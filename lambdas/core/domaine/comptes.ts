@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Dependances } from '../infra/dependances';
+import * as apports from '../depots/apports';
 import * as comptes from '../depots/comptes';
 import { lireUtilisations } from '../depots/cadences';
 import { ErreurApi } from '../modele/erreurs';
@@ -41,7 +42,7 @@ export const creerCompte = async (d: DepsComptes, credits: number) => {
   verifierCredits(credits);
   const compte = randomUUID();
   const cle = nouvelleCle();
-  await comptes.creer(d, compte, credits, aStocker(cle));
+  await comptes.creer(d, compte, credits, aStocker(cle), apports.elementsOuverture(d.table, compte, credits, 'operateur', d.horloge().toISOString()));
   return { compte, cle, credits };
 };
 
@@ -118,11 +119,12 @@ export const revoquerCleDuCompte = async (d: DepsComptes, compte: string, id: st
   await comptes.revoquerEmpreinte(d, id, compte, d.horloge());
 };
 
+/** An operator's credits (the admin CLI), recorded as such in the account's movements. */
 export const ajouterCredits = async (d: DepsComptes, compte: string, credits: number) => {
   verifierCredits(credits);
-  const solde = await comptes.crediter(d, compte, credits);
-  if (solde === undefined) throw new ErreurCompte(`no account ${compte}`);
-  return { compte, credits: solde };
+  const issue = await apports.crediter(d, { id: randomUUID(), compte, credits, origine: 'operateur', cree_le: d.horloge().toISOString() });
+  if (issue === 'sans_compte') throw new ErreurCompte(`no account ${compte}`);
+  return { compte, credits: (await comptes.lire(d, compte))!.credits };
 };
 
 export interface Appelant {

@@ -31,16 +31,19 @@ export interface FiltreListe {
   outil: IdOutil | undefined;
 }
 
+/** Parses `limite` of a listing (`GET /travaux`, `GET /compte/mouvements`): 1 to LIMITE_MAX, LIMITE_DEFAUT when absent. */
+export const lireLimite = (parametres: Record<string, string | undefined> | null): number => {
+  const brut = parametres?.limite;
+  if (brut === undefined) return LIMITE_DEFAUT;
+  if (!/^\d{1,3}$/.test(brut) || Number(brut) < 1 || Number(brut) > LIMITE_MAX) {
+    throw new ErreurApi('invalid_parameter', `limite must be a whole number from 1 to ${LIMITE_MAX}.`, { parametre: 'limite' });
+  }
+  return Number(brut);
+};
+
 /** Parses `limite` and `outil` of `GET /travaux`; a bad value is a 400 that names the parameter. */
 export const lireFiltre = (parametres: Record<string, string | undefined> | null): FiltreListe => {
-  const brut = parametres?.limite;
-  let limite = LIMITE_DEFAUT;
-  if (brut !== undefined) {
-    if (!/^\d{1,3}$/.test(brut) || Number(brut) < 1 || Number(brut) > LIMITE_MAX) {
-      throw new ErreurApi('invalid_parameter', `limite must be a whole number from 1 to ${LIMITE_MAX}.`, { parametre: 'limite' });
-    }
-    limite = Number(brut);
-  }
+  const limite = lireLimite(parametres);
   const outil = parametres?.outil;
   if (outil !== undefined && !estOutil(outil)) {
     throw new ErreurApi('invalid_parameter', `outil must be one of: ${OUTILS.join(', ')}.`, { parametre: 'outil' });

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dependances } from '../infra/dependances';
 import type { Session } from '../infra/sessions';
+import * as apports from '../depots/apports';
 import * as utilisateurs from '../depots/utilisateurs';
 
 export type DepsUtilisateurs = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
@@ -16,12 +17,22 @@ export type DepsUtilisateurs = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 export const compteDeSession = async (d: Pick<Dependances, 'ddb' | 'table'>, session: Session): Promise<string | undefined> =>
   (await utilisateurs.lire(d, session.utilisateur))?.compte;
 
-/** The account of a signed-in user, created with `creditsInscription` credits at their first visit. */
-export const assurerCompte = async (d: DepsUtilisateurs, session: Session, creditsInscription: number): Promise<string> => {
+/**
+ * The account of a signed-in user, created with `creditsInscription` credits at their first visit
+ * (an operator's, `operateur`, when the admin CLI makes the user with credits).
+ */
+export const assurerCompte = async (
+  d: DepsUtilisateurs,
+  session: Session,
+  creditsInscription: number,
+  origine: 'inscription' | 'operateur' = 'inscription',
+): Promise<string> => {
   const existant = await compteDeSession(d, session);
   if (existant) return existant;
   const compte = randomUUID();
-  if (await utilisateurs.creerAvecCompte(d, { utilisateur: session.utilisateur, email: session.email, compte, credits: creditsInscription })) return compte;
+  const ouverture = apports.elementsOuverture(d.table, compte, creditsInscription, origine, d.horloge().toISOString());
+  if (await utilisateurs.creerAvecCompte(d, { utilisateur: session.utilisateur, email: session.email, compte, credits: creditsInscription }, ouverture))
+    return compte;
   // A concurrent first request linked the user first: theirs is the account.
   const gagnant = await compteDeSession(d, session);
   if (!gagnant) throw new Error(`user ${session.utilisateur} neither linked nor linkable`);

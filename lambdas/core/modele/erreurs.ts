@@ -9,6 +9,8 @@
 export const CODES_API = {
   invalid_body: 400,
   invalid_parameter: 400,
+  /** A webhook call whose signature does not check (POST /paiements/stripe). */
+  invalid_signature: 400,
   unauthorized: 401,
   insufficient_credits: 402,
   /** A result link that is tampered with or expired (local file server; CloudFront answers the same). */

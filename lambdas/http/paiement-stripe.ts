@@ -1,0 +1,35 @@
+/**
+ * POST /paiements/stripe — Stripe's webhook: a paid Checkout Session of one of the stage's packs
+ * credits the account it names, once (core/domaine/achats.ts). Public (Stripe has no key of ours): the
+ * body is trusted only once its Stripe-Signature checks with the endpoint's signing secret. A 2xx tells
+ * Stripe to stop sending the event, so everything that was handled or can never be (another event, a
+ * link or account we do not know) is a 200, and only what may succeed later (our failure) is not:
+ * Stripe then delivers again, for up to three days. A paid session that credits nobody is logged as
+ * an error for an operator, who refunds it in Stripe.
+ */
+import { packsDepuisEnv, traiterEvenement } from '../core/domaine/achats';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { dependancesAvec } from '../core/infra/dependances';
+import { signaler } from '../core/infra/signalement';
+import { lireSecretStripe, verifierEvenement } from '../core/infra/stripe';
+import { ErreurApi } from '../core/modele/erreurs';
+import { entete, reponseJson, routePublique } from './adaptateur';
+import type { FournisseurDeps } from './authentifiee';
+
+export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) => {
+  const packs = packsDepuisEnv(env);
+  let secret: Promise<string | undefined> | undefined;
+  return routePublique(async (event) => {
+    const signant = packs && (await (secret ??= lireSecretStripe(env)));
+    if (!packs || !signant) throw new ErreurApi('not_found', 'This stage sells no credits: payments are not configured.');
+    // The signature covers the body's exact bytes, as Stripe sent them.
+    const corps = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+    const evenement = verifierEvenement(corps, entete(event, 'stripe-signature'), signant);
+    if (!evenement) throw new ErreurApi('invalid_signature', 'The Stripe-Signature header does not sign this body with this endpoint’s secret.');
+    const issue = await traiterEvenement(await deps(), evenement, packs);
+    if (issue.statut === 'refuse') await signaler('error', 'paid Checkout Session credited to no account', { evenement: evenement.id, issue });
+    return reponseJson(200, { recu: true, evenement: evenement.id, ...issue });
+  });
+};
+// DynamoDB only (and Secrets Manager, at the first event).
+export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv }));
