@@ -76,6 +76,25 @@ export interface Compte {
   travaux_ouverts: number;
   cles: { actives: number; max: number };
   cree_le: string;
+  /** The stage's packs of credits, each its Stripe Payment Link naming this account; null when it sells none. */
+  achats: { packs: Pack[] } | null;
+}
+
+export interface Pack {
+  id: string;
+  credits: number;
+  prix: string;
+  url: string;
+}
+
+/** GET /compte/mouvements: each job's debit and refund, the credits added; credits signed. */
+export interface Mouvement {
+  date: string;
+  type: 'debit' | 'remboursement' | 'achat' | 'inscription' | 'operateur';
+  credits: number;
+  travail: string | null;
+  lot: string | null;
+  outil: string | null;
 }
 
 export interface Cle {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portLibre } from '../../local/ports';
 
@@ -21,6 +22,7 @@ const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CAPTURES = join(RACINE, 'docs', 'site');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const MOT_DE_PASSE = 'Motdepasse1';
+const SECRET_STRIPE = 'whsec_site';
 
 let dossier: string;
 let enfant: ChildProcess;
@@ -46,8 +48,15 @@ beforeAll(async () => {
   origine = `http://localhost:${port}`;
   enfant = spawn(process.execPath, ['--import', 'tsx', join(RACINE, 'local/start.ts')], {
     cwd: RACINE,
-    // New accounts start with 20 credits here, enough for the job the history shows.
-    env: { ...process.env, PORT: String(port), RETOUCHE_DATA_DIR: dossier, RETOUCHE_CREDITS_INSCRIPTION: '20' },
+    // New accounts start with 20 credits here, enough for the job the history shows; one pack on sale.
+    env: {
+      ...process.env,
+      PORT: String(port),
+      RETOUCHE_DATA_DIR: dossier,
+      RETOUCHE_CREDITS_INSCRIPTION: '20',
+      RETOUCHE_PACKS: JSON.stringify([{ lien: 'plink_1Site', url: 'https://buy.stripe.com/test_site', credits: 100, prix: '49 €' }]),
+      RETOUCHE_STRIPE_SECRET: SECRET_STRIPE,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -195,6 +204,40 @@ describe('the web site, in Chromium', () => {
     await page.locator('::-p-aria(Confirm erasing facade.jpg)').click();
     await page.waitForFunction("document.body.innerText.includes('facade.jpg is erased')");
     await page.waitForFunction("!(document.querySelector('main ul.historique')?.innerText ?? '').includes('facade.jpg')");
+  });
+
+  it('sells a pack through its Stripe link, and shows the purchase among the movements', async () => {
+    await page.locator('nav ::-p-aria(My account)').click();
+    await page.waitForFunction("location.pathname === '/compte'");
+    const lien = await page.waitForSelector('ul.packs a');
+    const url = new URL((await lien!.evaluate((a) => a.getAttribute('href')))!);
+    expect(`${url.origin}${url.pathname}`).toBe('https://buy.stripe.com/test_site');
+    expect(url.searchParams.get('prefilled_email')).toBe(email);
+    // What Stripe sends once the buyer has paid on its page (which this test cannot reach).
+    const corps = JSON.stringify({
+      id: 'evt_site',
+      type: 'checkout.session.completed',
+      data: {
+        object: { id: 'cs_site', payment_status: 'paid', payment_link: 'plink_1Site', client_reference_id: url.searchParams.get('client_reference_id') },
+      },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: corps, secret: SECRET_STRIPE });
+    const reponse = await fetch(`${origine}/api/v1/paiements/stripe`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+      body: corps,
+    });
+    expect(await reponse.json()).toMatchObject({ statut: 'credite', credits: 100 });
+    // Stripe's confirmation page sends the buyer back here.
+    await aller('/compte?achat=ok');
+    await page.waitForFunction("document.body.innerText.includes('Purchase')");
+    const texte = (await page.evaluate('document.body.innerText')) as string;
+    expect(texte).toContain('Thank you!');
+    expect(texte).toMatch(/Purchase\s+\+100/);
+    expect(texte).toMatch(/Welcome credits\s+\+20/);
+    expect(texte).toContain('118 credits');
+    expect(await accessibilite()).toEqual([]);
+    await capturer('compte');
   });
 
   it('signs out, keeps the account pages closed, and signs in again', async () => {
