@@ -42,6 +42,12 @@ export interface ProprietesSite {
   utilisateurs: Utilisateurs;
   /** The result links' origin (`https://…cloudfront.net`): the pages show results from there. */
   liens: string;
+  /**
+   * The origin of POST /televersements' upload URLs, the bucket's regional domain
+   * (`https://<bucket>.s3.<region>.amazonaws.com`, as lambdas/core/infra/objets.ts presigns them): the
+   * studio PUTs photos straight there, which the policy's connect-src must allow.
+   */
+  televersements: string;
 }
 
 /** The viewer-request function: `/config.json` answered here, page paths to index.html. */
@@ -91,7 +97,7 @@ export class Site extends Construct {
       comment: 'Retouche site: strict CSP and security headers',
       securityHeadersBehavior: {
         contentSecurityPolicy: {
-          contentSecurityPolicy: politiqueContenu({ cognito: `https://cognito-idp.${region}.amazonaws.com`, liens: p.liens }),
+          contentSecurityPolicy: politiqueContenu({ cognito: `https://cognito-idp.${region}.amazonaws.com`, liens: p.liens, televersements: p.televersements }),
           override: true,
         },
         contentTypeOptions: { override: true },

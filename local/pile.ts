@@ -213,6 +213,8 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
         ? servirSite({
             ...config.site,
             configuration: { api: '/api/v1', cognito: { region: 'us-east-1', client: cognito.client, endpoint: cognito.endpoint } },
+            // The upload URLs are presigned on the front of the local S3 (objetsLocaux below): the studio PUTs there.
+            televersements: s3.endpoint,
           })
         : undefined;
     const passerelle = await demarrerPasserelle({

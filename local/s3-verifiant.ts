@@ -16,6 +16,10 @@
  * `x-amz-tagging` header on PutObject and CreateMultipartUpload set on the object once it exists
  * (s3rver ignores the header; it keeps tags given by PutObjectTagging, which GetObjectTagging reads).
  *
+ * It also applies the bucket's CORS rule as S3 does (see CORS below): a browser page (the web site's
+ * studio) PUTs photos to the upload URLs from another origin, and asks first with an OPTIONS preflight,
+ * which S3 answers from the rule, without a signature, and which s3rver, with no rule, refuses.
+ *
  * It computes signatures with node:crypto alone, independently of the signers it checks, and is
  * itself tested against the real SDK (test/unit/objets.test.ts), which is what makes it trusted.
  */
@@ -67,6 +71,24 @@ const DUREE_MAX_PRESIGNEE_S = 7 * 24 * 3600;
 const NON_TRANSMIS = new Set(['connection', 'keep-alive', 'expect']);
 /** `npm start` runs for days: the record of refusals keeps the latest only. */
 const REFUS_GARDES = 1000;
+
+/**
+ * The bucket's one CORS rule on AWS (lib/stockage.ts): PUT only, from any origin, with Content-Type and
+ * Content-Length, the preflight kept 3000 s. Nothing else is readable cross-origin, as there.
+ */
+const CORS = { methodes: ['PUT'], entetes: ['content-type', 'content-length'], ageMaxS: 3000 };
+/** S3 sends it with every CORS answer: the answer depends on these request headers. */
+const VARY_CORS = 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method';
+/** S3's own words (its typo included) when a preflight matches no rule. */
+const CORS_REFUSE =
+  "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec.";
+/** What S3 adds to an answer to a request (not a preflight) the rule matches. */
+const ENTETES_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': CORS.methodes.join(', '),
+  'access-control-max-age': String(CORS.ageMaxS),
+  vary: VARY_CORS,
+};
 
 const encoder = (texte: string): string => encodeURIComponent(texte).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 const decoder = (texte: string): string => {
@@ -362,8 +384,42 @@ export const demarrerVerifiant = async (options: OptionsVerifiant): Promise<Veri
     amont.end();
   };
 
+  /**
+   * A CORS preflight, answered from the rule as S3 does: before any signature (a browser sends none with
+   * it), 400 without the two headers every preflight has, 403 when the method or a header asked for is
+   * not in the rule, else 200 with the headers asked for that the rule allows.
+   */
+  const preflight = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const origine = req.headers.origin;
+    const methode = req.headers['access-control-request-method'];
+    if (!origine) return refuser(req, res, new Refuse(400, 'BadRequest', 'Insufficient information. Origin request header needed.'));
+    if (typeof methode !== 'string' || methode === '') return refuser(req, res, new Refuse(400, 'BadRequest', 'Invalid Access-Control-Request-Method: null'));
+    const demandes = (req.headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((nom) => nom.trim().toLowerCase())
+      .filter((nom) => nom !== '');
+    // Methods are compared as written (S3's AllowedMethod is case-sensitive), header names in any case.
+    if (!CORS.methodes.includes(methode) || demandes.some((nom) => !CORS.entetes.includes(nom))) {
+      return refuser(req, res, new Refuse(403, 'AccessForbidden', CORS_REFUSE));
+    }
+    res.writeHead(200, {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': CORS.methodes.join(', '),
+      ...(demandes.length > 0 ? { 'access-control-allow-headers': demandes.join(', ') } : {}),
+      'access-control-max-age': String(CORS.ageMaxS),
+      vary: VARY_CORS,
+      'content-length': 0,
+    });
+    res.end();
+    req.resume();
+  };
+
   /** Checks the signature, then the body once whole; `avantCorps` when the client waits for 100 Continue. */
   const traiter = (req: http.IncomingMessage, res: http.ServerResponse, avantCorps?: () => void) => {
+    if (req.method === 'OPTIONS') return preflight(req, res);
+    // A PUT from a page carries its Origin: every answer to it, a refusal too, says the rule allows it,
+    // or the page could not even read the status of a refused upload.
+    if (req.method === 'PUT' && req.headers.origin !== undefined) for (const [nom, valeur] of Object.entries(ENTETES_CORS)) res.setHeader(nom, valeur);
     let hashCorps: string;
     try {
       hashCorps = verifier(req, options.identifiants, region, horloge());

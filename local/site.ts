@@ -2,8 +2,8 @@
  * The web site, locally: the built single-page app (site/dist, `npm run site:build`) and its
  * `/config.json`, served by the local gateway beside `/api/v1` on the same origin, with the headers
  * CloudFront's response policy adds on AWS (lib/site.ts): a strict Content Security Policy (scripts and
- * styles from the site itself only, no inline code; connections to the site and its user pool only),
- * no framing, no sniffing, no referrer.
+ * styles from the site itself only, no inline code; connections to the site, its user pool and the local
+ * S3 the studio uploads photos to only), no framing, no sniffing, no referrer.
  *
  * A path with a file extension is a file of the build (404 when there is none); any other path is a
  * page of the app, answered with index.html, whose router shows it. `/config.json` is made here.
@@ -43,11 +43,17 @@ const entetesSecurite = (politique: string) => ({
 
 export const DOSSIER_SITE = resolve(import.meta.dirname, '..', 'site', 'dist');
 
-/** The gateway's `autres` handler for the site: true when it answered. */
-export const servirSite = (options: { dossier?: string; configuration: ConfigurationSite }) => {
+/**
+ * The gateway's `autres` handler for the site: true when it answered. `televersements`: the origin of
+ * the upload URLs POST /televersements gives (the local S3's front, another port than the site's).
+ */
+export const servirSite = (options: { dossier?: string; configuration: ConfigurationSite; televersements?: string }) => {
   const dossier = options.dossier ?? DOSSIER_SITE;
   const entetes = entetesSecurite(
-    politiqueContenu({ cognito: options.configuration.cognito.endpoint ?? `https://cognito-idp.${options.configuration.cognito.region}.amazonaws.com` }),
+    politiqueContenu({
+      cognito: options.configuration.cognito.endpoint ?? `https://cognito-idp.${options.configuration.cognito.region}.amazonaws.com`,
+      ...(options.televersements ? { televersements: new URL(options.televersements).origin } : {}),
+    }),
   );
   const envoyerFichier = (reponse: ServerResponse, fichier: string, cache: string, tete: boolean) => {
     reponse.writeHead(200, {

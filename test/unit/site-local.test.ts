@@ -20,6 +20,7 @@ beforeAll(async () => {
   const site = servirSite({
     dossier,
     configuration: { api: '/api/v1', cognito: { region: 'us-east-1', client: 'client', endpoint: 'http://127.0.0.1:9229' } },
+    televersements: 'http://127.0.0.1:4569',
   });
   serveur = createServer((req, res) => {
     void site(req, res).then((servi) => {
@@ -35,14 +36,15 @@ afterAll(async () => {
 });
 
 describe('the local web site', () => {
-  it('answers every page of the app with index.html, under a strict policy that allows the local user pool', async () => {
+  it('answers every page of the app with index.html, under a strict policy that allows the local user pool and S3', async () => {
     for (const chemin of ['/', '/compte/cles', '/connexion?suite=/compte']) {
       const r = await fetch(`${origine}${chemin}`);
       expect(r.status, chemin).toBe(200);
       expect(await r.text()).toContain('<title>Retouche</title>');
       const csp = r.headers.get('content-security-policy')!;
       expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("connect-src 'self' http://127.0.0.1:9229");
+      // The studio PUTs photos to the upload URLs, on the local S3's origin.
+      expect(csp).toContain("connect-src 'self' http://127.0.0.1:9229 http://127.0.0.1:4569;");
       expect(csp).not.toContain('unsafe');
       expect(r.headers.get('x-frame-options')).toBe('DENY');
     }
