@@ -31,7 +31,8 @@ const lireCorps = async (reponse: Response): Promise<unknown> => {
   }
 };
 
-export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: string, corps?: unknown): Promise<T> => {
+/** `entetes`: a request's own headers (the studio's Idempotency-Key), beside the token and the body's type. */
+export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: string, corps?: unknown, entetes: Record<string, string> = {}): Promise<T> => {
   const session = useSession();
   const { t } = i18n.global;
   const { api } = await lireConfiguration();
@@ -39,7 +40,7 @@ export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: str
     try {
       return await fetch(`${api}${chemin}`, {
         method: methode,
-        headers: { Authorization: `Bearer ${jeton}`, ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: { Authorization: `Bearer ${jeton}`, ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }), ...entetes },
         body: corps === undefined ? undefined : JSON.stringify(corps),
       });
     } catch {

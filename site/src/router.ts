@@ -6,7 +6,7 @@
  */
 import { nextTick } from 'vue';
 import { createRouter, createWebHistory, START_LOCATION, type RouteLocationNormalized } from 'vue-router';
-import { i18n } from './i18n';
+import { chargerMessagesStudio, i18n } from './i18n';
 import { useSession } from './session';
 
 export const router = createRouter({
@@ -19,6 +19,12 @@ export const router = createRouter({
     { path: '/mot-de-passe', component: () => import('./pages/MotDePasse.vue'), meta: { titre: 'motDePasse.titre' } },
     { path: '/compte', component: () => import('./pages/Compte.vue'), meta: { titre: 'compte.titre', session: true } },
     { path: '/compte/cles', component: () => import('./pages/Cles.vue'), meta: { titre: 'cles.titre', session: true } },
+    {
+      path: '/studio',
+      // The page and its messages together: its title and text are there when it shows.
+      component: () => Promise.all([import('./pages/Studio.vue'), chargerMessagesStudio()]).then(([page]) => page),
+      meta: { titre: 'studio.titre', session: true },
+    },
     { path: '/historique', component: () => import('./pages/Historique.vue'), meta: { titre: 'historique.titre', session: true } },
     { path: '/confidentialite', component: () => import('./pages/Confidentialite.vue'), meta: { titre: 'confidentialite.titre' } },
     { path: '/:chemin(.*)*', component: () => import('./pages/Introuvable.vue'), meta: { titre: 'introuvable.titre' } },

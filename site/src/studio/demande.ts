@@ -1,0 +1,24 @@
+/** What the studio's form hands to a launch: the photos chosen, the tool, its settings, the cost seen. */
+import type { Outil, TypeImage } from './appels';
+
+export interface PhotoChoisie {
+  /** This page's own id for the photo (list keys, element ids). */
+  id: string;
+  fichier: File;
+  /** Read from its first bytes (appels.ts). */
+  type: TypeImage;
+  /** The local file as a blob: URL, the "before" of every comparison; revoked by whoever holds it last. */
+  apercu: string;
+  /** Width × height once its preview has loaded: a photo over 50 MP is refused before any upload. */
+  pixels?: number;
+}
+
+export interface DemandeLancement {
+  /** The launch's Idempotency-Key, made at the click: every retry of this launch sends it again. */
+  cle: string;
+  outil: Outil;
+  /** The settings as sent: empty free text left out (the API takes 1 to 1000 characters or nothing). */
+  valeurs: Record<string, string>;
+  photos: PhotoChoisie[];
+  cout: number;
+}
