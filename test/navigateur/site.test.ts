@@ -7,102 +7,40 @@
  *
  * `npm run test:site` (CI: .ci/run, which installs Chromium). CHROMIUM names another browser binary.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'puppeteer-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { portLibre } from '../../local/ports';
+import { accessibilite as accessibiliteDe, CAPTURES, demarrerService, RACINE, type Service } from '../support/navigateur';
 
-const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const CAPTURES = join(RACINE, 'docs', 'site');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const MOT_DE_PASSE = 'Motdepasse1';
 const SECRET_STRIPE = 'whsec_site';
 
-let dossier: string;
-let enfant: ChildProcess;
-let sortie = '';
-let origine: string;
-let navigateur: Browser;
+let service: Service;
 let page: Page;
-const violationsCsp: string[] = [];
-
-const attendre = async <T>(quoi: () => T | undefined | false, ms: number, raison: string): Promise<T> => {
-  const limite = Date.now() + ms;
-  for (;;) {
-    const valeur = quoi();
-    if (valeur) return valeur;
-    if (Date.now() > limite) throw new Error(`timed out: ${raison}\n${sortie}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+let origine: string;
+let violationsCsp: string[];
 
 beforeAll(async () => {
-  dossier = mkdtempSync(join(tmpdir(), 'retouche-site-'));
-  const port = await portLibre();
-  origine = `http://localhost:${port}`;
-  enfant = spawn(process.execPath, ['--import', 'tsx', join(RACINE, 'local/start.ts')], {
-    cwd: RACINE,
+  service = await demarrerService({
+    prefixe: 'retouche-site-',
+    // A French browser: the site's first visit follows the browser's language.
+    langue: 'fr-FR',
     // New accounts start with 20 credits here, enough for the job the history shows; one pack on sale.
     env: {
-      ...process.env,
-      PORT: String(port),
-      RETOUCHE_DATA_DIR: dossier,
       RETOUCHE_CREDITS_INSCRIPTION: '20',
       RETOUCHE_PACKS: JSON.stringify([{ lien: 'plink_1Site', url: 'https://buy.stripe.com/test_site', credits: 100, prix: '49 €' }]),
       RETOUCHE_STRIPE_SECRET: SECRET_STRIPE,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
-  enfant.stdout!.on('data', (m: Buffer) => (sortie += m.toString()));
-  enfant.stderr!.on('data', (m: Buffer) => (sortie += m.toString()));
-  await attendre(() => sortie.includes('Retouche is running on'), 150_000, 'npm start did not start');
-  navigateur = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    // A French browser: the site's first visit follows the browser's language.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=fr-FR', '--accept-lang=fr-FR,fr'],
-    env: { ...process.env, LANGUAGE: 'fr_FR', LANG: 'fr_FR.UTF-8' },
-  });
-  page = await navigateur.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) violationsCsp.push(message.text());
-  });
-  mkdirSync(CAPTURES, { recursive: true });
+  ({ page, origine, violationsCsp } = service);
 }, 180_000);
 
-afterAll(async () => {
-  await navigateur?.close();
-  if (enfant?.pid) {
-    try {
-      process.kill(-enfant.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-    await new Promise((r) => setTimeout(r, 1500));
-  }
-  rmSync(dossier, { recursive: true, force: true });
-});
+afterAll(async () => service?.arreter());
 
-/** axe-core's serious and critical violations on the page as it is now (WCAG 2.1 A and AA rules). */
-const accessibilite = async (): Promise<string[]> => {
-  // Through DevTools, not a <script>: the page's policy allows no script but its own.
-  // (Page code as text: the tests compile without the DOM's types.)
-  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
-  const resultats = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })")) as {
-    violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
-  };
-  return resultats.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-};
+const accessibilite = () => accessibiliteDe(page);
+const attendre = <T>(quoi: () => T | undefined | false, ms: number, raison: string) => service.attendre(quoi, ms, raison);
 
 const aller = async (chemin: string) => {
   await page.goto(`${origine}${chemin}`, { waitUntil: 'networkidle0' });
@@ -115,7 +53,7 @@ const saisir = async (id: string, texte: string) => {
 /** The `n`th code npm start printed for this address (1: the sign-up's, 2: a password reset's). */
 const codePour = (email: string, n = 1) =>
   attendre(
-    () => [...sortie.matchAll(new RegExp(`Verification code for ${email.replace(/[.+]/g, '\\$&')}: (\\d+)`, 'g'))][n - 1]?.[1],
+    () => [...service.sortie().matchAll(new RegExp(`Verification code for ${email.replace(/[.+]/g, '\\$&')}: (\\d+)`, 'g'))][n - 1]?.[1],
     15_000,
     `no code ${n} for ${email}`,
   );
