@@ -8,7 +8,7 @@
 import { ConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeEnvoye } from '../../local/cognito';
-import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
+import { compteDeEmail, creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
 
@@ -83,6 +83,21 @@ describe('web users and their account', () => {
     const r = await appeler(pile.urlBase, 'GET', '/compte', { cle: await connecter(email, 'Choisi-par-1') });
     expect(r.corps).toMatchObject({ id: cree.account, email, credits: 40 });
     await expect(creerUtilisateurWeb(cognito(), pile.deps, { email, motDePasse: 'Choisi-par-1', credits: 1 })).rejects.toThrow(/already exists/);
+  });
+
+  it('the operator finds a web user’s account by their email address (admin add-credits --email), once it exists', async () => {
+    const email = `demande-${crypto.randomUUID()}@example.com`;
+    const c = cognito();
+    await c.sdk.send(new SignUpCommand({ ClientId: c.client, Username: email, Password: MOT_DE_PASSE, UserAttributes: [{ Name: 'email', Value: email }] }));
+    await expect(compteDeEmail(c, pile.deps, email)).rejects.toThrow(/no account yet: it is made at their first visit/);
+    const { jeton } = await (async () => {
+      await expect.poll(() => codes.find((x) => x.email === email)).toBeDefined();
+      await c.sdk.send(new ConfirmSignUpCommand({ ClientId: c.client, Username: email, ConfirmationCode: codes.find((x) => x.email === email)!.code }));
+      return { jeton: await connecter(email) };
+    })();
+    const id = (await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })).corps.id;
+    expect(await compteDeEmail(c, pile.deps, email)).toBe(id);
+    await expect(compteDeEmail(c, pile.deps, `personne-${crypto.randomUUID()}@example.com`)).rejects.toThrow(/no web user/);
   });
 });
 
