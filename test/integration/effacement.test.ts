@@ -570,8 +570,9 @@ describe('erasure of work still running', () => {
     expect(JSON.stringify(pierres)).not.toContain('jamais-servi');
     await plusTard(20 * 60_000, () => pile.balayer());
     const restes = (await elements(pile)).filter((item) => JSON.stringify(item).includes(compte)).map((item) => String(item.pk).split('#')[0]);
-    // The account and its key stay (and the balance is untouched): the account is not closed, its work is erased.
-    expect([...new Set(restes)].sort()).toEqual(['CLE', 'COMPTE']);
+    // The account, its key and the record of its credits stay (and the balance is untouched): the account is not
+    // closed, its work is erased.
+    expect([...new Set(restes)].sort()).toEqual(['APPORT', 'CLE', 'COMPTE']);
     expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(credits);
     // Its upload no longer counts against the cap of outstanding uploads.
     expect((await elements(pile)).find((item) => item.pk === `COMPTE#${compte}`)).toMatchObject({ televersements_ouverts: 0 });
