@@ -185,11 +185,43 @@ describe('the web site, in Chromium', () => {
     await aller('/compte');
     await page.waitForFunction("location.pathname === '/connexion'");
     await saisir('email', email);
+    // A wrong password first: said as a refusal of the pair, with the focus kept in the form.
+    await saisir('mot-de-passe', 'Mauvais1motdepasse');
+    await page.locator('form button[type=submit]').click();
+    await page.waitForFunction("document.querySelector('#erreur')?.innerText.trim().length > 0");
+    expect(await page.evaluate('location.pathname')).toBe('/connexion');
+    expect(await page.evaluate("document.querySelector('#erreur').innerText")).not.toMatch(/8 characters/);
     await saisir('mot-de-passe', MOT_DE_PASSE);
     expect(await accessibilite()).toEqual([]);
     await capturer('connexion');
     await page.locator('form button[type=submit]').click();
     await page.waitForFunction("location.pathname === '/compte'");
+  });
+
+  it('says an address is already signed up, and an unverified one gets its code step at sign-in', async () => {
+    await page.locator('::-p-aria(Sign out)').click();
+    await page.waitForFunction("location.pathname === '/' && !document.body.innerText.includes('Sign out')");
+    await aller('/inscription');
+    await saisir('email', email);
+    await saisir('mot-de-passe', MOT_DE_PASSE);
+    await page.locator('form button[type=submit]').click();
+    await page.waitForFunction("document.querySelector('#email')?.getAttribute('aria-invalid') === 'true'");
+    expect(await page.evaluate('document.activeElement.id')).toBe('email');
+    // Signed up, never verified, then back to sign in: the code step, then the account.
+    const autre = `pas-verifie-${Date.now()}@example.com`;
+    await saisir('email', autre);
+    await page.locator('form button[type=submit]').click();
+    await page.locator('#code').wait();
+    await aller('/connexion');
+    await saisir('email', autre);
+    await saisir('mot-de-passe', MOT_DE_PASSE);
+    await page.locator('form button[type=submit]').click();
+    await page.locator('#code').wait();
+    // Signing in sends no new code: the one emailed at sign-up still verifies the address.
+    await saisir('code', await codePour(autre, 1));
+    await page.locator('form button[type=submit]').click();
+    await page.waitForFunction("location.pathname === '/compte'");
+    await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(autre)})`);
   });
 
   it('resets a forgotten password with the emailed code, and signs in with the new one', async () => {
