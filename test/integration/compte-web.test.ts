@@ -161,6 +161,13 @@ describe('the API page: keys', () => {
     expect((await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, json: {} })).corps.error.message).toMatch(/nom is required/);
     const texte = await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: a.jeton, corps: 'nom=a', entetes: { 'Content-Type': 'text/plain' } });
     expect(texte.statut).toBe(415);
+    // A +json type is JSON here as on every JSON route (contrat/json.ts).
+    const suffixe = await appeler(pile.urlBase, 'POST', '/compte/cles', {
+      cle: a.jeton,
+      corps: JSON.stringify({ nom: 'suffixe' }),
+      entetes: { 'Content-Type': 'application/vnd.retouche+json; charset=utf-8' },
+    });
+    expect(suffixe.statut).toBe(201);
   });
 });
 

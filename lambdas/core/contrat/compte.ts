@@ -1,7 +1,6 @@
 /** The bodies of the web site's account routes: `POST /compte/cles` names the key it creates. */
 import * as v from 'valibot';
-import { ErreurApi } from '../modele/erreurs';
-import { lireCorpsJson } from './json';
+import { lireCorpsDeTypeJson } from './json';
 import { cheminJson, refuser, segments } from './messages/formulation';
 
 export const LONGUEUR_MAX_NOM_CLE = 60;
@@ -19,9 +18,7 @@ const NouvelleCle = v.object(
 );
 
 export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string } => {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
-  const resultat = v.safeParse(NouvelleCle, lireCorpsJson(corps));
+  const resultat = v.safeParse(NouvelleCle, lireCorpsDeTypeJson(contentType, corps));
   if (!resultat.success)
     throw refuser(
       'invalid_body',

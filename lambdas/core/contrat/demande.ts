@@ -9,7 +9,7 @@ import { verifierDimensions } from '../modele/dimensions';
 import type { EchecImage } from '../modele/enregistrements';
 import { CATALOGUE, estOutil, MAX_IMAGES_LOT, type IdOutil } from '../modele/outils';
 import { verifierRequete, type ImageEntree } from './schemas';
-import { lireCorpsJson } from './json';
+import { estJson, lireCorpsJson, typeMedia } from './json';
 
 /** A request read from JSON or multipart: images carry their bytes when they came in the body. */
 export interface Demande {
@@ -40,8 +40,8 @@ export interface EntreeTeleversee {
 export const estTeleversee = (entree: ImagePrete['entree'] | undefined): entree is EntreeTeleversee => entree !== undefined && 'cle' in entree;
 
 export const typeDeContenu = (contentType: string | undefined): 'json' | 'multipart' => {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) return 'json';
+  const type = typeMedia(contentType);
+  if (estJson(type)) return 'json';
   if (type === 'multipart/form-data') return 'multipart';
   throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json or multipart/form-data${type ? `, not ${type}` : ''}.`);
 };

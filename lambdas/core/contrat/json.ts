@@ -134,3 +134,16 @@ export const lireCorpsJson = (corps: Buffer): Record<string, unknown> => {
   }
   return brut as Record<string, unknown>;
 };
+
+/** A request's media type, lower-case and without its parameters (`; charset=utf-8`). */
+export const typeMedia = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+
+/** JSON: application/json, or a type with the +json suffix (RFC 6839), which every JSON route accepts alike. */
+export const estJson = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
+
+/** The body of a route that takes JSON only: 415 for another media type, then read as lireCorpsJson does. */
+export const lireCorpsDeTypeJson = (contentType: string | undefined, corps: Buffer): Record<string, unknown> => {
+  const type = typeMedia(contentType);
+  if (!estJson(type)) throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
+  return lireCorpsJson(corps);
+};

@@ -33,7 +33,7 @@ import * as travaux from '../depots/travaux';
 import { verifierDimensions } from '../modele/dimensions';
 import { ErreurApi } from '../modele/erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from '../modele/images';
-import { lireCorpsJson } from '../contrat/json';
+import { lireCorpsDeTypeJson } from '../contrat/json';
 import { CATALOGUE } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
 import { cleTeleversement } from '../modele/cles-s3';
@@ -69,11 +69,7 @@ export const OCTETS_ENTETE = 512 * 1024;
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
 
 const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
-  }
-  const resultat = v.safeParse(RequeteTeleversements, lireCorpsJson(corps));
+  const resultat = v.safeParse(RequeteTeleversements, lireCorpsDeTypeJson(contentType, corps));
   // The wording (contrat/messages/televersements.ts) is imported when a body is refused, not at every cold start.
   if (!resultat.success) throw (await import('../contrat/messages/televersements')).refusTeleversements(resultat.issues, TYPES_TELEVERSEMENT);
   const fichiers = resultat.output.fichiers;
