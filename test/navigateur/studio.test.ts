@@ -228,6 +228,16 @@ describe('the studio, in Chromium', () => {
     await page.setViewport({ width: 1280, height: 800 });
   });
 
+  it('lists the studio’s jobs among the account’s movements, each linked to the job in the history', async () => {
+    await page.goto(`${origine}/compte`, { waitUntil: 'networkidle0' });
+    const lien = await page.waitForSelector('main table a[href^="/historique#travail-"]');
+    const cible = (await lien!.evaluate((a) => a.getAttribute('href')))!.split('#')[1]!;
+    await lien!.click();
+    await page.waitForFunction(`document.activeElement?.id === ${JSON.stringify(cible)}`);
+    expect(await page.evaluate('location.pathname')).toBe('/historique');
+    expect(await accessibilite()).toEqual([]);
+  });
+
   it('broke no Content Security Policy rule on the way', () => {
     expect(violationsCsp).toEqual([]);
   });
