@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // site/ is type-checked by vue-tsc (npm test), with the browser's types and its own tsconfig.
-  { ignores: ['node_modules/**', 'cdk.out/**', 'docs/exemples/*.jpg', '**/*.d.ts', '.retouche/**', 'site/**'] },
+  // clients/sdk/dist/ is the SDK's build output (clients/sdk: npm run build), compiled from clients/sdk/src/.
+  { ignores: ['node_modules/**', 'cdk.out/**', 'docs/exemples/*.jpg', '**/*.d.ts', '.retouche/**', 'site/**', 'clients/sdk/dist/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: {

@@ -1,0 +1,38 @@
+/**
+ * The SDK's names for the API's types, all taken from schema.ts (generated from the OpenAPI document):
+ * nothing here restates a member by hand, so the SDK follows the interface when schema.ts is generated
+ * again.
+ */
+import type { components, operations } from './schema.js';
+
+type Schemas = components['schemas'];
+
+export type IdOutil = Schemas['IdOutil'];
+export type Outil = Schemas['Outil'];
+export type Champ = Schemas['Champ'];
+export type Solde = Schemas['Solde'];
+export type Travail = Schemas['Travail'];
+export type Lot = Schemas['Lot'];
+export type Lancement = Schemas['Lancement'];
+export type Lien = Schemas['Lien'];
+export type EchecImage = Schemas['EchecImage'];
+export type Televersement = Schemas['Televersement'];
+export type Effacement = Schemas['Effacement'];
+export type DetailErreur = Schemas['DetailErreur'];
+export type StatutTravail = Travail['statut'];
+export type StatutLot = Lot['statut'];
+
+/** The `error` member of every error answer, with the extra members the service sends. */
+export type CorpsErreur = Schemas['Erreur']['error'];
+/** The API's `error.code` values, as the document lists them. */
+export type CodeErreurApi = CorpsErreur['code'];
+
+/** The JSON body of POST /travaux, one shape per tool (`outil`): settings and images as the API takes them. */
+export type RequeteTravaux = Schemas['RequeteTravaux'];
+/** An image as POST /travaux takes it: `{url}`, `{base64}` or `{televersement}`, each with an optional `nom`. */
+export type ImageApi = NonNullable<RequeteTravaux['images']>[number];
+/** One file announced to POST /televersements. */
+export type FichierAnnonce = Schemas['RequeteTeleversements']['fichiers'][number];
+export type TypeImage = FichierAnnonce['type'];
+/** The query of GET /travaux: `limite` and `outil`. */
+export type ParametresListe = NonNullable<operations['listerTravaux']['parameters']['query']>;
