@@ -35,11 +35,18 @@ export const construireSite = async (): Promise<void> => {
   // Loaded here only: a start with an up-to-date site does not pay for Vite.
   const { build } = await import('vite');
   const temporaire = join(RACINE_SITE, `.dist-${process.pid}`);
+  // Vite and its Vue plugin build for the NODE_ENV they find: under the test runner (NODE_ENV=test), or in a
+  // shell that exports another, the site came out as Vue's development build, twice the first page's
+  // JavaScript. What npm start serves is the production build, whatever the shell says.
+  const avant = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
-    await build({ configFile: join(RACINE_SITE, 'vite.config.ts'), logLevel: 'warn', build: { outDir: temporaire, emptyOutDir: true } });
+    await build({ configFile: join(RACINE_SITE, 'vite.config.ts'), logLevel: 'warn', mode: 'production', build: { outDir: temporaire, emptyOutDir: true } });
     rmSync(join(RACINE_SITE, 'dist'), { recursive: true, force: true });
     renameSync(temporaire, join(RACINE_SITE, 'dist'));
   } finally {
+    if (avant === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = avant;
     rmSync(temporaire, { recursive: true, force: true });
   }
 };
