@@ -1,0 +1,154 @@
+/**
+ * The `retouche` command (clients/cli) run as a user runs it: its bin as a child process, against the
+ * local stack, checking what matters to a script: the files written, the JSON on stdout and nothing
+ * else there, and the exit status (0 all done, 1 a job failed and was refunded, 2 bad usage or an API
+ * error, 130 after a Ctrl-C that `suivre` then picks up).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lot, Travail } from '../../clients/sdk/src/index';
+import { demarrerPileTest } from '../support/pile';
+
+type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+
+const RACINE = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(RACINE, 'clients/cli/bin/retouche.mjs');
+const PHOTO_A = join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-a.jpg');
+const PHOTO_B = join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-b.jpg');
+/** Each job takes this long in the engine: long enough for a Ctrl-C to land while the command waits. */
+const DELAI_MOTEUR_MS = 2_500;
+
+let pile: Pile;
+let dossier: string;
+let cle: string;
+
+beforeAll(async () => {
+  pile = await demarrerPileTest({ delaiMoteurMs: DELAI_MOTEUR_MS });
+  dossier = mkdtempSync(join(tmpdir(), 'retouche-cli-'));
+  ({ cle } = await pile.creerCompte(100));
+});
+afterAll(async () => {
+  await pile?.arreter();
+  if (dossier) rmSync(dossier, { recursive: true, force: true });
+});
+
+interface Resultat {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The bin, as `npx retouche` runs it, with the settings from the environment, from another folder than the root. */
+const retouche = (args: string[]): Promise<Resultat> =>
+  new Promise((resoudre) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: dossier, env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle }, timeout: 60_000 },
+      (erreur, stdout, stderr) => resoudre({ code: erreur ? (typeof erreur.code === 'number' ? erreur.code : null) : 0, stdout, stderr }),
+    );
+  });
+
+const sortie = (nom: string) => mkdtempSync(join(dossier, `${nom}-`));
+const format = async (chemin: string) => (await sharp(readFileSync(chemin)).metadata()).format;
+
+describe('retouche, the command', () => {
+  it('solde --json prints the balance alone on stdout', async () => {
+    const { code, stdout } = await retouche(['solde', '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ credits: 100 });
+  });
+
+  it('lancer ciel --attendre writes the result named after the photo and prints the ended job', async () => {
+    const vers = sortie('ciel');
+    const { code, stdout, stderr } = await retouche(['lancer', 'ciel', PHOTO_A, '--attendre', '--sortie', vers, '--json']);
+    expect(code, stderr).toBe(0);
+    const travail = JSON.parse(stdout) as Travail;
+    expect(travail).toMatchObject({ outil: 'ciel', statut: 'termine' });
+    expect(readdirSync(vers)).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg']);
+    expect(await format(join(vers, 'facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg'))).toBe('jpeg');
+    expect(stderr).toContain('Uploading');
+    expect(stderr).toContain(`Job ${travail.id}: termine`);
+  });
+
+  it('a batch of two writes two files, one per photo', async () => {
+    const vers = sortie('lot');
+    const { code, stdout, stderr } = await retouche(['lancer', 'ciel', PHOTO_A, PHOTO_B, '--attendre', '--sortie', vers, '--json']);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout) as Lot).toMatchObject({ statut: 'termine', total: 2, termines: 2, echecs: 0 });
+    expect(readdirSync(vers).sort()).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg', 'facade-ciel-blanc_polyhaven-cambridge-b-ciel.jpg']);
+    expect(stderr).toMatch(/Batch .*: termine, 2 done, 0 failed/);
+  });
+
+  it('an annonce with its settings writes a Markdown file with the text', async () => {
+    const vers = sortie('annonce');
+    const { code, stderr } = await retouche(['lancer', 'annonce', '--reglage', 'lieu=Gent', '--reglage', 'langue=French', '--attendre', '--sortie', vers]);
+    expect(code, stderr).toBe(0);
+    expect(readdirSync(vers)).toEqual(['annonce.md']);
+    expect(readFileSync(join(vers, 'annonce.md'), 'utf8')).toContain('Gent');
+  });
+
+  it('a job that fails exits 1, with its error and its refund', async () => {
+    // vider on a plain sky has nothing to remove: echec rien_a_retirer, refunded (as in api.test.ts).
+    const ciel = join(dossier, 'ciel-seul.jpg');
+    writeFileSync(
+      ciel,
+      await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 120, g: 170, b: 230 } } })
+        .jpeg()
+        .toBuffer(),
+    );
+    const vers = sortie('echec');
+    const { code, stdout, stderr } = await retouche(['lancer', 'vider', ciel, '--attendre', '--sortie', vers, '--json']);
+    expect(code, stderr).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ statut: 'echec', rembourse: true });
+    expect(stderr).toContain('rien_a_retirer');
+    expect(stderr).toContain('credits were refunded');
+    expect(readdirSync(vers)).toEqual([]);
+  });
+
+  it('a tool that does not exist exits 2 with the API error code, and nothing on stdout', async () => {
+    const { code, stdout, stderr } = await retouche(['lancer', 'peinture', PHOTO_A, '--json']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('invalid_tool');
+    expect(stdout).toBe('');
+  });
+
+  it('bad usage exits 2', async () => {
+    expect((await retouche(['lancer'])).code).toBe(2);
+    expect((await retouche(['travaux', '--limite', 'beaucoup'])).code).toBe(2);
+  });
+
+  it('a Ctrl-C during the wait exits at once naming `retouche suivre <id>`, which then gets the result', async () => {
+    const vers = sortie('suivre');
+    const enfant = spawn(process.execPath, [BIN, 'lancer', 'ciel', PHOTO_A, '--attendre', '--sortie', vers], {
+      cwd: dossier,
+      env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle },
+    });
+    let stderr = '';
+    const id = await new Promise<string>((resoudre, rejeter) => {
+      enfant.stderr.on('data', (morceau: Buffer) => {
+        stderr += morceau.toString();
+        const trouve = /Job ([\da-f-]{36}): (en_attente|en_cours)/.exec(stderr);
+        if (trouve) resoudre(trouve[1]!);
+      });
+      enfant.on('exit', () => rejeter(new Error(`ended before the wait:\n${stderr}`)));
+    });
+    const debut = Date.now();
+    enfant.kill('SIGINT');
+    const code = await new Promise<number | null>((resoudre) => enfant.on('exit', (c) => resoudre(c)));
+    expect(Date.now() - debut).toBeLessThan(DELAI_MOTEUR_MS);
+    expect(code).toBe(130);
+    expect(stderr).toContain(`retouche suivre ${id}`);
+    expect(readdirSync(vers)).toEqual([]);
+
+    const suite = await retouche(['suivre', id, '--sortie', vers, '--json']);
+    expect(suite.code, suite.stderr).toBe(0);
+    expect(JSON.parse(suite.stdout)).toMatchObject({ id, statut: 'termine' });
+    expect(readdirSync(vers)).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg']);
+  });
+});
