@@ -8,6 +8,12 @@ import { defineConfig } from 'vitest/config';
  * script, `npm run test:service`, which CI (.ci/run) runs after `npm test`.
  */
 const SERVICE = ['test/integration/readme.test.ts', 'test/integration/service-local.test.ts'];
+/**
+ * The clients people use (the SDK, its packed tarball, the `retouche` command, MCP) driven as a user
+ * drives them against the local stack: a minute and more of child processes, so their own script,
+ * `npm run test:clients`, which CI runs after `npm test`.
+ */
+const CLIENTS = ['test/integration/sdk.test.ts', 'test/integration/cli.test.ts', 'test/integration/mcp*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -23,11 +29,12 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: SERVICE,
+          exclude: [...SERVICE, ...CLIENTS],
           // One DynamoDB Local (Java) for the whole run; each test file gets its own table.
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
+      { extends: true, test: { name: 'clients', include: CLIENTS, globalSetup: ['test/support/global-setup.ts'] } },
       // Each starts its own stacks (npm start, DynamoDB Local included).
       { extends: true, test: { name: 'service', include: SERVICE } },
       { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
