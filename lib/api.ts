@@ -108,6 +108,14 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   'cle-revoquer': rapide("DELETE /compte/cles/{id}: revokes one of the account's keys", {
     table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte', 'cle'], ecritCles: true },
   }),
+  // The MCP server for assistants: it checks the caller's key (and counts the call), then its tools call
+  // the public API with that key; it touches nothing else. Its one `attendre` waits up to 15 s (lambdas/http/mcp.ts).
+  mcp: {
+    ...rapide('POST /mcp: the MCP server for AI assistants (Streamable HTTP, stateless), over the public API', {
+      table: lectureAuthentifiee(),
+    }),
+    delai: Duration.seconds(27),
+  },
   'travaux-creer': {
     description: 'POST /travaux: validates, debits atomically, starts one execution per job',
     memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
@@ -253,6 +261,8 @@ export class Api extends Construct {
           ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
           ...((route.fonction === 'compte' || route.fonction === 'paiement-stripe') && packs ? { RETOUCHE_PACKS: packs } : {}),
           ...(route.fonction === 'paiement-stripe' && this.secretStripe ? { RETOUCHE_STRIPE_SECRET_ARN: this.secretStripe.secretArn } : {}),
+          // The MCP tools call the stage's own API (its URL is built from the API's id: no cycle with the deployment).
+          ...(route.fonction === 'mcp' ? { RETOUCHE_API_URL: this.url } : {}),
         },
       }));
       accorder(fn, ressources, reglage.acces);

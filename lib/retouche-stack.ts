@@ -24,6 +24,8 @@ export interface ProprietesRetouche extends StackProps {
 /** Output names the admin CLI reads (`npm run admin -- --outputs cdk-outputs.json …`). */
 export const SORTIES = {
   api: 'ApiUrl',
+  /** The MCP server an AI assistant adds by URL (lambdas/http/mcp.ts). */
+  mcp: 'McpUrl',
   table: 'TableName',
   bucket: 'BucketName',
   liens: 'LiensBase',
@@ -100,6 +102,10 @@ export class RetoucheStack extends Stack {
     });
 
     new CfnOutput(this, SORTIES.api, { value: this.api.url, description: "Base URL of the API (the spec's {base_url})" });
+    new CfnOutput(this, SORTIES.mcp, {
+      value: `${this.api.url}/mcp`,
+      description: 'The MCP server for AI assistants (Streamable HTTP; the API key as bearer token)',
+    });
     new CfnOutput(this, SORTIES.table, { value: this.donnees.table.tableName, description: 'DynamoDB table (admin CLI)' });
     new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });

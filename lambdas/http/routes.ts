@@ -37,6 +37,8 @@ export const ROUTES: readonly Route[] = [
   { methode: 'POST', chemin: '/compte/cles', fonction: 'cles-creer', authentifiee: true, session: true },
   { methode: 'DELETE', chemin: '/compte/cles/{id}', fonction: 'cle-revoquer', authentifiee: true, session: true },
   { methode: 'GET', chemin: '/compte/mouvements', fonction: 'mouvements', authentifiee: true, session: true },
+  // The MCP server for AI assistants (Streamable HTTP, stateless; clients/mcp/src/serveur.ts): an API key only.
+  { methode: 'POST', chemin: '/mcp', fonction: 'mcp', authentifiee: true },
   // Stripe's webhook: public, trusted by its signature (core/domaine/achats.ts).
   { methode: 'POST', chemin: '/paiements/stripe', fonction: 'paiement-stripe', authentifiee: false },
 ];

@@ -7,6 +7,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { dependancesAvec } from '../core/infra/dependances';
+import { ENTETE_SOURCE, sourceDesTravaux } from '../core/domaine/comptes';
 import { lancer } from '../core/domaine/lancement';
 import { outilsOfferts } from '../core/modele/outils';
 import { entete, reponseJson } from './adaptateur';
@@ -27,7 +28,7 @@ export const creer = (deps: FournisseurDeps) =>
       corps: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
       cleIdempotence: entete(event, 'idempotency-key'),
       outils: OUTILS,
-      source: appelant.source,
+      source: sourceDesTravaux(appelant, entete(event, ENTETE_SOURCE)),
     });
     return reponseJson(202, lancement);
   });

@@ -680,6 +680,24 @@ describe('the dev stage', () => {
     expect(client.Properties.ExplicitAuthFlows).toEqual(expect.arrayContaining(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']));
   });
 
+  it('lets the MCP server read the key it authenticates and count the call, and nothing more: its tools go through the API', () => {
+    const r = references(s);
+    expect(declarationsMetier(s, 'Api/Mcp')).toEqual(
+      trier([
+        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE },
+      ]),
+    );
+    const [, mcp] = fonctionDuModule(s, 'Api/Mcp');
+    // Its one wait (15 s) and the API calls around it end before API Gateway's 29 s.
+    expect(mcp.Properties.Timeout).toBe(27);
+    // The stage's own API, built from the RestApi's id (not its deployment: no cycle through the methods).
+    const url = JSON.stringify(mcp.Properties.Environment.Variables.RETOUCHE_API_URL);
+    expect(url).toContain('.execute-api.');
+    expect(url).toContain('/v1/api/v1');
+    expect(url).not.toContain('Deployment');
+  });
+
   it('lets POST /travaux debit, record and start jobs, in 20 s, without reading jobs back or refunding', () => {
     const [, creer] = fonctionDuModule(s, 'Api/TravauxCreer');
     // Under API Gateway's 29 s, with time to answer after a debit.
@@ -988,7 +1006,18 @@ describe('the dev stage', () => {
   it('outputs what operators and the admin CLI need', () => {
     const sorties = s.template.toJSON().Outputs as Record<string, unknown>;
     expect(Object.keys(sorties)).toEqual(
-      expect.arrayContaining(['ApiUrl', 'TableName', 'BucketName', 'LiensBase', 'C2paCsr', 'C2paSignataire', 'C2paTest', 'UserPoolId', 'UserPoolClientId']),
+      expect.arrayContaining([
+        'ApiUrl',
+        'McpUrl',
+        'TableName',
+        'BucketName',
+        'LiensBase',
+        'C2paCsr',
+        'C2paSignataire',
+        'C2paTest',
+        'UserPoolId',
+        'UserPoolClientId',
+      ]),
     );
   });
 

@@ -210,6 +210,7 @@ describe('the summary after a deploy, from cdk-outputs.json', () => {
   };
   const sorties = (extra: Record<string, string>) => ({
     [SORTIES.api]: 'https://a1b2c3.execute-api.eu-west-3.amazonaws.com/v1',
+    [SORTIES.mcp]: 'https://a1b2c3.execute-api.eu-west-3.amazonaws.com/v1/mcp',
     [SORTIES.table]: 'Retouche-dev-Table',
     [SORTIES.bucket]: 'retouche-dev-bucket',
     [SORTIES.liens]: 'https://d111111abcdef8.cloudfront.net',
@@ -227,6 +228,7 @@ describe('the summary after a deploy, from cdk-outputs.json', () => {
     expect(texte.split('\n').length).toBeLessThanOrEqual(25);
     expect(texte).toMatch(/^Deployed Retouche-dev in eu-west-3\n/);
     expect(texte).toMatch(/^ {2}ApiUrl +https:\/\/a1b2c3\.execute-api\.eu-west-3\.amazonaws\.com\/v1$/m);
+    expect(texte).toMatch(/^ {2}McpUrl +https:\/\/a1b2c3\.execute-api\.eu-west-3\.amazonaws\.com\/v1\/mcp {2}\(for AI assistants/m);
     expect(texte).toMatch(/^ {2}LiensBase +https:\/\/d111111abcdef8\.cloudfront\.net$/m);
     expect(texte).toMatch(/^ {2}AlarmesTopic +arn:aws:sns:.*subscribe to it/m);
     expect(texte).toMatch(/^ {2}C2paTest +true: a test chain signs the results/m);

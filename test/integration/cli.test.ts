@@ -5,13 +5,14 @@
  * error, 130 after a Ctrl-C that `suivre` then picks up).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lot, Travail } from '../../clients/sdk/src/index';
+import { photoGrande } from '../support/photo';
 import { demarrerPileTest } from '../support/pile';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -49,7 +50,7 @@ const retouche = (args: string[]): Promise<Resultat> =>
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: dossier, env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle }, timeout: 60_000 },
+      { cwd: dossier, env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle }, timeout: 100_000 },
       (erreur, stdout, stderr) => resoudre({ code: erreur ? (typeof erreur.code === 'number' ? erreur.code : null) : 0, stdout, stderr }),
     );
   });
@@ -75,6 +76,21 @@ describe('retouche, the command', () => {
     expect(stderr).toContain('Uploading');
     expect(stderr).toContain(`Job ${travail.id}: termine`);
   });
+
+  it('a full-size photo (6000 × 4000, over 12 MB) goes up with its progress and comes back whole', async () => {
+    const photo = join(dossier, 'maison.jpg');
+    writeFileSync(photo, await photoGrande());
+    const octets = statSync(photo).size;
+    expect(octets).toBeGreaterThan(12 * 1024 * 1024);
+    expect(octets).toBeLessThanOrEqual(15 * 1024 * 1024);
+    const vers = sortie('grande');
+    const { code, stdout, stderr } = await retouche(['lancer', 'ciel', photo, '--attendre', '--sortie', vers, '--json']);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(`Uploading ${(octets / 1_048_576).toFixed(1)} MB…`);
+    expect(stderr).toContain(`Uploaded ${(octets / 1_048_576).toFixed(1)} MB.`);
+    expect(JSON.parse(stdout)).toMatchObject({ statut: 'termine', nom: 'maison.jpg' });
+    expect(await sharp(readFileSync(join(vers, 'maison-ciel.jpg'))).metadata()).toMatchObject({ format: 'jpeg', width: 6000, height: 4000 });
+  }, 120_000);
 
   it('a batch of two writes two files, one per photo', async () => {
     const vers = sortie('lot');

@@ -159,6 +159,14 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/travaux', { cle })).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/travaux?outil=ciel', { cle })).statut).toBe(200);
+    // The MCP server: it checks the key and counts the call itself, then its tool calls the API (GET /solde) with the key.
+    const mcp = await fetch(`${pile.urlBase}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${cle}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'solde', arguments: {} } }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(JSON.stringify(await mcp.json())).toContain('credits.');
 
     // A batch: one image downloaded, one refused by the SSRF check (refunded), one refused by the model (refunded), one file; its ZIP.
     const lot = await poster(cle, {

@@ -32,7 +32,7 @@ const blocDe = (fichier: string, nom: string): string => {
 };
 
 /** What the project needs to run `npm start` and `npm run …` from another folder: its code and its manifest. */
-const LIENS = ['package.json', 'tsconfig.json', 'node_modules', 'bin', 'lib', 'lambdas', 'local', 'exploitation', 'statemachines', 'docs', 'test'];
+const LIENS = ['package.json', 'tsconfig.json', 'node_modules', 'bin', 'lib', 'lambdas', 'local', 'exploitation', 'statemachines', 'docs', 'test', 'clients'];
 
 let dossier: string;
 let pile: ChildProcess | undefined;
@@ -70,8 +70,10 @@ const executerBloc = async (bloc: string) => {
   expect(bloc).toContain('API=http://localhost:3000/api/v1');
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.RETOUCHE_DATA_DIR;
+  // The command and the MCP server on stdio take the API from RETOUCHE_API, whose default is port 3000.
+  env.RETOUCHE_API = `http://localhost:${port}/api/v1`;
   // About 20 s here; a command that stops working makes a polling loop wait for ever, hence the bound.
-  const script = bloc.replace('http://localhost:3000', `http://localhost:${port}`);
+  const script = bloc.replaceAll('http://localhost:3000', `http://localhost:${port}`);
   return executer('bash', ['-c', script], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (erreur: { code?: number; stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
@@ -104,6 +106,21 @@ describe("the README's quick start, as written", () => {
     }
     expect(bleus / info.width).toBeGreaterThan(0.5);
   }, 120_000);
+});
+
+describe("the README's other ways in, pasted after the quick start as it says", () => {
+  it('the command writes a batch of two, the SDK writes a listing, and both MCP transports read the balance they left', async () => {
+    const blocs = ['demarrage', 'commande', 'sdk', 'mcp-stdio', 'mcp-http'].map((nom) => blocDe('README.md', nom));
+    const { code, stdout, stderr } = await executerBloc(blocs.join('\n'));
+    expect(code, `${stdout}\n--- stderr:\n${stderr}`).toBe(0);
+    expect(readdirSync(join(dossier, 'resultats')).sort()).toEqual([
+      'facade-ciel-blanc_polyhaven-cambridge-b-ciel.jpg',
+      'facade-ciel-bleu_polyhaven-palermo-ciel.jpg',
+    ]);
+    expect(stdout).toMatch(/^termine .*Lyon/m);
+    // 20 credits, less the quick start's 2, the batch's 4 and the listing's 3: over stdio, then over HTTP.
+    expect(stdout.match(/"text":"11 credits\."/g)).toHaveLength(2);
+  }, 180_000);
 });
 
 describe('the walk through of docs/walkthrough.md, as written', () => {

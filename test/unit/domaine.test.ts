@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { sourceDesTravaux } from '../../lambdas/core/domaine/comptes';
 import { lireFiltre } from '../../lambdas/core/domaine/consultation';
 import { erreurDepuisEchec } from '../../lambdas/core/domaine/cycle';
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/modele/erreurs';
@@ -97,6 +98,17 @@ describe('GET /travaux parameters', () => {
       expect(() => lireFiltre({ limite })).toThrow(ErreurApi);
     }
     expect(() => lireFiltre({ outil: 'peinture' })).toThrow(/outil/);
+  });
+});
+
+describe("a job's source (Retouche-Source)", () => {
+  it('an API key says api, or mcp when asked; web is never claimed; a session stays web', () => {
+    expect(sourceDesTravaux({ source: 'api' }, undefined)).toBe('api');
+    expect(sourceDesTravaux({ source: 'api' }, ' MCP ')).toBe('mcp');
+    expect(sourceDesTravaux({ source: 'api' }, 'api')).toBe('api');
+    expect(() => sourceDesTravaux({ source: 'api' }, 'web')).toThrow(/web is the web site's own/);
+    expect(() => sourceDesTravaux({ source: 'api' }, 'slack')).toThrow(expect.objectContaining({ code: 'invalid_parameter' }));
+    expect(sourceDesTravaux({ source: 'web' }, 'mcp')).toBe('web');
   });
 });
 

@@ -57,7 +57,7 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
   };
   process.on('SIGINT', surSigint);
 
-  const client = (options: OptionsGlobales) => {
+  const client = (options: OptionsGlobales, source?: 'mcp') => {
     const cle = options.cle ?? env['RETOUCHE_CLE'];
     if (!cle) throw new ErreurUsage('No API key: set RETOUCHE_CLE or pass --cle rtch_…');
     let base = options.api ?? env['RETOUCHE_API'] ?? API_PAR_DEFAUT;
@@ -66,7 +66,7 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     } catch {
       throw new ErreurUsage(`Not a URL: --api ${base}`);
     }
-    return new Retouche({ base, cle });
+    return new Retouche({ base, cle, ...(source ? { source } : {}) });
   };
   const json = (valeur: unknown) => flux.stdout.write(`${JSON.stringify(valeur, null, 2)}\n`);
 
@@ -171,15 +171,18 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     .option('--json', 'print the final job or batch as JSON on stdout')
     .action(async (id: string, options: OptionsAttente, commande: Command) => {
       const retouche = client(commande.optsWithGlobals<OptionsGlobales>());
-      let connu: Travail | Lot;
-      try {
-        connu = await retouche.travail(id, { signal: arret.signal });
-      } catch (erreur) {
-        // Not a job: then maybe a batch (they share the id space of UUIDs, not the route).
-        if (!(erreur instanceof ErreurRetouche) || erreur.code !== 'not_found') throw erreur;
-        connu = await retouche.lot(id, { signal: arret.signal });
-      }
-      statut = await attendreEtEcrire(retouche, connu, options);
+      statut = await attendreEtEcrire(retouche, await retouche.lire(id, { signal: arret.signal }), options);
+    });
+
+  programme
+    .command('mcp')
+    .description('serve Retouche to an AI assistant over MCP on stdin/stdout (its jobs say source "mcp")')
+    .action(async (_options: unknown, commande: Command) => {
+      const retouche = client(commande.optsWithGlobals<OptionsGlobales>(), 'mcp');
+      // Loaded here only: the other commands do not pay for the MCP SDK.
+      const { servirStdio } = await import('../../mcp/src/stdio');
+      message(`Retouche MCP server on stdio, for ${retouche.base}. Stop it with Ctrl-C.`);
+      await servirStdio(retouche, arret.signal);
     });
 
   /** The wait with its progress, then the result files; returns the exit status. */

@@ -27,6 +27,7 @@ import type {
   ParametresListe,
   RequeteTravaux,
   Solde,
+  SourceClient,
   Televersement,
   Travail,
 } from './types.js';
@@ -56,6 +57,8 @@ export interface OptionsRetouche {
   delaiRequeteMs?: number;
   /** Uploads PUT at the same time: default 4. */
   televersementsSimultanes?: number;
+  /** What the jobs this client starts say as `source`: `api` (default), or `mcp` for a client acting for an AI assistant. */
+  source?: SourceClient;
 }
 
 export interface OptionsAppel {
@@ -118,6 +121,7 @@ export class Retouche {
   readonly #reglages: ReglagesTransport;
   readonly #delaiRequeteMs: number;
   readonly #simultanes: number;
+  readonly #source: SourceClient | undefined;
 
   constructor(options: OptionsRetouche) {
     // Checked here: a base that is not a URL would otherwise fail as a "network" error, after retries.
@@ -132,6 +136,7 @@ export class Retouche {
     };
     this.#delaiRequeteMs = options.delaiRequeteMs ?? 60_000;
     this.#simultanes = Math.max(1, options.televersementsSimultanes ?? 4);
+    this.#source = options.source;
   }
 
   #api<T>(methode: Requete['methode'], chemin: string, options: { corps?: unknown; entetes?: Record<string, string>; signal?: AbortSignal | undefined } = {}) {
@@ -180,6 +185,16 @@ export class Retouche {
     return this.#api<Lot>('GET', `/lots/${encodeURIComponent(id)}`, options);
   }
 
+  /** A job or a batch by its id, whichever it names (GET /travaux/{id}, then GET /lots/{id}): they share no id. */
+  async lire(id: string, options: OptionsAppel = {}): Promise<Travail | Lot> {
+    try {
+      return await this.travail(id, options);
+    } catch (erreur) {
+      if (erreur instanceof ErreurRetouche && erreur.code === 'not_found') return this.lot(id, options);
+      throw erreur;
+    }
+  }
+
   /**
    * POST /travaux: starts a job, or a batch for several images. Local files and bytes are uploaded first
    * (POST /televersements, then a PUT each); the request is sent with an Idempotency-Key that its
@@ -189,7 +204,8 @@ export class Retouche {
     const cleIdempotence = options.cleIdempotence ?? randomUUID();
     const { images, ...reste } = demande as { images?: Image[] };
     const corps = images === undefined ? reste : { ...reste, images: await this.#imagesApi(images, options) };
-    return this.#api<Lancement>('POST', '/travaux', { corps, entetes: { 'Idempotency-Key': cleIdempotence }, signal: options.signal });
+    const entetes: Record<string, string> = { 'Idempotency-Key': cleIdempotence, ...(this.#source ? { 'Retouche-Source': this.#source } : {}) };
+    return this.#api<Lancement>('POST', '/travaux', { corps, entetes, signal: options.signal });
   }
 
   /** POST /televersements alone: announces files (type and exact size), and gives one signed PUT URL each. */
@@ -237,14 +253,8 @@ export class Retouche {
   attendre(cible: string | Lancement, options?: OptionsAttenteLot): Promise<Travail | Lot>;
   async attendre(cible: string | Lancement | Travail | Lot, options: OptionsAttenteLot = {}): Promise<Travail | Lot> {
     if (typeof cible === 'string') {
-      let travail: Travail;
-      try {
-        travail = await this.travail(cible, options);
-      } catch (erreur) {
-        if (erreur instanceof ErreurRetouche && erreur.code === 'not_found') return this.attendreLot(cible, options);
-        throw erreur;
-      }
-      return this.attendreTravail(travail, options);
+      const etat = await this.lire(cible, options);
+      return estLot(etat) ? this.attendreLot(etat, options) : this.attendreTravail(etat, options);
     }
     if ('cout_total' in cible) {
       if (cible.lot !== null) return this.attendreLot(cible.lot, options);

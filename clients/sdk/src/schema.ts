@@ -767,6 +767,8 @@ export interface operations {
       header?: {
         /** @description Extension: a retried request with the same key returns the first answer and is not charged again (24 h). 1 to 255 visible ASCII characters, e.g. a UUID. */
         'Idempotency-Key'?: string;
+        /** @description Extension: where the jobs come from, as their `source` says. `mcp` for a client acting for an AI assistant (Retouche's own MCP servers send it). With an API key only: a web site session's jobs are `web`, and `web` cannot be claimed (400 invalid_parameter). */
+        'Retouche-Source'?: 'api' | 'mcp';
       };
       path?: never;
       cookie?: never;

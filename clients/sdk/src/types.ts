@@ -34,5 +34,7 @@ export type ImageApi = NonNullable<RequeteTravaux['images']>[number];
 /** One file announced to POST /televersements. */
 export type FichierAnnonce = Schemas['RequeteTeleversements']['fichiers'][number];
 export type TypeImage = FichierAnnonce['type'];
+/** Where the jobs a client starts come from (POST /travaux's `Retouche-Source`): `api`, or `mcp` for an assistant's. */
+export type SourceClient = NonNullable<NonNullable<operations['creerTravaux']['parameters']['header']>['Retouche-Source']>;
 /** The query of GET /travaux: `limite` and `outil`. */
 export type ParametresListe = NonNullable<operations['listerTravaux']['parameters']['query']>;

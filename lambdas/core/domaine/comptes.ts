@@ -160,6 +160,27 @@ const parSession = async (
   return { compte, empreinte: empreinteCle(`session:${session.utilisateur}`), source: 'web', email: session.email };
 };
 
+/** The request header by which a client says its jobs come from an assistant (the MCP servers send it). */
+export const ENTETE_SOURCE = 'Retouche-Source';
+
+/**
+ * The `source` of the jobs a call starts. A web session's are `web`, always; an API key's are `api`,
+ * or `mcp` when the client says so with `Retouche-Source: mcp` (our MCP servers do, on the command and
+ * on the stage). Nobody can claim `web` through the API: the web site's figures stay the web site's.
+ */
+export const sourceDesTravaux = (appelant: Pick<Appelant, 'source'>, entete: string | undefined): Source => {
+  if (appelant.source === 'web' || entete === undefined) return appelant.source;
+  const demandee = entete.trim().toLowerCase();
+  if (demandee === 'api' || demandee === 'mcp') return demandee;
+  throw new ErreurApi(
+    'invalid_parameter',
+    demandee === 'web'
+      ? `${ENTETE_SOURCE}: web is the web site's own; through the API, jobs come from api (the default) or mcp.`
+      : `${ENTETE_SOURCE} must be api (the default) or mcp.`,
+    { parametre: ENTETE_SOURCE },
+  );
+};
+
 /**
  * `Authorization: Bearer <API key>` or `Bearer <web session's ID token>` → the calling account, or 401.
  * A key is told from a token by its prefix; the source of the jobs follows from which it was, so the

@@ -180,6 +180,13 @@ export const documentOpenApi = () => ({
             description:
               'Extension: a retried request with the same key returns the first answer and is not charged again (24 h). 1 to 255 visible ASCII characters, e.g. a UUID.',
           },
+          {
+            name: 'Retouche-Source',
+            in: 'header',
+            schema: { type: 'string', enum: ['api', 'mcp'], default: 'api' },
+            description:
+              "Extension: where the jobs come from, as their `source` says. `mcp` for a client acting for an AI assistant (Retouche's own MCP servers send it). With an API key only: a web site session's jobs are `web`, and `web` cannot be claimed (400 invalid_parameter).",
+          },
         ],
         requestBody: {
           required: true,
