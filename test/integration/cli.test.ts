@@ -12,10 +12,13 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lot, Travail } from '../../clients/sdk/src/index';
+import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
+import { creerTelechargeur } from '../../lambdas/core/infra/telechargement';
 import { photoGrande } from '../support/photo';
 import { demarrerPileTest } from '../support/pile';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+const telechargeurReel = creerTelechargeur();
 
 const RACINE = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(RACINE, 'clients/cli/bin/retouche.mjs');
@@ -29,7 +32,16 @@ let dossier: string;
 let cle: string;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest({ delaiMoteurMs: DELAI_MOTEUR_MS });
+  pile = await demarrerPileTest({
+    delaiMoteurMs: DELAI_MOTEUR_MS,
+    // An https host of photos as the service fetches it (the SSRF guard refuses 127.0.0.1): one photo, and a 404.
+    telecharger: async (url) => {
+      const lien = new URL(url);
+      if (lien.hostname !== 'photos.exemple.test') return telechargeurReel(url);
+      if (lien.pathname.endsWith('/absente.jpg')) throw new ErreurTravail('telechargement_echoue', 'The image URL answered HTTP 404.');
+      return readFileSync(PHOTO_B);
+    },
+  });
   dossier = mkdtempSync(join(tmpdir(), 'retouche-cli-'));
   ({ cle } = await pile.creerCompte(100));
 });
@@ -107,6 +119,33 @@ describe('retouche, the command', () => {
     expect(code, stderr).toBe(0);
     expect(readdirSync(vers)).toEqual(['annonce.md']);
     expect(readFileSync(join(vers, 'annonce.md'), 'utf8')).toContain('Gent');
+  });
+
+  it('takes https URLs beside files: each result named after its URL or file', async () => {
+    const vers = sortie('url');
+    const { code, stderr } = await retouche(['lancer', 'ciel', 'https://photos.exemple.test/maisons/rue%20haute.jpg', PHOTO_A, '--attendre', '--sortie', vers]);
+    expect(code, stderr).toBe(0);
+    expect(readdirSync(vers).sort()).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg', 'rue haute-ciel.jpg']);
+    expect(await format(join(vers, 'rue haute-ciel.jpg'))).toBe('jpeg');
+  });
+
+  it('a batch where one photo fails (partiel) writes the others, names the failure and its refund, and exits 1', async () => {
+    const vers = sortie('partiel');
+    const { code, stdout, stderr } = await retouche([
+      'lancer',
+      'ciel',
+      PHOTO_A,
+      'https://photos.exemple.test/absente.jpg',
+      '--attendre',
+      '--sortie',
+      vers,
+      '--json',
+    ]);
+    expect(code, stderr).toBe(1);
+    const lot = JSON.parse(stdout) as Lot;
+    expect(lot).toMatchObject({ statut: 'partiel', termines: 1, echecs: 1 });
+    expect(readdirSync(vers)).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg']);
+    expect(stderr).toMatch(/failed: telechargement_echoue: The image URL answered HTTP 404\. Its 2 credits were refunded\./);
   });
 
   it('a job that fails exits 1, with its error and its refund', async () => {
