@@ -111,17 +111,5 @@ export interface CleCreee extends Cle {
   cle: string;
 }
 
-export interface Travail {
-  id: string;
-  outil: string;
-  statut: 'en_attente' | 'en_cours' | 'termine' | 'echec';
-  cout: number;
-  lot: string | null;
-  nom: string | null;
-  source: string;
-  cree_le: string;
-  resultats: { url: string; expire_le: string }[];
-  texte: string | null;
-  erreur: { code: string; message: string } | null;
-  rembourse: boolean;
-}
+/** A job as the API serves it: the type generated from the OpenAPI document (clients/sdk/src/schema.ts). */
+export type { Travail } from '../../clients/sdk/src/types';

@@ -5,7 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { Retouche } from '../../clients/sdk/src/index';
 import { FICHIER_SCHEMA, genererSchema } from '../../clients/sdk/scripts/generer';
+import { documentOpenApi } from '../../lambdas/core/contrat/openapi/document';
 
 describe('the SDK schema', () => {
   it('is what openapi-typescript makes of the current OpenAPI document (else: npm run sdk:generer)', async () => {
@@ -15,20 +17,25 @@ describe('the SDK schema', () => {
     expect(committe === attendu, 'clients/sdk/src/schema.ts is out of date: run `npm run sdk:generer` and commit it').toBe(true);
   });
 
-  it('types what the SDK relies on: the operations, the error codes, one request shape per tool', async () => {
+  it('has a method for every operation of the document, and types the error codes and one request shape per tool', async () => {
+    // A new operation in the document fails here until the SDK has its method (the issue asks for every endpoint).
+    const methodes: Record<string, keyof Retouche> = {
+      listerOutils: 'outils',
+      lireSolde: 'solde',
+      listerTravaux: 'travaux',
+      creerTravaux: 'lancer',
+      creerTeleversements: 'televersements',
+      lireTravail: 'travail',
+      effacerTravail: 'effacerTravail',
+      lireLot: 'lot',
+      effacerLot: 'effacerLot',
+      lireOpenApi: 'openapi',
+    };
+    const document = documentOpenApi() as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const operations = Object.values(document.paths).flatMap((chemin) => Object.values(chemin).flatMap((o) => (o.operationId ? [o.operationId] : [])));
+    expect(operations.sort()).toEqual(Object.keys(methodes).sort());
+    for (const [operation, methode] of Object.entries(methodes)) expect(typeof Retouche.prototype[methode], `${operation} → ${methode}`).toBe('function');
     const schema = await readFile(FICHIER_SCHEMA, 'utf8');
-    for (const operation of [
-      'listerOutils',
-      'lireSolde',
-      'listerTravaux',
-      'creerTravaux',
-      'creerTeleversements',
-      'lireTravail',
-      'effacerTravail',
-      'lireLot',
-      'effacerLot',
-    ])
-      expect(schema).toContain(`  ${operation}: {`);
     for (const code of ['invalid_tool', 'rate_limited', 'insufficient_credits', 'idempotency_key_reused']) expect(schema).toContain(`'${code}'`);
     expect(schema).toContain("outil: 'annonce';");
   });

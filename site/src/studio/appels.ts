@@ -4,67 +4,16 @@
  * however often it is retried (POST /travaux with an Idempotency-Key), and the progress of its jobs
  * (GET /lots/{id}, GET /travaux/{id}). Loaded with the studio's page only: the first page never pays for it.
  */
-import { appeler, type Travail } from '../api';
+import { appeler } from '../api';
+import type { Champ, Lancement, Lot, Outil, Televersement, Travail, TypeImage } from '../../../clients/sdk/src/types';
 
-/** One setting of a tool, as GET /outils describes it: a closed list (`valeurs`, `defaut`) or free text. */
-export interface Champ {
-  nom: string;
-  type: 'string';
-  requis: boolean;
-  description: string;
-  valeurs?: string[];
-  defaut?: string;
-  longueur_max?: number;
-}
+/**
+ * The API's types, generated from its OpenAPI document for the SDK (clients/sdk/src/schema.ts): the
+ * studio reads the very shapes the API serves, and a change of the interface fails its typecheck.
+ */
+export type { Champ, Lancement, Lot, Outil, Televersement, Travail, TypeImage };
 
-export interface Outil {
-  id: string;
-  nom: string;
-  resume: string;
-  cout: number;
-  images: { min: number; max: number; par_lot: boolean };
-  champs: Champ[];
-}
-
-/** A job as the studio reads it: the members the site's Travail leaves out (our extensions). */
-export interface TravailStudio extends Travail {
-  valeurs: Record<string, string>;
-  structure: { score: number; seuil: number; essais: number } | null;
-  redaction: { automatique: boolean; intelligence_artificielle: boolean; modele: string } | null;
-  floutage: { reglage: string; visages: number; plaques: number } | null;
-}
-
-export interface Lot {
-  id: string;
-  outil: string;
-  statut: 'en_cours' | 'termine' | 'partiel' | 'echec';
-  total: number;
-  termines: number;
-  echecs: number;
-  en_cours: number;
-  zip: { url: string; expire_le: string } | null;
-  travaux: TravailStudio[];
-}
-
-export interface Televersement {
-  id: string;
-  url: string;
-  methode: 'PUT';
-  entetes: Record<string, string>;
-  expire_le: string;
-  utilisable_jusqua: string;
-}
-
-/** The 202 of POST /travaux. */
-export interface Lancement {
-  lot: string | null;
-  outil: string;
-  cout_total: number;
-  travaux: TravailStudio[];
-  /** Images that did not start (not charged), by their position in the request. */
-  echecs: { index: number; code: string; message: string }[];
-}
-
+/** What the studio sends to POST /travaux: settings as strings, photos by their upload. */
 export interface CorpsLancement {
   outil: string;
   valeurs: Record<string, string>;
@@ -74,8 +23,6 @@ export interface CorpsLancement {
 /** docs/api.md, "Limits": one image at most 15 MiB and 50 megapixels, by any route (GET /outils does not say). */
 export const TAILLE_MAX = 15 * 1024 * 1024;
 export const PIXELS_MAX = 50_000_000;
-/** What POST /televersements announces; the API reads the bytes, so the type is read from them too. */
-export type TypeImage = 'image/jpeg' | 'image/png' | 'image/webp';
 
 /** A file's type by its first bytes, as the API recognises images: a name or a browser's guess may be wrong. */
 export const typeImage = async (fichier: File): Promise<TypeImage | null> => {
@@ -132,4 +79,4 @@ export const deposer = (televersement: Televersement, fichier: File, progres: (p
 export const lancer = (corps: CorpsLancement, cle: string): Promise<Lancement> => appeler<Lancement>('POST', '/travaux', corps, { 'Idempotency-Key': cle });
 
 export const lireLot = (id: string): Promise<Lot> => appeler<Lot>('GET', `/lots/${encodeURIComponent(id)}`);
-export const lireTravail = (id: string): Promise<TravailStudio> => appeler<TravailStudio>('GET', `/travaux/${encodeURIComponent(id)}`);
+export const lireTravail = (id: string): Promise<Travail> => appeler<Travail>('GET', `/travaux/${encodeURIComponent(id)}`);
