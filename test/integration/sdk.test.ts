@@ -142,6 +142,32 @@ describe('the SDK, as a customer uses it', () => {
     expect(octets).toMatchObject({ statut: 0, code: 'unsupported_image' });
     expect(await retouche.solde()).toEqual({ credits: 14 });
   });
+
+  it('checks a request with local photos against GET /outils before uploading them: a typo costs no upload', async () => {
+    const appels: string[] = [];
+    const observee: Fetch = (entree, init) => {
+      appels.push(`${init?.method ?? 'GET'} ${new URL(String(entree)).pathname}`);
+      return fetch(entree, init);
+    };
+    const { cle } = await pile.creerCompte(10);
+    const client = new Retouche({ base: pile.urlBase, cle, fetch: observee });
+    const outil = await client.lancer({ outil: 'stagin', images: [PHOTO_A, PHOTO_B] } as unknown as DemandeLancement).catch((e: unknown) => e);
+    expect(outil).toMatchObject({ statut: 0, code: 'invalid_tool', details: [{ chemin: 'outil' }] });
+    expect((outil as Error).message).toContain('Nothing was uploaded');
+    const reglages = await client
+      .lancer({ outil: 'annonce', valeurs: { langue: 'Klingon', couleur: 'rouge' }, images: [PHOTO_A] } as unknown as DemandeLancement)
+      .catch((e: unknown) => e);
+    expect(reglages).toMatchObject({ statut: 0, code: 'invalid_settings' });
+    expect((reglages as ErreurRetouche).details.map((d) => d.chemin)).toEqual(['valeurs.langue', 'valeurs.couleur', 'valeurs.lieu']);
+    // Nothing was announced nor sent to POST /travaux: only the catalogue was read, first, and again before
+    // the second refusal (a request refused on a catalogue read earlier is checked on a fresh one).
+    expect(appels).toEqual(['GET /api/v1/outils', 'GET /api/v1/outils']);
+    // A right request goes on, on the catalogue already read.
+    const lancement = await client.lancer({ outil: 'ciel', images: [PHOTO_A] });
+    expect(lancement.cout_total).toBe(2);
+    expect(appels.filter((a) => a.endsWith('/outils'))).toHaveLength(2);
+    expect(appels).toContain('POST /api/v1/televersements');
+  });
 });
 
 describe('retries', () => {

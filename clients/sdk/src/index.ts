@@ -16,6 +16,7 @@ import { ErreurRetouche } from './erreurs.js';
 import { classer, televerser, type Image, type OptionsTeleversement, type Progression, type SourceLocale } from './images.js';
 import { telechargerOctets, telechargerVers, type OptionsTelechargement } from './telechargement.js';
 import { envoyerJson, pause, type ReglagesTransport, type Requete } from './transport.js';
+import { verifierDemande } from './verification.js';
 import type {
   Effacement,
   FichierAnnonce,
@@ -107,6 +108,9 @@ export const TERMINAUX_TRAVAIL: readonly Travail['statut'][] = ['termine', 'eche
 
 export const estLot = (etat: Travail | Lot): etat is Lot => 'total' in etat && 'travaux' in etat;
 
+/** How long a client trusts the catalogue it read (GET /outils) to check a request before uploading its photos. */
+const DUREE_CATALOGUE_MS = 10 * 60_000;
+
 /** Beyond the service's bounds (docs/api.md, A job's life): every job ends within 62 min, every batch within 88. */
 const ATTENTE_MAX_TRAVAIL_MS = 65 * 60_000;
 const ATTENTE_MAX_LOT_MS = 95 * 60_000;
@@ -122,6 +126,7 @@ export class Retouche {
   readonly #delaiRequeteMs: number;
   readonly #simultanes: number;
   readonly #source: SourceClient | undefined;
+  #catalogue: { outils: Promise<Outil[]>; lu: number } | undefined;
 
   constructor(options: OptionsRetouche) {
     // Checked here: a base that is not a URL would otherwise fail as a "network" error, after retries.
@@ -203,9 +208,31 @@ export class Retouche {
   async lancer(demande: DemandeLancement, options: OptionsLancement = {}): Promise<Lancement> {
     const cleIdempotence = options.cleIdempotence ?? randomUUID();
     const { images, ...reste } = demande as { images?: Image[] };
+    if (images?.some((image) => 'locale' in classer(image))) await this.#verifierAvantTeleversement(demande, images.length, options);
     const corps = images === undefined ? reste : { ...reste, images: await this.#imagesApi(images, options) };
     const entetes: Record<string, string> = { 'Idempotency-Key': cleIdempotence, ...(this.#source ? { 'Retouche-Source': this.#source } : {}) };
     return this.#api<Lancement>('POST', '/travaux', { corps, entetes, signal: options.signal });
+  }
+
+  /**
+   * Photos to upload: the tool and its settings are checked against the catalogue first, so that a typo
+   * is refused before the photos go up rather than after. A catalogue older than a few minutes, or one
+   * the request fails against, is read again before the request is refused.
+   */
+  async #verifierAvantTeleversement(demande: DemandeLancement, nombreImages: number, options: OptionsAppel): Promise<void> {
+    const { outil, valeurs } = demande as { outil: string; valeurs?: Record<string, unknown> };
+    const lire = () => (this.#catalogue = { outils: this.outils(options), lu: Date.now() }).outils;
+    const frais = !this.#catalogue || Date.now() - this.#catalogue.lu > DUREE_CATALOGUE_MS;
+    const outils = await (frais ? lire() : this.#catalogue!.outils).catch((erreur: unknown) => {
+      this.#catalogue = undefined;
+      throw erreur;
+    });
+    try {
+      verifierDemande(outils, { outil, ...(valeurs ? { valeurs } : {}), nombreImages });
+    } catch (erreur) {
+      if (frais) throw erreur;
+      verifierDemande(await lire(), { outil, ...(valeurs ? { valeurs } : {}), nombreImages });
+    }
   }
 
   /** POST /televersements alone: announces files (type and exact size), and gives one signed PUT URL each. */

@@ -1,0 +1,49 @@
+/**
+ * A request checked against the stage's catalogue (GET /outils) before its photos are uploaded: a tool
+ * misspelt or a setting the tool lacks would otherwise be refused by POST /travaux only after every
+ * photo went up (up to 50 of 15 MB). The API stays the judge: this finds what the catalogue says
+ * plainly (the tool, the settings' names, closed values, required ones, lengths, how many photos) with
+ * the codes the API would give, and leaves everything else to it.
+ */
+import { ErreurRetouche } from './erreurs.js';
+import type { DetailErreur, Outil } from './types.js';
+
+export interface DemandeVerifiee {
+  outil: string;
+  valeurs?: Record<string, unknown>;
+  nombreImages: number;
+}
+
+export const verifierDemande = (outils: Outil[], demande: DemandeVerifiee): void => {
+  const outil = outils.find((o) => o.id === demande.outil);
+  if (!outil) {
+    const message = `outil "${demande.outil}" is not a tool of this stage: the tools are ${outils.map((o) => o.id).join(', ')} (GET /outils). Nothing was uploaded.`;
+    throw refus('invalid_tool', message, [{ chemin: 'outil', message }]);
+  }
+  const details: DetailErreur[] = [];
+  const valeurs = demande.valeurs ?? {};
+  for (const [nom, valeur] of Object.entries(valeurs)) {
+    const champ = outil.champs.find((c) => c.nom === nom);
+    const chemin = `valeurs.${nom}`;
+    if (!champ)
+      details.push({ chemin, message: `${chemin} is not a setting of ${outil.id}; its settings are ${outil.champs.map((c) => c.nom).join(', ') || 'none'}` });
+    else if (typeof valeur !== 'string') details.push({ chemin, message: `${chemin} must be a string` });
+    else if (champ.valeurs && !champ.valeurs.includes(valeur))
+      details.push({ chemin, message: `${chemin} must be one of ${champ.valeurs.map((v) => `"${v}"`).join(', ')}, not "${valeur}"` });
+    else if (champ.longueur_max !== undefined && valeur.length > champ.longueur_max)
+      details.push({ chemin, message: `${chemin} is at most ${champ.longueur_max} characters` });
+  }
+  for (const champ of outil.champs) {
+    if (champ.requis && !(champ.nom in valeurs))
+      details.push({ chemin: `valeurs.${champ.nom}`, message: `valeurs.${champ.nom} is required for ${outil.id}: ${champ.description}` });
+  }
+  if (details.length) {
+    throw refus('invalid_settings', `${details.map((d) => d.message).join('; ')}. Nothing was uploaded.`, details);
+  }
+  if (demande.nombreImages > outil.images.max) {
+    throw refus('too_many_images', `${outil.id} takes at most ${outil.images.max} images, not ${demande.nombreImages}. Nothing was uploaded.`, []);
+  }
+};
+
+const refus = (code: 'invalid_tool' | 'invalid_settings' | 'too_many_images', message: string, details: DetailErreur[]) =>
+  new ErreurRetouche({ statut: 0, code, message, erreur: { code, message, details } });
