@@ -119,5 +119,7 @@ ${site}
   then for example:
     curl ${pile.urlBase}/outils
     curl -H "Authorization: Bearer <key>" ${pile.urlBase}/solde
+    ${pile.urlBase.endsWith(':3000/api/v1') ? '' : `RETOUCHE_API=${pile.urlBase} `}RETOUCHE_CLE=<key> npx retouche solde
+  AI assistants: ${pile.urlBase}/mcp with the key as bearer token, or \`npx retouche mcp\` (README, "Use it").
 
 Ctrl-C stops everything.`);
