@@ -153,6 +153,7 @@ describe('the SDK, as a customer uses it', () => {
     const client = new Retouche({ base: pile.urlBase, cle, fetch: observee });
     const outil = await client.lancer({ outil: 'stagin', images: [PHOTO_A, PHOTO_B] } as unknown as DemandeLancement).catch((e: unknown) => e);
     expect(outil).toMatchObject({ statut: 0, code: 'invalid_tool', details: [{ chemin: 'outil' }] });
+    expect((outil as Error).message).toContain('did you mean "staging"?');
     expect((outil as Error).message).toContain('Nothing was uploaded');
     const reglages = await client
       .lancer({ outil: 'annonce', valeurs: { langue: 'Klingon', couleur: 'rouge' }, images: [PHOTO_A] } as unknown as DemandeLancement)

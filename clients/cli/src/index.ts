@@ -236,7 +236,8 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     }
     if (erreur instanceof ErreurRetouche) {
       message(`Error ${erreur.code}${erreur.statut ? ` (HTTP ${erreur.statut})` : ''}: ${erreur.message}`);
-      for (const detail of erreur.details) message(`  ${detail.chemin}: ${detail.message}`);
+      // A single problem's detail repeats the message: only what it does not already say.
+      for (const detail of erreur.details) if (!erreur.message.includes(detail.message)) message(`  ${detail.chemin}: ${detail.message}`);
       return SORTIE.usage;
     }
     if (erreur instanceof ErreurUsage) {

@@ -242,7 +242,11 @@ const appel = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult>
     return await fn();
   } catch (e) {
     if (e instanceof ErreurRetouche) {
-      const details = e.details.map((d) => `\n- ${d.chemin}: ${d.message}`).join('');
+      // A single problem's detail repeats the message: only what it does not already say.
+      const details = e.details
+        .filter((d) => !e.message.includes(d.message))
+        .map((d) => `\n- ${d.chemin}: ${d.message}`)
+        .join('');
       return erreur(`${e.code}: ${e.message}${details}`);
     }
     throw e;

@@ -17,7 +17,9 @@ export interface DemandeVerifiee {
 export const verifierDemande = (outils: Outil[], demande: DemandeVerifiee): void => {
   const outil = outils.find((o) => o.id === demande.outil);
   if (!outil) {
-    const message = `outil "${demande.outil}" is not a tool of this stage: the tools are ${outils.map((o) => o.id).join(', ')} (GET /outils). Nothing was uploaded.`;
+    const proche = outils.map((o) => o.id).find((id) => distance(id, demande.outil.toLowerCase()) <= 2);
+    const suggestion = proche ? ` did you mean "${proche}"?` : '';
+    const message = `outil "${demande.outil}" is not a tool of this stage:${suggestion} The tools are ${outils.map((o) => o.id).join(', ')} (GET /outils). Nothing was uploaded.`;
     throw refus('invalid_tool', message, [{ chemin: 'outil', message }]);
   }
   const details: DetailErreur[] = [];
@@ -47,3 +49,14 @@ export const verifierDemande = (outils: Outil[], demande: DemandeVerifiee): void
 
 const refus = (code: 'invalid_tool' | 'invalid_settings' | 'too_many_images', message: string, details: DetailErreur[]) =>
   new ErreurRetouche({ statut: 0, code, message, erreur: { code, message, details } });
+
+/** Edits between two short names (Levenshtein), for "did you mean": a tool id is a word of a few letters. */
+const distance = (a: string, b: string): number => {
+  let precedente = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const ligne = [i];
+    for (let j = 1; j <= b.length; j++) ligne[j] = Math.min(precedente[j]! + 1, ligne[j - 1]! + 1, precedente[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    precedente = ligne;
+  }
+  return precedente[b.length]!;
+};
