@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
-import type { Dependances } from '../lambdas/core/infra/dependances';
+import { cleDerivee, type Dependances } from '../lambdas/core/infra/dependances';
 import { creerSignataire } from '../lambdas/core/infra/liens';
 import { verificateurSessions } from '../lambdas/core/infra/sessions';
 import { creerTelechargeur } from '../lambdas/core/infra/telechargement';
@@ -236,6 +236,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       sfn: new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
       machine: stepFunctions.arnMachine,
       signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
+      curseurs: cleDerivee(cles.privee, 'curseurs'),
       ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client }) } : {}),
       horloge,
       moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) }),

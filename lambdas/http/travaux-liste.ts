@@ -1,4 +1,4 @@
-/** GET /travaux — recent jobs, newest first, optionally of one tool. */
+/** GET /travaux — recent jobs, newest first, optionally of one tool, a page at a time (`suivant`, `?apres=`). */
 import { lireFiltre, listerTravaux } from '../core/domaine/consultation';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { dependancesAvec } from '../core/infra/dependances';
@@ -9,8 +9,8 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const travaux = await listerTravaux(d, appelant.compte, lireFiltre(event.queryStringParameters));
-    return reponseJson(200, { travaux: travaux.map((t) => versTravail(t, d.signer)) });
+    const { travaux, suivant } = await listerTravaux(d, appelant.compte, lireFiltre(event.queryStringParameters));
+    return reponseJson(200, { travaux: travaux.map((t) => versTravail(t, d.signer)), suivant });
   });
 // DynamoDB and the link signing secret only.
 export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, lireSecret: lireSecretLiens }));

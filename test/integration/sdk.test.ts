@@ -143,6 +143,17 @@ describe('the SDK, as a customer uses it', () => {
     expect(await retouche.solde()).toEqual({ credits: 14 });
   });
 
+  it('pages through the jobs: pageTravaux gives a cursor, parcourirTravaux every job once', async () => {
+    const tous = await retouche.travaux({ limite: 100 });
+    expect(tous.length).toBeGreaterThanOrEqual(2);
+    const premiere = await retouche.pageTravaux({ limite: 1 });
+    expect(premiere.travaux.map((t) => t.id)).toEqual([tous[0]!.id]);
+    expect(premiere.suivant).toEqual(expect.any(String));
+    const lus: string[] = [];
+    for await (const travail of retouche.parcourirTravaux({ limite: 1 })) lus.push(travail.id);
+    expect(lus).toEqual(tous.map((t) => t.id));
+  });
+
   it('checks a request with local photos against GET /outils before uploading them: a typo costs no upload', async () => {
     const appels: string[] = [];
     const observee: Fetch = (entree, init) => {

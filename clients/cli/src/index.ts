@@ -109,15 +109,18 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     .description("the account's latest jobs, newest first")
     .option('--limite <n>', 'how many, 1 to 100 (default 20)', entier)
     .option('--outil <outil>', 'only the jobs of this tool')
+    .option('--apres <curseur>', 'the next page: the cursor the page before named')
     .option('--json', 'print the answer as JSON on stdout')
-    .action(async (options: { limite?: number; outil?: string; json?: boolean }, commande: Command) => {
+    .action(async (options: { limite?: number; outil?: string; apres?: string; json?: boolean }, commande: Command) => {
       const parametres = {
         ...(options.limite === undefined ? {} : { limite: options.limite }),
         ...(options.outil === undefined ? {} : { outil: options.outil as Travail['outil'] }),
+        ...(options.apres === undefined ? {} : { apres: options.apres }),
       };
-      const travaux = await client(commande.optsWithGlobals<OptionsGlobales>()).travaux(parametres, { signal: arret.signal });
-      if (options.json) return void json({ travaux });
-      for (const t of travaux) flux.stdout.write(`${t.id}  ${t.outil.padEnd(10)} ${t.statut.padEnd(10)} ${t.cree_le}  ${t.nom ?? ''}\n`);
+      const page = await client(commande.optsWithGlobals<OptionsGlobales>()).pageTravaux(parametres, { signal: arret.signal });
+      if (options.json) return void json(page);
+      for (const t of page.travaux) flux.stdout.write(`${t.id}  ${t.outil.padEnd(10)} ${t.statut.padEnd(10)} ${t.cree_le}  ${t.nom ?? ''}\n`);
+      if (page.suivant) message(`More: retouche travaux${options.limite ? ` --limite ${options.limite}` : ''} --apres ${page.suivant}`);
     });
 
   programme

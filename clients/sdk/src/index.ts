@@ -23,6 +23,7 @@ import type {
   ImageApi,
   Lancement,
   Lien,
+  ListeTravaux,
   Lot,
   Outil,
   ParametresListe,
@@ -171,13 +172,32 @@ export class Retouche {
     return this.#api<Solde>('GET', '/solde', options);
   }
 
-  /** GET /travaux: the account's latest jobs, newest first (`limite` 1 to 100, default 20; `outil`). */
+  /** GET /travaux: the account's latest jobs, newest first (`limite` 1 to 100, default 20; `outil`): one page's jobs. */
   async travaux(parametres: ParametresListe = {}, options: OptionsAppel = {}): Promise<Travail[]> {
+    return (await this.pageTravaux(parametres, options)).travaux;
+  }
+
+  /** GET /travaux: a page, and `suivant`, the cursor of the next one (give it as `apres`), or null on the last. */
+  pageTravaux(parametres: ParametresListe = {}, options: OptionsAppel = {}): Promise<ListeTravaux> {
     const requete = new URLSearchParams();
     if (parametres.limite !== undefined) requete.set('limite', String(parametres.limite));
     if (parametres.outil !== undefined) requete.set('outil', parametres.outil);
+    if (parametres.apres !== undefined) requete.set('apres', parametres.apres);
     const suite = requete.toString() ? `?${requete.toString()}` : '';
-    return (await this.#api<{ travaux: Travail[] }>('GET', `/travaux${suite}`, options)).travaux;
+    return this.#api<ListeTravaux>('GET', `/travaux${suite}`, options);
+  }
+
+  /**
+   * Every job of the account (of one tool with `outil`), newest first, page after page (`limite` a page,
+   * default 100): `for await (const travail of retouche.parcourirTravaux()) …`.
+   */
+  async *parcourirTravaux(parametres: Omit<ParametresListe, 'apres'> = {}, options: OptionsAppel = {}): AsyncGenerator<Travail> {
+    let apres: string | null | undefined;
+    do {
+      const page = await this.pageTravaux({ limite: 100, ...parametres, ...(apres ? { apres } : {}) }, options);
+      yield* page.travaux;
+      apres = page.suivant;
+    } while (apres);
   }
 
   /** GET /travaux/{id}: one job, with result links valid 24 hours. */

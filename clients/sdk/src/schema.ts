@@ -343,6 +343,8 @@ export interface components {
     };
     ListeTravaux: {
       travaux: components['schemas']['Travail'][];
+      /** @description Extension: when more jobs follow this page, the cursor that reads them (give it back as ?apres=); null on the last page. */
+      suivant: string | null;
     };
     Televersement: {
       /**
@@ -712,6 +714,8 @@ export interface operations {
         limite?: number;
         /** @description Only the jobs of this tool. */
         outil?: components['schemas']['IdOutil'];
+        /** @description Extension: the `suivant` of the page before, as it was given: the next page, in the same order and filter (outil may be repeated, not changed). A cursor altered or another account's is a 400 invalid_parameter. */
+        apres?: string;
       };
       header?: never;
       path?: never;

@@ -13,6 +13,8 @@ export type Champ = Schemas['Champ'];
 export type Solde = Schemas['Solde'];
 export type Travail = Schemas['Travail'];
 export type Lot = Schemas['Lot'];
+/** A page of GET /travaux: its jobs, and `suivant`, the cursor of the next page (null on the last). */
+export type ListeTravaux = Schemas['ListeTravaux'];
 export type Lancement = Schemas['Lancement'];
 export type Lien = Schemas['Lien'];
 export type EchecImage = Schemas['EchecImage'];
@@ -36,5 +38,5 @@ export type FichierAnnonce = Schemas['RequeteTeleversements']['fichiers'][number
 export type TypeImage = FichierAnnonce['type'];
 /** Where the jobs a client starts come from (POST /travaux's `Retouche-Source`): `api`, or `mcp` for an assistant's. */
 export type SourceClient = NonNullable<NonNullable<operations['creerTravaux']['parameters']['header']>['Retouche-Source']>;
-/** The query of GET /travaux: `limite` and `outil`. */
+/** The query of GET /travaux: `limite`, `outil` and `apres` (a page's `suivant`). */
 export type ParametresListe = NonNullable<operations['listerTravaux']['parameters']['query']>;

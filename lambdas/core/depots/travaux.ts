@@ -115,7 +115,15 @@ export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTr
  * An account's newest jobs, at most `limite`. With `outil`, the query runs on the per-tool index, so
  * `limite` jobs of that tool come back even when the account's newest jobs are of other tools.
  */
-export const lister = async (d: DepsTable, compte: string, filtre: { limite: number; outil: IdOutil | undefined }): Promise<EnregistrementTravail[]> => {
+/**
+ * The account's jobs, newest first (of one tool with `outil`), `limite` of them, after `apres` (the last
+ * job of the page before, exclusive): one item more is read to know whether another page follows.
+ */
+export const lister = async (
+  d: DepsTable,
+  compte: string,
+  filtre: { limite: number; outil: IdOutil | undefined; apres?: { cree_le: string; id: string } },
+): Promise<{ travaux: EnregistrementTravail[]; encore: boolean }> => {
   const requete = filtre.outil
     ? {
         IndexName: INDEX.parOutil,
@@ -127,8 +135,27 @@ export const lister = async (d: DepsTable, compte: string, filtre: { limite: num
         KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
         ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
       };
-  const { Items } = await d.ddb.send(new QueryCommand({ TableName: d.table, ...requete, ScanIndexForward: false, Limit: filtre.limite }));
-  return (Items ?? []) as EnregistrementTravail[];
+  // Where the page before stopped, as the index keys it: the item's own key and its index key.
+  const { apres } = filtre;
+  const depart = apres
+    ? {
+        ...cleItem(apres.id),
+        ...(filtre.outil
+          ? { gsi2pk: `COMPTE#${compte}#${filtre.outil}`, gsi2sk: `${apres.cree_le}#${apres.id}` }
+          : { gsi1pk: `COMPTE#${compte}`, gsi1sk: `TRAVAIL#${apres.cree_le}#${apres.id}` }),
+      }
+    : undefined;
+  const { Items } = await d.ddb.send(
+    new QueryCommand({
+      TableName: d.table,
+      ...requete,
+      ScanIndexForward: false,
+      Limit: filtre.limite + 1,
+      ...(depart ? { ExclusiveStartKey: depart } : {}),
+    }),
+  );
+  const travaux = (Items ?? []) as EnregistrementTravail[];
+  return { travaux: travaux.slice(0, filtre.limite), encore: travaux.length > filtre.limite };
 };
 
 /** `en_attente` → `en_cours`: the job as it is then, or undefined when it was not `en_attente`. */

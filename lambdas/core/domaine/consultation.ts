@@ -8,6 +8,7 @@ import * as travaux from '../depots/travaux';
 import { ErreurApi } from '../modele/erreurs';
 import type { EnregistrementLot, EnregistrementTravail } from '../modele/enregistrements';
 import { estOutil, OUTILS, type IdOutil } from '../modele/outils';
+import { ecrireCurseur, lireCurseur } from './curseurs';
 
 type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
 
@@ -29,6 +30,8 @@ export const lotDuCompte = async (d: DepsLecture, compte: string, id: string): P
 export interface FiltreListe {
   limite: number;
   outil: IdOutil | undefined;
+  /** `apres`: the cursor a page before gave as `suivant` (curseurs.ts), checked when the account is known. */
+  apres?: string;
 }
 
 /** Parses `limite` of a listing (`GET /travaux`, `GET /compte/mouvements`): 1 to LIMITE_MAX, LIMITE_DEFAUT when absent. */
@@ -48,8 +51,36 @@ export const lireFiltre = (parametres: Record<string, string | undefined> | null
   if (outil !== undefined && !estOutil(outil)) {
     throw new ErreurApi('invalid_parameter', `outil must be one of: ${OUTILS.join(', ')}.`, { parametre: 'outil' });
   }
-  return { limite, outil };
+  const apres = parametres?.apres;
+  if (apres !== undefined && (apres.length === 0 || apres.length > 512))
+    throw new ErreurApi('invalid_parameter', 'apres must be the `suivant` of a GET /travaux answer.', { parametre: 'apres' });
+  return { limite, outil, ...(apres === undefined ? {} : { apres }) };
 };
 
-/** Newest first: only the caller's own jobs (depots/travaux.ts, `lister`). */
-export const listerTravaux = (d: DepsLecture, compte: string, filtre: FiltreListe): Promise<EnregistrementTravail[]> => travaux.lister(d, compte, filtre);
+/**
+ * A page of the caller's own jobs, newest first, and the cursor of the next one when more exist. A
+ * cursor holds its filter: `outil` may be given again with it, not changed (the order and filter of a
+ * listing stay those of its first page).
+ */
+export const listerTravaux = async (
+  d: DepsLecture & Pick<Dependances, 'curseurs'>,
+  compte: string,
+  filtre: FiltreListe,
+): Promise<{ travaux: EnregistrementTravail[]; suivant: string | null }> => {
+  if (!d.curseurs) throw new Error('this function has no cursor key (it derives from the link signing key)');
+  const position = filtre.apres === undefined ? undefined : lireCurseur(d.curseurs, compte, filtre.apres);
+  if (position && filtre.outil !== undefined && filtre.outil !== position.outil) {
+    throw new ErreurApi(
+      'invalid_parameter',
+      `This cursor continues the listing ${position.outil ? `of outil=${position.outil}` : 'of every tool'}: give it without outil, or with the same.`,
+      { parametre: 'outil' },
+    );
+  }
+  const outil = position ? position.outil : filtre.outil;
+  const page = await travaux.lister(d, compte, { limite: filtre.limite, outil, ...(position ? { apres: position } : {}) });
+  const dernier = page.travaux.at(-1);
+  return {
+    travaux: page.travaux,
+    suivant: page.encore && dernier ? ecrireCurseur(d.curseurs, compte, { outil, cree_le: dernier.cree_le, id: dernier.id }) : null,
+  };
+};

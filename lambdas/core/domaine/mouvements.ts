@@ -25,7 +25,10 @@ export interface Mouvement {
  * by its job's end, so it comes before (newer than) the debits of the jobs launched meanwhile.
  */
 export const mouvementsDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, limite: number): Promise<Mouvement[]> => {
-  const [jobs, ajouts] = await Promise.all([travaux.lister(d, compte, { limite, outil: undefined }), apports.duCompte(d, compte, limite)]);
+  const [jobs, ajouts] = await Promise.all([
+    travaux.lister(d, compte, { limite, outil: undefined }).then((page) => page.travaux),
+    apports.duCompte(d, compte, limite),
+  ]);
   const duTravail = (t: (typeof jobs)[number]) => ({ travail: t.id, lot: t.lot, outil: t.outil });
   const tous: Mouvement[] = [
     ...jobs.flatMap((t) => [

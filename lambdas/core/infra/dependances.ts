@@ -17,6 +17,7 @@
  *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN                        standard SDK endpoint overrides
  */
 
+import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
@@ -37,6 +38,11 @@ export interface Dependances {
   signer: SignerLien;
   /** Verifies a web session's ID token (core/infra/sessions.ts); absent where no user pool is configured. */
   sessions?: VerifierSession;
+  /**
+   * The HMAC key of GET /travaux's cursors (core/domaine/curseurs.ts), where the link signing key is:
+   * derived from it (cleDerivee), so a stage has one secret to keep and rotate, not two.
+   */
+  curseurs?: Buffer;
   horloge: () => Date;
 }
 
@@ -115,11 +121,15 @@ const construire = async (env: NodeJS.ProcessEnv, clients: ClientsFonction): Pro
     signer: clePrivee
       ? (await import('./liens')).creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
       : sansSignature,
+    ...(clePrivee ? { curseurs: cleDerivee(clePrivee, 'curseurs') } : {}),
     // Loaded only where a user pool is configured (every authenticated API function on a stage).
     ...(env.RETOUCHE_SESSION_EMETTEUR ? { sessions: (await import('./sessions')).sessionsDepuisEnv(env) } : {}),
     horloge: () => new Date(),
   };
 };
+
+/** A key for one purpose, derived from a secret kept for another: knowing it tells nothing of the secret. */
+export const cleDerivee = (secret: string, usage: string): Buffer => createHash('sha256').update(`retouche ${usage}\n`).update(secret).digest();
 
 /** A function's builder: dependencies from the environment with these clients, once per container. */
 export const dependancesAvec = (clients: ClientsFonction) => {

@@ -157,9 +157,16 @@ export const documentOpenApi = () => ({
         parameters: [
           { name: 'limite', in: 'query', description: 'How many jobs, at most.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
           { name: 'outil', in: 'query', description: 'Only the jobs of this tool.', schema: { $ref: '#/components/schemas/IdOutil' } },
+          {
+            name: 'apres',
+            in: 'query',
+            description:
+              "Extension: the `suivant` of the page before, as it was given: the next page, in the same order and filter (outil may be repeated, not changed). A cursor altered or another account's is a 400 invalid_parameter.",
+            schema: { type: 'string', minLength: 1, maxLength: 512 },
+          },
         ],
         responses: {
-          200: json('ListeTravaux', 'Jobs', { travaux: { value: { travaux: [annonceTerminee, travailTermine, travailEchec] } } }),
+          200: json('ListeTravaux', 'Jobs', { travaux: { value: { travaux: [annonceTerminee, travailTermine, travailEchec], suivant: null } } }),
           400: erreur('Invalid query parameter.', {
             limite: exempleErreur(new ErreurApi('invalid_parameter', 'limite must be a whole number from 1 to 100.', { parametre: 'limite' })),
           }),

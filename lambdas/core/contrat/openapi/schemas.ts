@@ -194,7 +194,13 @@ const SchemaOutil = v.strictObject({
 
 export const SchemaOutils = v.strictObject({ outils: v.array(SchemaOutil) });
 export const SchemaSolde = v.strictObject({ credits: entier });
-export const SchemaListeTravaux = v.strictObject({ travaux: v.array(SchemaTravail) });
+export const SchemaListeTravaux = v.strictObject({
+  travaux: v.array(SchemaTravail),
+  suivant: v.pipe(
+    v.nullable(v.string()),
+    v.description('Extension: when more jobs follow this page, the cursor that reads them (give it back as ?apres=); null on the last page.'),
+  ),
+});
 
 /**
  * Answers, each a named component: a schema used inside another is a `$ref` to it, so generators
