@@ -284,7 +284,7 @@ describe('the package', () => {
       // prepack builds dist/ first.
       await executer('npm', ['pack', '--pack-destination', dehors], { cwd: DOSSIER_SDK, env });
       const archive = readdirSync(dehors).find((f) => f.endsWith('.tgz'));
-      expect(archive).toBe('retouche-sdk-1.0.0.tgz');
+      expect(archive).toBe('retouche-sdk-1.1.0.tgz');
       const { stdout: contenu } = await executer('tar', ['-tzf', join(dehors, archive!)]);
       const fichiers = contenu.trim().split('\n');
       expect(fichiers).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts']));
