@@ -89,11 +89,11 @@ describe('retouche, the command', () => {
     expect(stderr).toContain(`Job ${travail.id}: termine`);
   });
 
-  it('a full-size photo (6000 × 4000, over 12 MB) goes up with its progress and comes back whole', async () => {
+  it('a photo of 15 MB (6300 × 4200, 14.4 MiB, just under the 15 MiB limit) goes up with its progress and comes back whole', async () => {
     const photo = join(dossier, 'maison.jpg');
-    writeFileSync(photo, await photoGrande());
+    writeFileSync(photo, await photoGrande({ largeur: 6300, hauteur: 4200 }));
     const octets = statSync(photo).size;
-    expect(octets).toBeGreaterThan(12 * 1024 * 1024);
+    expect(octets).toBeGreaterThan(14 * 1024 * 1024);
     expect(octets).toBeLessThanOrEqual(15 * 1024 * 1024);
     const vers = sortie('grande');
     const { code, stdout, stderr } = await retouche(['lancer', 'ciel', photo, '--attendre', '--sortie', vers, '--json']);
@@ -101,7 +101,7 @@ describe('retouche, the command', () => {
     expect(stderr).toContain(`Uploading ${(octets / 1_048_576).toFixed(1)} MB…`);
     expect(stderr).toContain(`Uploaded ${(octets / 1_048_576).toFixed(1)} MB.`);
     expect(JSON.parse(stdout)).toMatchObject({ statut: 'termine', nom: 'maison.jpg' });
-    expect(await sharp(readFileSync(join(vers, 'maison-ciel.jpg'))).metadata()).toMatchObject({ format: 'jpeg', width: 6000, height: 4000 });
+    expect(await sharp(readFileSync(join(vers, 'maison-ciel.jpg'))).metadata()).toMatchObject({ format: 'jpeg', width: 6300, height: 4200 });
   }, 120_000);
 
   it('a batch of two writes two files, one per photo', async () => {
