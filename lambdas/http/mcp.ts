@@ -12,6 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { Retouche } from '../../clients/sdk/src/index';
 import { creerServeurMcp } from '../../clients/mcp/src/serveur';
+import { jetonPorteur } from '../core/domaine/comptes';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { dependancesAvec } from '../core/infra/dependances';
 import { ErreurApi } from '../core/modele/erreurs';
@@ -37,7 +38,8 @@ export const creer = (deps: FournisseurDeps) =>
     if (appelant.source !== 'api') {
       throw new ErreurApi('forbidden', 'The MCP endpoint takes an API key as its bearer token (Authorization: Bearer rtch_…), not a web site session.');
     }
-    const cle = /^Bearer[ \t]+(\S+)/i.exec(entete(event, 'authorization') ?? '')![1]!;
+    // The key routeAuthentifiee has just checked, read the same way.
+    const cle = jetonPorteur(entete(event, 'authorization'))!;
     // A 429 is not waited out here (its Retry-After may pass the gateway's 29 s): the assistant gets its message.
     const retouche = new Retouche({ base: apiDe(event), cle, source: 'mcp', reessais: 1, attentes429: 0, delaiRequeteMs: DELAI_APPEL_MS });
     const serveur = creerServeurMcp({ retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S });

@@ -18,6 +18,16 @@ import { estConditionEchouee } from './transactions';
 
 export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
 
+/** A job's keys in the account's index (gsi1) and in its per-tool index (gsi2): written with it, and where a page starts. */
+const clesParCompte = (t: Pick<EnregistrementTravail, 'compte' | 'cree_le' | 'id'>) => ({
+  gsi1pk: `COMPTE#${t.compte}`,
+  gsi1sk: `TRAVAIL#${t.cree_le}#${t.id}`,
+});
+const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_le' | 'id'>) => ({
+  gsi2pk: `COMPTE#${t.compte}#${t.outil}`,
+  gsi2sk: `${t.cree_le}#${t.id}`,
+});
+
 /** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
 export const nouveau = (
   champs: Pick<EnregistrementTravail, 'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees'>,
@@ -56,10 +66,8 @@ export const elementCreer = (table: string, travail: EnregistrementTravail, opti
       ...cleItem(travail.id),
       type: 'travail',
       ...travail,
-      gsi1pk: `COMPTE#${travail.compte}`,
-      gsi1sk: `TRAVAIL#${travail.cree_le}#${travail.id}`,
-      gsi2pk: `COMPTE#${travail.compte}#${travail.outil}`,
-      gsi2sk: `${travail.cree_le}#${travail.id}`,
+      ...clesParCompte(travail),
+      ...clesParOutil(travail),
       gsi3pk: OUVERTS.travaux,
       gsi3sk: `${travail.cree_le}#${travail.id}`,
       ...(options.idempotence !== undefined ? { idempotence: options.idempotence } : {}),
@@ -112,12 +120,9 @@ export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTr
   });
 
 /**
- * An account's newest jobs, at most `limite`. With `outil`, the query runs on the per-tool index, so
- * `limite` jobs of that tool come back even when the account's newest jobs are of other tools.
- */
-/**
- * The account's jobs, newest first (of one tool with `outil`), `limite` of them, after `apres` (the last
- * job of the page before, exclusive): one item more is read to know whether another page follows.
+ * The account's jobs, newest first, `limite` of them, after `apres` (the last job of the page before,
+ * exclusive): one item more is read to know whether another page follows. With `outil`, the query runs on
+ * the per-tool index, so `limite` jobs of that tool come back even when the account's newest are of others.
  */
 export const lister = async (
   d: DepsTable,
@@ -140,9 +145,7 @@ export const lister = async (
   const depart = apres
     ? {
         ...cleItem(apres.id),
-        ...(filtre.outil
-          ? { gsi2pk: `COMPTE#${compte}#${filtre.outil}`, gsi2sk: `${apres.cree_le}#${apres.id}` }
-          : { gsi1pk: `COMPTE#${compte}`, gsi1sk: `TRAVAIL#${apres.cree_le}#${apres.id}` }),
+        ...(filtre.outil ? clesParOutil({ compte, outil: filtre.outil, ...apres }) : clesParCompte({ compte, ...apres })),
       }
     : undefined;
   const { Items } = await d.ddb.send(

@@ -181,6 +181,9 @@ export const sourceDesTravaux = (appelant: Pick<Appelant, 'source'>, entete: str
   );
 };
 
+/** The token of `Authorization: Bearer <token>`, or undefined when the header is not that. */
+export const jetonPorteur = (autorisation: string | undefined): string | undefined => /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(autorisation ?? '')?.[1];
+
 /**
  * `Authorization: Bearer <API key>` or `Bearer <web session's ID token>` → the calling account, or 401.
  * A key is told from a token by its prefix; the source of the jobs follows from which it was, so the
@@ -191,11 +194,10 @@ export const authentifier = async (
   autorisation: string | undefined,
   exigences: ExigencesAuthentification = {},
 ): Promise<Appelant> => {
-  const correspondance = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(autorisation ?? '');
-  if (!correspondance?.[1]) {
+  const jeton = jetonPorteur(autorisation);
+  if (!jeton) {
     throw new ErreurApi('unauthorized', 'Missing API key: send the header Authorization: Bearer <API key>.', {}, { 'WWW-Authenticate': 'Bearer' });
   }
-  const jeton = correspondance[1];
   if (!jeton.startsWith(PREFIXE_CLE)) return parSession(d, jeton, exigences);
   if (exigences.sessionSeule) {
     throw new ErreurApi('forbidden', "This route is the web site's: sign in there. An API key cannot manage keys or see the account's movements.");
