@@ -11,10 +11,16 @@
  * - GetAtt of a custom resource (the link key, the C2PA key) → the `Data` its own deploy-time function
  *   answered when this module ran it (Create), as CloudFormation would, against the local Secrets
  *   Manager; GetAtt Arn of a function → its local ARN;
- * - the API's invoke URL (`https://<api>.execute-api.<region>.<suffix>/<stage>`) → the local gateway.
+ * - the API's invoke URL (`https://<api>.execute-api.<region>.<suffix>/<stage>`) → the local gateway;
+ * - Ref of a queue → its local URL; GetAtt Arn, QueueName, QueueUrl → the local queue's (local/sqs.ts,
+ *   each queue named by its logical id, its RedrivePolicy's dead-letter queue and maxReceiveCount kept).
+ *
+ * Each AWS::Lambda::EventSourceMapping of a queue has the local SQS give that queue's messages to its
+ * function's worker, in batches of its BatchSize, and reads the function's batchItemFailures only when
+ * its FunctionResponseTypes says ReportBatchItemFailures, as Lambda does.
  *
  * The stand-ins are reached through the SDK's standard variables (AWS_ENDPOINT_URL_DYNAMODB, _S3,
- * _SFN, _SECRETS_MANAGER), a region, dummy credentials (s3rver's), and RETOUCHE_S3_CHEMIN=1
+ * _SFN, _SECRETS_MANAGER, _SQS), a region, dummy credentials (s3rver's), and RETOUCHE_S3_CHEMIN=1
  * (path-style, which s3rver needs): added to each function's environment, never over a variable of
  * the template (that would hide a renamed one). The state machine is the template's definition
  * asset with its DefinitionSubstitutions applied; each Task's function ARN is run by that function's
@@ -42,6 +48,7 @@ import { clientDynamoLocal } from './dynamodb';
 import { demarrerFonctionWorker, type FonctionWorker } from './fonction-worker';
 import { demarrerPasserelle } from './passerelle';
 import { demarrerS3, identifiantsS3Local } from './s3';
+import { demarrerSqs, type SqsLocal } from './sqs';
 import { demarrerStepFunctions, type StepFunctionsLocal } from './stepfunctions';
 
 const RACINE = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -230,6 +237,8 @@ export interface PileTemplate {
   secret(id: string): string | undefined;
   /** The stand-in of the template's user pool. */
   cognito: CognitoLocal;
+  /** The local SQS: the template's queues, each named by its logical id (`messages('Dlq')` reads a dead-letter queue). */
+  sqs: SqsLocal;
   arreter(): Promise<void>;
 }
 
@@ -313,6 +322,12 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
     arrets.push(secrets.arreter);
     const arnMachine = `arn:aws:states:${REGION}:${COMPTE}:stateMachine:${idMachine}`;
     const arnFonction = (id: string) => `arn:aws:lambda:${REGION}:${COMPTE}:function:${id}`;
+    // The queues: started whether the template has any or not (an idle server), each named by its logical id.
+    const sqs = await demarrerSqs({ region: REGION, compte: COMPTE });
+    arrets.push(sqs.arreter);
+    const idsFiles = parType(t, 'AWS::SQS::Queue').map(([id]) => id);
+    const urlFile = (id: string) => `${sqs.endpoint}/${COMPTE}/${id}`;
+    const arnFile = (id: string) => `arn:aws:sqs:${REGION}:${COMPTE}:${id}`;
 
     // The gateway first: the API's URL is in the functions' environment (the links' base).
     const handlersHttp: Record<string, (e: APIGatewayProxyEvent, c: Context) => Promise<APIGatewayProxyResult>> = {};
@@ -350,11 +365,18 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
         if (type === 'AWS::SecretsManager::Secret') return arnSecret(id);
         if (type === 'AWS::Cognito::UserPool') return cognito.pool;
         if (type === 'AWS::Cognito::UserPoolClient') return cognito.client;
+        if (type === 'AWS::SQS::Queue') return urlFile(id);
+        // A function's name: the local function is named by its logical id.
+        if (type === 'AWS::Lambda::Function') return id;
         throw new Error(`no local stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },
       getAtt: (id, attribut) => {
         const type = t.Resources[id]?.Type;
         if (type === 'AWS::Lambda::Function' && attribut === 'Arn') return arnFonction(id);
+        if (type === 'AWS::SQS::Queue') {
+          const attributs: Record<string, string> = { Arn: arnFile(id), QueueName: id, QueueUrl: urlFile(id) };
+          if (attribut in attributs) return attributs[attribut]!;
+        }
         const donnees = donneesPersonnalisees.get(id);
         if (type?.startsWith('Custom::') && donnees) {
           if (!(attribut in donnees)) throw new Error(`custom resource ${id} answered no ${attribut}`);
@@ -363,6 +385,27 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
         throw new Error(`no local stand-in for GetAtt ${id}.${attribut} (${type ?? 'not in the template'})`);
       },
     };
+    // Each queue after its dead-letter queue (creerFile wants it there), with the redrive policy's count.
+    // The template's VisibilityTimeout (minutes, sized for Lambda's timeout) is not kept: a failed
+    // delivery comes back after the local SQS's short default.
+    const creees = new Set<string>();
+    const creerFile = (id: string) => {
+      if (creees.has(id)) return;
+      creees.add(id);
+      const p = t.Resources[id]!.Properties ?? {};
+      const brute: unknown = p.RedrivePolicy === undefined ? undefined : resoudre(p.RedrivePolicy, resolveur);
+      const redrive = (typeof brute === 'string' ? JSON.parse(brute) : brute) as
+        { deadLetterTargetArn?: string; maxReceiveCount?: number | string } | undefined;
+      let fileEchec: string | undefined;
+      if (redrive) {
+        fileEchec = idsFiles.find((autre) => arnFile(autre) === redrive.deadLetterTargetArn);
+        if (!fileEchec) throw new Error(`queue ${id}: its dead-letter queue ${redrive.deadLetterTargetArn} is no queue of the template`);
+        creerFile(fileEchec);
+      }
+      const creee = sqs.creerFile(id, redrive ? { fileEchec, maxReceptions: Number(redrive.maxReceiveCount) } : undefined);
+      if (creee.url !== urlFile(id) || creee.arn !== arnFile(id)) throw new Error(`queue ${id}: URL or ARN`);
+    };
+    for (const id of idsFiles) creerFile(id);
     // The API's invoke URL, as API Gateway builds it, is the local gateway's origin.
     const urlApi = new RegExp(`^https://${idRestApi}\\.execute-api\\.${REGION}\\.amazonaws\\.com/${etape}(?=/|$)`);
     // The user pool's issuer, as Cognito names it, is the emulator's.
@@ -381,6 +424,7 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       AWS_ENDPOINT_URL_DYNAMODB: o.dynamoEndpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
       RETOUCHE_S3_CHEMIN: '1',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_TRACE_ENABLED: 'false',
@@ -491,6 +535,31 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       .filter((id) => !workers[id]);
     await Promise.all(restantes.map((id) => charger(id)));
 
+    // Event source mappings: each queue's messages to its function's worker, as Lambda polls for it.
+    for (const [idLien, lien] of parType(t, 'AWS::Lambda::EventSourceMapping')) {
+      const p = lien.Properties!;
+      if (p.Enabled === false) continue;
+      const source = String(resoudre(p.EventSourceArn, resolveur));
+      const file = idsFiles.find((id) => arnFile(id) === source);
+      if (!file) throw new Error(`event source mapping ${idLien}: no local stand-in for its source ${source}`);
+      const nomFonction = String(resoudre(p.FunctionName, resolveur));
+      const fonction = Object.keys(workers).find((id) => id === nomFonction || arnFonction(id) === nomFonction);
+      if (!fonction) throw new Error(`event source mapping ${idLien}: ${nomFonction} is no function of the template`);
+      // Without ReportBatchItemFailures Lambda ignores the answer: the batch succeeded unless the function threw.
+      const partiels = ((p.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures');
+      sqs.consommer(
+        file,
+        async (evenement) => {
+          const reponse = await workers[fonction]!.invoquer(evenement);
+          return partiels ? reponse : undefined;
+        },
+        // Lambda's default for a queue.
+        { tailleLot: Number(p.BatchSize ?? 10) },
+      );
+    }
+    // Deliveries stop before the functions they call (stops run last first; a second stop does nothing).
+    arrets.push(sqs.arreter);
+
     // Routes, from the template's API methods.
     const methodes = routesDuTemplate(t);
     const routes: Record<string, string> = {};
@@ -550,6 +619,7 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       routes,
       secret: (id) => secrets.secrets.get(arnSecret(id))?.courant,
       cognito,
+      sqs,
       arreter: async () => {
         await stepFunctions.attendreInactivite().catch(() => undefined);
         await arreter();
