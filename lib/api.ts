@@ -28,6 +28,7 @@ import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './a
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { Fonction } from './fonction';
 import type { Liens } from './liens';
+import type { Webhooks } from './webhooks';
 import type { Utilisateurs } from './utilisateurs';
 
 /** The name of the API stage: part of every URL (`…/v1/api/v1/…`). */
@@ -43,6 +44,8 @@ interface Reglage {
   acces: Acces;
   /** Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some). */
   catalogue?: boolean;
+  /** Sends to the webhook delivery queue (test events, resends: lib/webhooks.ts). */
+  webhooks?: boolean;
 }
 
 const rapide = (description: string, acces: Acces): Reglage => ({ description, memoire: 512, delai: Duration.seconds(10), acces });
@@ -108,6 +111,21 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   'cle-revoquer': rapide("DELETE /compte/cles/{id}: revokes one of the account's keys", {
     table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte', 'cle'], ecritCles: true },
   }),
+  // Webhooks (core/domaine/webhooks/points.ts): an endpoint and the account's count of them in one
+  // transaction, its secret rotated (encrypted with a key derived from the link key: `signer`), a
+  // test delivery created, a failed one made due again, and the queue told (`webhooks`).
+  webhooks: {
+    ...rapide('/webhooks: endpoints, their secrets, test events, the delivery log and resends', {
+      table: {
+        ...lectureAuthentifiee(['Query'], [INDEX.parCompte]),
+        miseAJour: ['cadence', 'compte', 'webhook', 'livraison'],
+        creation: ['webhook', 'livraison'],
+        suppression: ['webhook'],
+      },
+      signer: true,
+    }),
+    webhooks: true,
+  },
   // The MCP server for assistants: it checks the caller's key (and counts the call), then its tools call
   // the public API with that key; it touches nothing else. Its one `attendre` waits up to 15 s (lambdas/http/mcp.ts).
   mcp: {
@@ -165,6 +183,7 @@ export interface ProprietesApi {
   machine: StateMachine;
   liens: Liens;
   utilisateurs: Utilisateurs;
+  webhooks: Webhooks;
 }
 
 export class Api extends Construct {
@@ -243,6 +262,8 @@ export class Api extends Construct {
     for (const route of ROUTES) {
       const reglage = REGLAGES_ROUTES[route.fonction];
       if (!reglage) throw new Error(`no settings for the function of ${route.methode} ${route.chemin}`);
+      // Several routes may share a function (the webhook routes): it is made and granted once.
+      const existante = this.fonctions[route.fonction];
       const fn = (this.fonctions[route.fonction] ??= new Fonction(this, nomConstruct(route.fonction), {
         ...commun,
         module: `http/${route.fonction}`,
@@ -265,8 +286,11 @@ export class Api extends Construct {
           ...(route.fonction === 'mcp' ? { RETOUCHE_API_URL: this.url } : {}),
         },
       }));
-      accorder(fn, ressources, reglage.acces);
-      if (route.fonction === 'paiement-stripe') this.secretStripe?.grantRead(fn);
+      if (!existante) {
+        accorder(fn, ressources, reglage.acces);
+        if (route.fonction === 'paiement-stripe') this.secretStripe?.grantRead(fn);
+        if (reglage.webhooks) p.webhooks.autoriserEnvoi(fn);
+      }
       const ressource = base.resourceForPath(route.chemin.slice(1));
       ressource.addMethod(route.methode, new LambdaIntegration(fn), route.session ? autorisationSession : {});
       parChemin.set(route.chemin, ressource);

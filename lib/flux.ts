@@ -20,6 +20,7 @@ import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './
 import { ACCES_EFFACEMENT, accorder, ECRITURES_EFFACEMENT, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';
 import type { ModelesBedrock } from './modeles';
+import type { Webhooks } from './webhooks';
 import { ACTIONS_MODELES } from './residence';
 
 /** What the tool step's detectors call: none of these actions supports a resource narrower than "*". */
@@ -116,11 +117,12 @@ const ACCES_BALAYEUR: Acces = {
   // Jobs (start, run again, refund), accounts (refunds; uploads uncounted), batches (ZIPs, erasures),
   // uploads (marked used or expired, removed) and what an erasure writes. ConditionCheckItem: an
   // upload is removed only while no job uses it (core/domaine/televersements.ts).
+  // Query gsi1 and PutItem of deliveries: the jobs and batches it ends are announced to webhooks.
   table: {
     actions: ['Query', 'GetItem', 'BatchGetItem', 'ConditionCheckItem'],
-    index: [INDEX.ouverts],
+    index: [INDEX.ouverts, INDEX.parCompte],
     miseAJour: ['travail', 'compte', 'televersement', ...ECRITURES_EFFACEMENT.miseAJour],
-    creation: [...ECRITURES_EFFACEMENT.creation],
+    creation: [...ECRITURES_EFFACEMENT.creation, 'livraison'],
     suppression: ['televersement', ...ECRITURES_EFFACEMENT.suppression],
   },
   s3: [
@@ -141,7 +143,15 @@ export interface ProprietesFlux {
   modeles: ModelesBedrock;
   /** The C2PA signing key (lib/provenance.ts): its secret, which the tool step alone reads, and its chain's digest. */
   c2pa: { secret: ISecret; empreinte: string };
+  /** The webhook delivery queue: the steps that end a job or a batch, and the sweeper, announce events on it. */
+  webhooks: Webhooks;
 }
+
+/**
+ * The steps that end a job or a batch announce it to the account's webhooks (core/domaine/webhooks/annonces.ts):
+ * they read the account's endpoints (gsi1) and create one delivery per endpoint (a PutItem).
+ */
+const ANNONCE = ['Enregistrer', 'Rembourser', 'FinaliserLot'] as const satisfies readonly Etape[];
 
 export class Flux extends Construct {
   readonly machine: StateMachine;
@@ -172,7 +182,15 @@ export class Flux extends Construct {
           ...(outil ? { RETOUCHE_MOTEUR: config.moteur, ...p.modeles.environnement, ...environnementC2pa(p.c2pa) } : {}),
         },
       });
-      accorder(fn, { table, bucket, cleC2pa: p.c2pa.secret }, acces);
+      const annonce = (ANNONCE as readonly Etape[]).includes(etape);
+      accorder(
+        fn,
+        { table, bucket, cleC2pa: p.c2pa.secret },
+        annonce && acces.table
+          ? { ...acces, table: { ...acces.table, actions: [...acces.table.actions, 'Query'], index: [INDEX.parCompte], creation: ['livraison'] } }
+          : acces,
+      );
+      if (annonce) p.webhooks.autoriserEnvoi(fn);
       etapes[etape] = fn;
     }
     if (config.moteur === 'bedrock') {
@@ -244,6 +262,8 @@ export class Flux extends Construct {
     // A tick that finds the sweeper still busy is dropped, not queued: the next minute's tick comes anyway.
     this.balayeur.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     accorder(this.balayeur, { table, bucket, machine: this.machine }, ACCES_BALAYEUR);
+    // It ends jobs and batches (their announcements) and queues again deliveries whose message was lost.
+    p.webhooks.autoriserEnvoi(this.balayeur);
     new Rule(this, 'Horaire', {
       description: 'Retouche: sweeper of open jobs and batches',
       schedule: Schedule.rate(PERIODE_BALAYAGE),

@@ -25,6 +25,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -56,6 +57,8 @@ export const SEUILS = {
   limitations: 1,
   /** API 5xx answers per 5 minutes. */
   api5xx: 5,
+  /** Messages in the webhook deliveries' dead-letter queue (Maximum over 5 minutes). */
+  livraisonsEnEchec: 1,
 } as const;
 
 /** The sweeper runs every minute and publishes its figures each time: ten minutes without any is an outage. */
@@ -73,6 +76,8 @@ export interface ProprietesObservabilite {
    * by design.
    */
   balayeur: LambdaFunction;
+  /** The webhook deliveries' dead-letter queue (lib/webhooks.ts): a message in it is a delivery our side could not handle. */
+  livraisonsEnEchec: IQueue;
 }
 
 interface OptionsAlarme {
@@ -186,6 +191,12 @@ export class Observabilite extends Construct {
         SEUILS.limitations,
       );
     }
+    alarme(
+      'LivraisonsWebhooksEnEchec',
+      "Webhook delivery messages our side failed to handle 5 times are in the dead-letter queue: the deliveries stay due and the sweeper queues them again once it runs cleanly; read the delivery function's log (lambdas/pipeline/livreur.ts)",
+      p.livraisonsEnEchec.metricApproximateNumberOfMessagesVisible({ period: cinq, statistic: 'Maximum' }),
+      SEUILS.livraisonsEnEchec,
+    );
     alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), SEUILS.api5xx);
 
     // Refunds are counted per tool (lambdas/core/infra/mesures.ts): a graph, not an alarm.

@@ -9,6 +9,7 @@ import type { ConfigurationStage } from './configuration';
 import { Donnees } from './donnees';
 import { Flux } from './flux';
 import { Liens } from './liens';
+import { Webhooks } from './webhooks';
 import { modelesDuStage } from './modeles';
 import { SORTIE_MOTEUR } from '../lambdas/moteurs/bedrock/configuration';
 import { Observabilite } from './observabilite';
@@ -29,6 +30,9 @@ export const SORTIES = {
   table: 'TableName',
   bucket: 'BucketName',
   liens: 'LiensBase',
+  /** The webhook delivery queue and the link key's secret (its key encrypts endpoints' secrets): the admin CLI's webhook commands. */
+  fileWebhooks: 'WebhooksQueueUrl',
+  secretLiens: 'LiensSecretArn',
   alarmes: 'AlarmesTopic',
   /** The web site's user pool and app client (`admin -- create-user`, the site's configuration). */
   pool: 'UserPoolId',
@@ -48,6 +52,7 @@ export class RetoucheStack extends Stack {
   readonly donnees: Donnees;
   readonly stockage: Stockage;
   readonly liens: Liens;
+  readonly webhooks: Webhooks;
   readonly provenance: Provenance;
   readonly flux: Flux;
   readonly api: Api;
@@ -68,7 +73,9 @@ export class RetoucheStack extends Stack {
     // The C2PA signing key and chain; its outputs C2paCsr, C2paSignataire and C2paTest are its own.
     this.provenance = new Provenance(this, 'Provenance', config);
     const modeles = modelesDuStage(this, config);
+    this.webhooks = new Webhooks(this, 'Webhooks', config);
     this.flux = new Flux(this, 'Flux', {
+      webhooks: this.webhooks,
       config,
       table: this.donnees.table,
       bucket: this.stockage.bucket,
@@ -83,6 +90,12 @@ export class RetoucheStack extends Stack {
       bucket: this.stockage.bucket,
       machine: this.flux.machine,
       liens: this.liens,
+      webhooks: this.webhooks,
+    });
+    const livreur = this.webhooks.creerLivreur({
+      table: this.donnees.table,
+      bucket: this.stockage.bucket,
+      liens: { ...this.liens.base(this.liens.distribution ? undefined : `${this.api.url}/fichiers`), secret: this.liens.secret },
     });
     if (this.liens.distribution) {
       this.site = new Site(this, 'Site', {
@@ -97,8 +110,9 @@ export class RetoucheStack extends Stack {
       config,
       api: this.api.api,
       machine: this.flux.machine,
-      fonctions: [...this.api.toutes, ...Object.values(this.flux.etapes)],
+      fonctions: [...this.api.toutes, ...Object.values(this.flux.etapes), livreur],
       balayeur: this.flux.balayeur,
+      livraisonsEnEchec: this.webhooks.echecs,
     });
 
     new CfnOutput(this, SORTIES.api, { value: this.api.url, description: "Base URL of the API (the spec's {base_url})" });
@@ -109,6 +123,11 @@ export class RetoucheStack extends Stack {
     new CfnOutput(this, SORTIES.table, { value: this.donnees.table.tableName, description: 'DynamoDB table (admin CLI)' });
     new CfnOutput(this, SORTIES.bucket, { value: this.stockage.bucket.bucketName, description: 'S3 bucket of inputs, results and ZIPs' });
     new CfnOutput(this, SORTIES.liens, { value: this.liens.base(`${this.api.url}/fichiers`).base, description: 'Base of the signed result links' });
+    new CfnOutput(this, SORTIES.fileWebhooks, { value: this.webhooks.file.queueUrl, description: 'The webhook delivery queue (admin CLI webhook commands)' });
+    new CfnOutput(this, SORTIES.secretLiens, {
+      value: this.liens.secret.secretArn,
+      description: "The link signing key's secret; webhook secrets are encrypted with a key derived from it (admin CLI webhook commands)",
+    });
     new CfnOutput(this, SORTIES.pool, { value: this.utilisateurs.pool.userPoolId, description: "The web site's user pool (admin create-user)" });
     new CfnOutput(this, SORTIES.client, { value: this.utilisateurs.client.userPoolClientId, description: "The web site's app client" });
     if (this.site) {

@@ -14,6 +14,7 @@ import type { SFNClient } from '@aws-sdk/client-sfn';
 import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
 import type { Dependances } from '../lambdas/core/infra/dependances';
 import type { Objets } from '../lambdas/core/infra/objets';
+import type { FileWebhooks } from '../lambdas/core/infra/file-webhooks';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
 
 export type RessourceAppelee =
@@ -23,7 +24,9 @@ export type RessourceAppelee =
   | { type: 'machine'; arn: string }
   | { type: 'execution'; arn: string }
   /** A secret the function reads on AWS: the link signing key or the C2PA key. */
-  | { type: 'secret'; quel: 'liens' | 'c2pa' };
+  | { type: 'secret'; quel: 'liens' | 'c2pa' }
+  /** The webhook delivery queue (lib/webhooks.ts). */
+  | { type: 'file' };
 
 export interface AppelAws {
   fonction: string;
@@ -223,6 +226,7 @@ export interface FabriquesClients {
   s3: () => S3Client;
   objets: () => Objets;
   sfn: () => SFNClient;
+  fileWebhooks: () => FileWebhooks;
 }
 
 /**
@@ -248,6 +252,17 @@ export const dependancesEnregistrees = <D extends Dependances | DependancesPipel
       secret('liens');
       return base.signer(cle, fichier);
     },
+    // The key of webhook secrets derives from the link key, which a function reads from its secret on AWS:
+    // not recorded here (a Buffer is read, not called); the template test asserts who may read that secret.
+    fileWebhooks: ((file: FileWebhooks): FileWebhooks => ({
+      envoyer: async (messages, delai) => {
+        // SendMessageBatch is authorized as sqs:SendMessage (SQS developer guide, "batch actions").
+        const appel: AppelAws = { fonction, action: 'sqs:SendMessage', operation: 'SendMessageBatch', ressource: { type: 'file' } };
+        await enregistreur.avant?.(appel);
+        enregistreur.enregistrer(appel);
+        return file.envoyer(messages, delai);
+      },
+    }))(clients.fileWebhooks()),
   };
   if ('c2pa' in base && base.c2pa) {
     const marqueur = base.c2pa;

@@ -8,11 +8,15 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
 import { cleDerivee, type Dependances } from '../lambdas/core/infra/dependances';
 import { creerSignataire } from '../lambdas/core/infra/liens';
 import { verificateurSessions } from '../lambdas/core/infra/sessions';
 import { creerTelechargeur } from '../lambdas/core/infra/telechargement';
+import { creerPosteur, type OptionsEnvoi } from '../lambdas/core/infra/envoi-webhook';
+import { fileSqs } from '../lambdas/core/infra/file-webhooks';
+import type { SQSEvent } from 'aws-lambda';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { ROUTES } from '../lambdas/http/routes';
 import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
@@ -31,6 +35,7 @@ import { demarrerPasserelle } from './passerelle';
 import { servirSite } from './site';
 import { clientS3Local, demarrerS3, objetsLocaux } from './s3';
 import { demarrerStepFunctions, type HandlerTache, type InjecteurPannes, type StepFunctionsLocal } from './stepfunctions';
+import { demarrerSqs, type SqsLocal } from './sqs';
 
 const RACINE = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const FICHIER_ASL = join(RACINE, 'statemachines', 'travail.asl.json');
@@ -39,6 +44,9 @@ export const INTERVALLE_BALAYAGE_LOCAL_MS = 2_000;
 export const AGE_MINIMUM_LOCAL_MS = 3_000;
 /** The running stack's addresses, for the admin CLI. */
 export const FICHIER_PILE = 'pile.json';
+/** The webhook delivery queue and its dead-letter queue, as lib/webhooks.ts makes them on AWS (5 receives). */
+export const FILE_WEBHOOKS = 'retouche-webhooks';
+export const FILE_WEBHOOKS_ECHECS = 'retouche-webhooks-echecs';
 
 export interface ConfigPile {
   /** 0: any free port. */
@@ -74,6 +82,11 @@ export interface ConfigPile {
   sessions?: { surCode?: (code: CodeEnvoye) => void };
   /** Serves the web site (local/site.ts) at `/`, from this build folder (default site/dist); needs `sessions`. */
   site?: { dossier?: string };
+  /**
+   * Webhook deliveries: to http://127.0.0.1 too (`boucleLocale`; default RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1
+   * in the environment, never set by npm start), a shorter schedule of retries (tests), a test CA's agent.
+   */
+  webhooks?: { boucleLocale?: boolean; calendrierSecondes?: readonly number[]; agentHttps?: OptionsEnvoi['agentHttps'] };
 }
 
 export interface Pile {
@@ -85,6 +98,8 @@ export interface Pile {
   autoriteC2pa: string;
   /** The local user pool, when `sessions` was asked. */
   cognito?: CognitoLocal;
+  /** The local SQS: the webhook delivery queue (FILE_WEBHOOKS) and its dead-letter queue. */
+  sqs: SqsLocal;
   /** One sweep now (the same one the schedule runs). */
   balayer(): Promise<BilanBalayage>;
   attendreInactivite(): Promise<void>;
@@ -145,6 +160,12 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
 
     const s3 = await demarrerS3({ dossier: join(config.dossier, 's3'), seaux: [bucket] });
     arrets.push(s3.arreter);
+    // Messages live in memory: those a stopped stack held are sent again by the sweeper (from the deliveries' records).
+    const sqs = await demarrerSqs();
+    arrets.push(sqs.arreter);
+    sqs.creerFile(FILE_WEBHOOKS_ECHECS);
+    const { url: urlFileWebhooks } = sqs.creerFile(FILE_WEBHOOKS, { maxReceptions: 5, fileEchec: FILE_WEBHOOKS_ECHECS });
+    const clientSqs = () => new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 });
 
     const cognito = config.sessions ? await demarrerCognito({ dossier: config.dossier, ...config.sessions }) : undefined;
     if (cognito) arrets.push(cognito.arreter);
@@ -171,6 +192,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
             s3: () => clientS3Local(s3.endpoint),
             objets: () => objetsLocaux(s3.endpoint, bucket),
             sfn: () => new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
+            fileWebhooks: () => fileSqs(clientSqs(), urlFileWebhooks),
           },
           enregistreur,
         );
@@ -227,6 +249,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const clientS3 = clientS3Local(s3.endpoint);
     fichiers = servirFichiers({ s3: clientS3, bucket, base: baseLiens, clesPubliques: { [cles.id]: cles.publique }, horloge });
 
+    const boucleLocale = config.webhooks?.boucleLocale ?? process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK === '1';
     deps = {
       ddb: clientDocument(clientDynamo),
       table,
@@ -237,12 +260,21 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       machine: stepFunctions.arnMachine,
       signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
       curseurs: cleDerivee(cles.privee, 'curseurs'),
+      cleWebhooks: cleDerivee(cles.privee, 'webhooks'),
+      fileWebhooks: fileSqs(clientSqs(), urlFileWebhooks),
+      posterWebhook: creerPosteur({ boucleLocale: boucleLocale, ...(config.webhooks?.agentHttps ? { agentHttps: config.webhooks.agentHttps } : {}) }),
+      ...(boucleLocale ? { webhooksBoucleLocale: true } : {}),
+      ...(config.webhooks?.calendrierSecondes ? { calendrierWebhooks: config.webhooks.calendrierSecondes } : {}),
       ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client }) } : {}),
       horloge,
       moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) }),
       c2pa: creerMarqueur(pki),
       telecharger: config.telecharger ?? creerTelechargeur(),
     };
+
+    // The delivery function consumes the queue, as its SQS event source does on AWS (lib/webhooks.ts).
+    const livreur = (await import('../lambdas/pipeline/livreur')) as { creer: (d: () => Promise<DependancesPipeline>) => (e: SQSEvent) => Promise<unknown> };
+    sqs.consommer(FILE_WEBHOOKS, livreur.creer(fournirPour('Webhooks/Livreur')), { tailleLot: 10 });
 
     // Locally the sweeper runs at start (it finishes what a stopped or killed stack left) and then
     // every few seconds: work left behind ends soon after the next start, not minutes later.
@@ -270,6 +302,9 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
           table,
           s3: s3.endpoint,
           bucket,
+          // The webhook delivery queue, for the admin CLI's webhook commands (its key: liens/cle.json of this folder).
+          sqs: sqs.endpoint,
+          fileWebhooks: urlFileWebhooks,
           ...(cognito ? { cognito: { endpoint: cognito.endpoint, pool: cognito.pool, client: cognito.client } } : {}),
           pid: process.pid,
         },
@@ -285,6 +320,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       stepFunctions,
       autoriteC2pa: pki.autorite,
       ...(cognito ? { cognito } : {}),
+      sqs,
       balayer: unBalayage,
       attendreInactivite: stepFunctions.attendreInactivite,
       arreter,

@@ -37,6 +37,14 @@ export const ROUTES: readonly Route[] = [
   { methode: 'POST', chemin: '/compte/cles', fonction: 'cles-creer', authentifiee: true, session: true },
   { methode: 'DELETE', chemin: '/compte/cles/{id}', fonction: 'cle-revoquer', authentifiee: true, session: true },
   { methode: 'GET', chemin: '/compte/mouvements', fonction: 'mouvements', authentifiee: true, session: true },
+  // Webhooks (our extension: core/domaine/webhooks/), one function for all their routes.
+  { methode: 'POST', chemin: '/webhooks', fonction: 'webhooks', authentifiee: true },
+  { methode: 'GET', chemin: '/webhooks', fonction: 'webhooks', authentifiee: true },
+  { methode: 'DELETE', chemin: '/webhooks/{id}', fonction: 'webhooks', authentifiee: true },
+  { methode: 'POST', chemin: '/webhooks/{id}/secret', fonction: 'webhooks', authentifiee: true },
+  { methode: 'POST', chemin: '/webhooks/{id}/test', fonction: 'webhooks', authentifiee: true },
+  { methode: 'GET', chemin: '/webhooks/{id}/livraisons', fonction: 'webhooks', authentifiee: true },
+  { methode: 'POST', chemin: '/webhooks/{id}/livraisons/{livraison}/renvoyer', fonction: 'webhooks', authentifiee: true },
   // The MCP server for AI assistants (Streamable HTTP, stateless; clients/mcp/src/serveur.ts): an API key only.
   { methode: 'POST', chemin: '/mcp', fonction: 'mcp', authentifiee: true },
   // Stripe's webhook: public, trusted by its signature (core/domaine/achats.ts).

@@ -437,7 +437,9 @@ describe('the dev stage', () => {
       }
     }
     // The three GET handlers that answer with result links; POST /travaux never has a result to link.
-    expect(signataires.sort()).toEqual(['Lot', 'Travail', 'TravauxListe']);
+    // The webhook delivery function answers with them too (a delivery's data), and the webhook routes
+    // derive the key of endpoints' secrets from the link key.
+    expect(signataires.sort()).toEqual(['Livreur', 'Lot', 'Travail', 'TravauxListe', 'Webhooks']);
   });
 
   it('grants each function only the actions its code calls, on the table, prefixes and machine it uses', () => {
@@ -457,7 +459,23 @@ describe('the dev stage', () => {
       'Api/TeleversementsCreer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       'Flux/Preparer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:PutObject'],
       // The listing text comes by its S3 key (pipeline/etape.ts): read under resultats/ only.
-      'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject'],
+      // Query (gsi1) and PutItem of deliveries, SendMessage: a job's end announced to the account's webhooks.
+      'Flux/Enregistrer': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:GetObject', 'sqs:SendMessage'],
+      'Flux/Rembourser': ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
+      // The delivery, its endpoint, the job or batch it is about, the link key (fresh links), the next attempt.
+      'Webhooks/Livreur': [
+        'dynamodb:BatchGetItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'secretsmanager:GetSecretValue',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ],
       'Flux/Outil': [
         'bedrock:InvokeModel',
         'dynamodb:GetItem',
@@ -480,6 +498,7 @@ describe('the dev stage', () => {
         's3:GetObject',
         's3:PutObject',
         's3:PutObjectTagging',
+        'sqs:SendMessage',
         'states:DescribeExecution',
         'states:StartExecution',
       ],
@@ -613,8 +632,16 @@ describe('the dev stage', () => {
       ]),
     );
     // Whatever GET routes routes.ts adds later: no write without the condition. GET /compte is apart:
-    // it makes a user's account at their first visit (the next test).
-    const get = [...new Set(ROUTES.filter((route) => route.methode === 'GET' && route.fonction !== 'compte').map((route) => route.fonction))];
+    // it makes a user's account at their first visit (the next test); so is a function that also serves
+    // other methods (the webhook routes'), whose writes are those of its POST and DELETE.
+    const get = [
+      ...new Set(
+        ROUTES.filter(
+          (route) =>
+            route.methode === 'GET' && !ROUTES.some((autre) => autre.fonction === route.fonction && autre.methode !== 'GET') && route.fonction !== 'compte',
+        ).map((route) => route.fonction),
+      ),
+    ];
     expect(get).toEqual(expect.arrayContaining(['solde', 'travaux-liste', 'travail', 'lot']));
     let verifiees = 0;
     for (const fonction of get) {
@@ -777,7 +804,7 @@ describe('the dev stage', () => {
       Object.keys(env)
         .filter((k) => k.startsWith('RETOUCHE_'))
         .sort(),
-    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_MACHINE_ARN', 'RETOUCHE_TABLE']);
+    ).toEqual(['RETOUCHE_BUCKET', 'RETOUCHE_MACHINE_ARN', 'RETOUCHE_TABLE', 'RETOUCHE_WEBHOOKS_FILE_URL']);
     expect(env.RETOUCHE_MACHINE_ARN).toEqual(r.machine);
     expect(env.RETOUCHE_TABLE).toEqual({ Ref: idDe(s, 'Donnees/Table') });
 
@@ -802,10 +829,11 @@ describe('the dev stage', () => {
           Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem'],
           Resource: [r.table],
         },
-        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.ouverts)] },
+        // gsi1: the account's webhooks, to announce what it ends.
+        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte), r.index(INDEX.ouverts)] },
         // Jobs, accounts (refunds, uploads uncounted), uploads, and what an erasure updates: never a key.
         ecriture(r.table, 'UpdateItem', ['travail', 'compte', 'televersement', 'lot', 'idempotence']),
-        ecriture(r.table, 'PutItem', ['effacement', 'televersement']),
+        ecriture(r.table, 'PutItem', ['effacement', 'televersement', 'livraison']),
         ecriture(r.table, 'DeleteItem', ['televersement', 'travail', 'lot', 'effacement']),
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
         { Action: ['s3:AbortMultipartUpload', 's3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('zips')] },
@@ -814,9 +842,54 @@ describe('the dev stage', () => {
         { Action: ['states:StartExecution'], Resource: [r.machine] },
         // The executions of this state machine only.
         { Action: ['states:DescribeExecution'], Resource: [r.executions] },
+        { Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [idDe(s, 'Webhooks/File'), 'Arn'] }] },
       ]),
     );
     expect(INDEX.ouverts).toBe('gsi3');
+  });
+
+  it('delivers webhooks through a queue with a dead-letter queue and an alarm; the delivery function alone consumes it; no stage delivers to loopback', () => {
+    const [idFile, file] = deType(s, 'AWS::SQS::Queue').find(([id]) => id === idDe(s, 'Webhooks/File'))!;
+    const idEchecs = idDe(s, 'Webhooks/Echecs');
+    // Received 5 times without being handled (our side failing): parked in the dead-letter queue, kept 14 days.
+    expect(file.Properties).toMatchObject({
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [idEchecs, 'Arn'] }, maxReceiveCount: 5 },
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 360,
+    });
+    s.template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    // Both queues refuse requests without TLS.
+    expect(deType(s, 'AWS::SQS::QueuePolicy')).toHaveLength(2);
+    const [idLivreur, livreur] = fonctionDuModule(s, 'Webhooks/Livreur');
+    expect(livreur.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60 });
+    expect(deType(s, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties)).toEqual([
+      expect.objectContaining({
+        EventSourceArn: { 'Fn::GetAtt': [idFile, 'Arn'] },
+        FunctionName: { Ref: idLivreur },
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      }),
+    ]);
+    const alarme = deType(s, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a.Properties.Dimensions ?? []).includes(idEchecs));
+    expect(alarme?.[1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: SEUILS.livraisonsEnEchec,
+    });
+    // Who may send to the queue: the steps that end a job or a batch, the sweeper, the webhook routes, the delivery function.
+    const envoyeurs = [...fonctionsParChemin(s)]
+      .filter(([, [, f]]) => (f.Properties.Environment?.Variables as Record<string, unknown> | undefined)?.RETOUCHE_WEBHOOKS_FILE_URL)
+      .map(([chemin]) => chemin.split('/').slice(1, 3).join('/'))
+      .sort();
+    expect(envoyeurs).toEqual(['Api/Webhooks', 'Flux/Balayeur', 'Flux/Enregistrer', 'Flux/FinaliserLot', 'Flux/Rembourser', 'Webhooks/Livreur']);
+    // The loopback allowance is never in a stage's environment, and a synth with it set stops.
+    expect(JSON.stringify(s.template.toJSON())).not.toContain('RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK');
+    process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK = '1';
+    try {
+      expect(() => synthetiser({ stage: 'dev' })).toThrow(/RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK is for a local stack/);
+    } finally {
+      delete process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK;
+    }
   });
 
   it("bounds every DynamoDB write of every role to the kinds of item it writes, and lets no role but the web site's key routes write an API key (issue 21, point 8)", () => {

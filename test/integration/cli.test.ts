@@ -2,16 +2,20 @@
  * The `retouche` command (clients/cli) run as a user runs it: its bin as a child process, against the
  * local stack, checking what matters to a script: the files written, the JSON on stdout and nothing
  * else there, and the exit status (0 all done, 1 a job failed and was refunded, 2 bad usage or an API
- * error, 130 after a Ctrl-C that `suivre` then picks up).
+ * error, 130 after a Ctrl-C that `suivre` then picks up). And `retouche webhooks`: an endpoint on
+ * 127.0.0.1 added (its secret printed once), listed, tested (the delivery verified with that secret),
+ * its log read, its secret rotated, removed.
  */
 import { execFile, spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lot, Travail } from '../../clients/sdk/src/index';
+import { verifierWebhook, type Lot, type Travail, type Webhook } from '../../clients/sdk/src/index';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { creerTelechargeur } from '../../lambdas/core/infra/telechargement';
 import { photoGrande } from '../support/photo';
@@ -30,10 +34,24 @@ const DELAI_MOTEUR_MS = 2_500;
 let pile: Pile;
 let dossier: string;
 let cle: string;
+/** A webhook receiver on 127.0.0.1: the POSTs it got. */
+const recus: { chemin: string; entetes: IncomingHttpHeaders; corps: Buffer }[] = [];
+const recepteur = createServer((req, res) => {
+  const morceaux: Buffer[] = [];
+  req.on('data', (m: Buffer) => morceaux.push(m));
+  req.on('end', () => {
+    recus.push({ chemin: req.url ?? '/', entetes: req.headers, corps: Buffer.concat(morceaux) });
+    res.writeHead(204).end();
+  });
+});
+const urlRecepteur = (chemin: string) => `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}${chemin}`;
 
 beforeAll(async () => {
+  await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
   pile = await demarrerPileTest({
     delaiMoteurMs: DELAI_MOTEUR_MS,
+    // Webhook deliveries to the receiver on 127.0.0.1, as only tests allow.
+    webhooks: { boucleLocale: true },
     // An https host of photos as the service fetches it (the SSRF guard refuses 127.0.0.1): one photo, and a 404.
     telecharger: async (url) => {
       const lien = new URL(url);
@@ -47,6 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await pile?.arreter();
+  await new Promise((r) => recepteur.close(r));
   if (dossier) rmSync(dossier, { recursive: true, force: true });
 });
 
@@ -57,12 +76,12 @@ interface Resultat {
 }
 
 /** The bin, as `npx retouche` runs it, with the settings from the environment, from another folder than the root. */
-const retouche = (args: string[]): Promise<Resultat> =>
+const retouche = (args: string[], avec = cle): Promise<Resultat> =>
   new Promise((resoudre) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: dossier, env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle }, timeout: 100_000 },
+      { cwd: dossier, env: { ...process.env, RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: avec }, timeout: 100_000 },
       (erreur, stdout, stderr) => resoudre({ code: erreur ? (typeof erreur.code === 'number' ? erreur.code : null) : 0, stdout, stderr }),
     );
   });
@@ -205,5 +224,101 @@ describe('retouche, the command', () => {
     expect(suite.code, suite.stderr).toBe(0);
     expect(JSON.parse(suite.stdout)).toMatchObject({ id, statut: 'termine' });
     expect(readdirSync(vers)).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg']);
+  });
+});
+
+describe('retouche webhooks', () => {
+  let cleWebhooks: string;
+  beforeAll(async () => {
+    // An account of its own: what it lists is what these tests added.
+    ({ cle: cleWebhooks } = await pile.creerCompte(0));
+  });
+  const webhooks = (args: string[]) => retouche(['webhooks', ...args], cleWebhooks);
+
+  it('ajouter prints the secret once with its warning; the list shows the webhook, never its secret; tester delivers what the secret verifies', async () => {
+    const ajout = await webhooks(['ajouter', urlRecepteur('/cli'), '--evenements', 'travail.fini']);
+    expect(ajout.code, ajout.stderr).toBe(0);
+    const id = /^webhook +(wh_[0-9a-f]{24})$/m.exec(ajout.stdout)?.[1];
+    const secret = /^secret +(whsec_\S+)$/m.exec(ajout.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(secret).toBeDefined();
+    expect(ajout.stderr).toContain('will not be shown again');
+    expect(ajout.stderr).toContain(`retouche webhooks secret ${id}`);
+
+    const liste = await webhooks([]);
+    expect(liste.code, liste.stderr).toBe(0);
+    expect(liste.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${id}  actif +travail\\.fini +${urlRecepteur('/cli')}$`))]);
+    const enJson = await webhooks(['lister', '--json']);
+    expect((JSON.parse(enJson.stdout) as { webhooks: Webhook[] }).webhooks).toEqual([
+      expect.objectContaining({ id, evenements: ['travail.fini'], etat: 'actif' }),
+    ]);
+    expect(enJson.stdout).not.toContain('whsec_');
+
+    const test = await webhooks(['tester', id!]);
+    expect(test.code, test.stderr).toBe(0);
+    const livraison = test.stdout.trim();
+    expect(livraison).toMatch(/^msg_[a-z2-7]{26}$/);
+    expect(test.stderr).toContain(`retouche webhooks livraisons ${id}`);
+    const fin = Date.now() + 20_000;
+    while (!recus.some((r) => r.chemin === '/cli') && Date.now() < fin) await new Promise((r) => setTimeout(r, 50));
+    const recu = recus.find((r) => r.chemin === '/cli')!;
+    expect(recu.entetes['webhook-id']).toBe(livraison);
+    expect(verifierWebhook(secret!, recu.corps, recu.entetes)).toMatchObject({ type: 'webhook.test', data: { webhook: id } });
+
+    let journal = await webhooks(['livraisons', id!]);
+    while (!journal.stdout.includes('reussie') && Date.now() < fin) journal = await webhooks(['livraisons', id!]);
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(journal.stdout).toMatch(new RegExp(`^${livraison}  webhook\\.test +reussie +\\S+  1 attempt, HTTP 204$`, 'm'));
+    // Delivered: not sent again; the API's error, exit 2.
+    const renvoi = await webhooks(['renvoyer', id!, livraison]);
+    expect(renvoi.code).toBe(2);
+    expect(renvoi.stderr).toContain('delivery_not_failed');
+  });
+
+  it('secret rotates it (the new secret printed once, --json too); supprimer removes it; an unknown one exits 2', async () => {
+    const ajout = await webhooks(['ajouter', 'https://example.com/retouche', '--json']);
+    expect(ajout.code, ajout.stderr).toBe(0);
+    const w = JSON.parse(ajout.stdout) as Webhook & { secret: string };
+    expect(w).toMatchObject({ id: expect.stringMatching(/^wh_/), evenements: ['travail.fini', 'lot.fini'], secret: expect.stringMatching(/^whsec_/) });
+    expect(ajout.stderr).toContain('will not be shown again');
+
+    const rotation = await webhooks(['secret', w.id]);
+    expect(rotation.code, rotation.stderr).toBe(0);
+    const nouveau = /^secret +(whsec_\S+)$/m.exec(rotation.stdout)?.[1];
+    expect(nouveau).toMatch(/^whsec_/);
+    expect(nouveau).not.toBe(w.secret);
+    expect(rotation.stderr).toContain('24 hours');
+    expect(rotation.stderr).toContain('will not be shown again');
+
+    const suppression = await webhooks(['supprimer', w.id]);
+    expect(suppression.code, suppression.stderr).toBe(0);
+    expect(suppression.stdout).toBe('');
+    expect((await webhooks([])).stdout).not.toContain(w.id);
+    const encore = await webhooks(['supprimer', w.id]);
+    expect(encore.code).toBe(2);
+    expect(encore.stderr).toContain('not_found');
+    expect((await webhooks(['livraisons', w.id])).code).toBe(2);
+  });
+
+  it('an endpoint the API refuses, or bad usage, exits 2 with nothing on stdout', async () => {
+    const http = await webhooks(['ajouter', 'http://example.com/h', '--json']);
+    expect(http.code).toBe(2);
+    expect(http.stderr).toContain('invalid_body');
+    expect(http.stderr).toContain('url must use https');
+    expect(http.stdout).toBe('');
+    const evenement = await webhooks(['ajouter', 'https://example.com/h', '--evenements', 'travail.termine']);
+    expect(evenement.code).toBe(2);
+    expect(evenement.stderr).toContain('invalid_body');
+    expect((await webhooks(['ajouter'])).code).toBe(2);
+    expect((await webhooks(['ajouter', 'https://example.com/h', '--evenements', ','])).code).toBe(2);
+    expect((await webhooks(['renvoyer', 'wh_0'])).code).toBe(2);
+  });
+
+  it('an account without webhooks lists none, and says how to add one', async () => {
+    const { cle: vide } = await pile.creerCompte(0);
+    const liste = await retouche(['webhooks'], vide);
+    expect(liste.code).toBe(0);
+    expect(liste.stdout).toBe('');
+    expect(liste.stderr).toContain('retouche webhooks ajouter');
   });
 });

@@ -538,6 +538,10 @@ describe('erasure of work still running', () => {
 
   it('a whole account: everything ended goes at once, unused uploads too; running work goes when it ends', async () => {
     const { cle, compte } = await pile.creerCompte(30);
+    // A webhook, and so deliveries (to a host this machine cannot reach: attempts that fail, logged).
+    expect((await appeler(url, 'POST', '/webhooks', { cle, json: { url: 'https://example.com/hook', evenements: ['travail.fini', 'lot.fini'] } })).statut).toBe(
+      201,
+    );
     const fini = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
     const lot = await appeler<Lancement>(url, 'POST', '/travaux', {
       cle,
@@ -558,7 +562,7 @@ describe('erasure of work still running', () => {
 
     const lister = async (prefixe: string) => (await objets(pile)).filter((k) => k.startsWith(prefixe));
     const bilan = await effacerCompte(pile.deps, compte, lister);
-    expect(bilan).toMatchObject({ compte, travaux: 3, lots: 1, televersements: 1, differes: [enCoursId] });
+    expect(bilan).toMatchObject({ compte, travaux: 3, lots: 1, televersements: 1, webhooks: 1, differes: [enCoursId] });
     // What the running job needs is still there; nothing else of the account is.
     expect((await objets(pile)).filter((k) => k.includes(compte)).every((k) => k.includes(enCoursId))).toBe(true);
     expect(await attendreTravail(url, cle, enCoursId)).toMatchObject({ statut: 'termine' });

@@ -11,6 +11,8 @@
  */
 import { AdminConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
@@ -83,6 +85,8 @@ beforeAll(async () => {
     telecharger: async (url) => (new URL(url).hostname === 'photos.exemple.test' ? imageTest(11) : telechargeurReel(url)),
     // The web site's user pool: its routes are scenarios too.
     sessions: {},
+    // Webhook deliveries to a receiver on this machine, two attempts a moment apart.
+    webhooks: { boucleLocale: true, calendrierSecondes: [0.1] },
   });
 });
 
@@ -114,6 +118,14 @@ const balayerJusquaLaFin = async () => {
   await pile.attendreInactivite();
 };
 
+const attente = async (fait: () => boolean, quoi: string) => attenteAsync(async () => fait(), quoi);
+const attenteAsync = async (fait: () => Promise<boolean>, quoi: string) => {
+  for (const fin = Date.now() + 20_000; !(await fait());) {
+    if (Date.now() > fin) throw new Error(`still waiting: ${quoi}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
 const poster = (cle: string, json: unknown, entetes?: Record<string, string>) =>
   appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json, ...(entetes ? { entetes } : {}) });
 
@@ -123,6 +135,48 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     expect((await appeler(pile.urlBase, 'GET', '/outils')).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/openapi.json')).statut).toBe(200);
     expect((await appeler(pile.urlBase, 'GET', '/inconnu')).statut).toBe(404);
+
+    // Webhooks: an endpoint, a test event, a job's end delivered (with fresh links), a failed delivery
+    // resent, the log, a rotated secret, the endpoint removed with a delivery still due.
+    let statutRecepteur = 204;
+    const recus: string[] = [];
+    const recepteur = createServer((req, res) => {
+      req
+        .on('data', () => undefined)
+        .on('end', () => {
+          recus.push(String(req.headers['webhook-id']));
+          res.writeHead(statutRecepteur).end();
+        });
+    });
+    await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
+    try {
+      const { cle: cleWh } = await pile.creerCompte(20);
+      const url = `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}/`;
+      const w = await appeler(pile.urlBase, 'POST', '/webhooks', { cle: cleWh, json: { url, evenements: ['travail.fini', 'lot.fini'] } });
+      expect(w.statut).toBe(201);
+      const test = await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
+      expect(test.statut).toBe(202);
+      const job = await poster(cleWh, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(21)) }, { base64: enBase64(await imageTest(22)) }] });
+      await attendreLot(pile.urlBase, cleWh, job.corps.lot!);
+      await attente(() => recus.length >= 4, 'the test event, two jobs and the batch delivered');
+      statutRecepteur = 500;
+      const echec = await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
+      const journal = async () => (await appeler(pile.urlBase, 'GET', `/webhooks/${w.corps.id}/livraisons`, { cle: cleWh })).corps.livraisons;
+      await attenteAsync(async () => (await journal())[0].statut === 'en_echec', 'the failed test delivery');
+      statutRecepteur = 204;
+      expect((await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/livraisons/${echec.corps.id}/renvoyer`, { cle: cleWh })).statut).toBe(202);
+      await attenteAsync(async () => (await journal())[0].statut === 'reussie', 'the resent delivery');
+      expect((await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/secret`, { cle: cleWh })).statut).toBe(200);
+      expect((await appeler(pile.urlBase, 'GET', '/webhooks', { cle: cleWh })).statut).toBe(200);
+      // A delivery due when its endpoint goes: the delivery function drops it.
+      statutRecepteur = 500;
+      await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
+      await attente(() => recus.length >= 9, 'the first attempt of the last test');
+      expect((await appeler(pile.urlBase, 'DELETE', `/webhooks/${w.corps.id}`, { cle: cleWh })).statut).toBe(204);
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await new Promise((r) => recepteur.close(r));
+    }
 
     // The web site's account and API pages: the account made at the first visit, a key made, used, listed, revoked.
     const jeton = await session();
@@ -351,7 +405,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
             .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
             .join('.*')}$`,
         ).test(arn);
-      const fonctions = [...modele.fonctions.values()].filter((f) => /^(Api|Flux)\//.test(f.chemin)).sort((a, b) => a.chemin.localeCompare(b.chemin));
+      const fonctions = [...modele.fonctions.values()].filter((f) => /^(Api|Flux|Webhooks)\//.test(f.chemin)).sort((a, b) => a.chemin.localeCompare(b.chemin));
       lignes.push('function                 grants used/granted   actions used/granted');
       for (const f of fonctions) {
         const faits = utilises.get(f.chemin) ?? [];
@@ -367,7 +421,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
         });
       }
       lignes.push(`${'total'.padEnd(24)} ${totalUtilises}/${totalAccordes}`);
-      const autres = [...modele.fonctions.keys()].filter((c) => !/^(Api|Flux)\//.test(c));
+      const autres = [...modele.fonctions.keys()].filter((c) => !/^(Api|Flux|Webhooks)\//.test(c));
       console.log(
         [
           `IAM, simulated: ${appels.length} calls recorded, ${uniques.size} distinct, evaluated against the dev template.`,

@@ -3,10 +3,14 @@
  * and the balance, a real photo uploaded by path with its progress, a job waited for and its result
  * downloaded, a batch and its ZIP, an erasure; then what the SDK is for beyond plain calls: a 429 waited
  * out for its Retry-After, a POST /travaux whose answer was lost retried and charged once, a transient
- * 5xx retried, errors typed by their code. Last, the package itself: packed, installed outside the
- * repository, imported from a plain .mjs script.
+ * 5xx retried, errors typed by their code. The webhooks (our extension): an endpoint on 127.0.0.1 added,
+ * tested, its delivery verified by `verifierWebhook`, its secret rotated, a failed delivery resent, the
+ * endpoint removed; and the calls that must not be done twice not retried. Last, the package itself:
+ * packed, installed outside the repository, imported from a plain .mjs script.
  */
 import { execFile } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -15,8 +19,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErreurRetouche, estLot, Retouche, type DemandeLancement, type Travail } from '../../clients/sdk/src/index';
+import {
+  ErreurRetouche,
+  estLot,
+  Retouche,
+  verifierWebhook,
+  WebhookVerificationError,
+  type DemandeLancement,
+  type Livraison,
+  type Travail,
+} from '../../clients/sdk/src/index';
 import { demarrerPileTest } from '../support/pile';
 import { lireZip } from '../support/zip';
 
@@ -35,15 +49,56 @@ const executer = promisify(execFile);
 let horloge: () => number = () => Date.now();
 let pile: Pile;
 let dossier: string;
+let recepteur: Awaited<ReturnType<typeof demarrerRecepteur>>;
+
+interface Recu {
+  chemin: string;
+  entetes: IncomingHttpHeaders;
+  corps: Buffer;
+}
+
+/** A webhook receiver on 127.0.0.1: records every POST and answers what `reponses` says for its path (200 by default). */
+const demarrerRecepteur = async () => {
+  const recus: Recu[] = [];
+  const reponses = new Map<string, number>();
+  const serveur = createServer((req, res) => {
+    const morceaux: Buffer[] = [];
+    req.on('data', (m: Buffer) => morceaux.push(m));
+    req.on('end', () => {
+      const chemin = req.url ?? '/';
+      recus.push({ chemin, entetes: req.headers, corps: Buffer.concat(morceaux) });
+      res.writeHead(reponses.get(chemin) ?? 200).end();
+    });
+  });
+  await new Promise<void>((r) => serveur.listen(0, '127.0.0.1', r));
+  const port = (serveur.address() as AddressInfo).port;
+  return { recus, reponses, url: (chemin: string) => `http://127.0.0.1:${port}${chemin}`, arreter: () => new Promise((r) => serveur.close(r)) };
+};
 
 beforeAll(async () => {
-  pile = await demarrerPileTest({ horloge: () => new Date(horloge()) });
+  recepteur = await demarrerRecepteur();
+  pile = await demarrerPileTest({
+    horloge: () => new Date(horloge()),
+    // Deliveries to the receiver on 127.0.0.1 (tests only), and three attempts a fraction of a second apart.
+    webhooks: { boucleLocale: true, calendrierSecondes: [0.2, 0.2] },
+  });
   dossier = mkdtempSync(join(tmpdir(), 'retouche-sdk-'));
 });
 afterAll(async () => {
   await pile?.arreter();
+  await recepteur?.arreter();
   if (dossier) rmSync(dossier, { recursive: true, force: true });
 });
+
+const attendreQue = async <T>(quoi: string, fn: () => T | undefined | false | Promise<T | undefined | false>, delaiMs = 20_000): Promise<T> => {
+  const fin = Date.now() + delaiMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > fin) throw new Error(`still waiting: ${quoi}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
 
 /** A fetch that lets the test see and change what goes through, as the client's `fetch` option allows. */
 type Fetch = typeof fetch;
@@ -182,6 +237,154 @@ describe('the SDK, as a customer uses it', () => {
   });
 });
 
+describe('webhooks with the SDK', () => {
+  let retouche: Retouche;
+  beforeAll(async () => {
+    const { cle } = await pile.creerCompte(0);
+    retouche = new Retouche({ base: pile.urlBase, cle });
+  });
+
+  it('adds a webhook (its secret once), tests it, and verifierWebhook accepts the delivery and refuses a forgery', async () => {
+    const w = await retouche.creerWebhook({ url: recepteur.url('/sdk'), evenements: ['travail.fini'] });
+    expect(w).toMatchObject({ id: expect.stringMatching(/^wh_[0-9a-f]{24}$/), url: recepteur.url('/sdk'), evenements: ['travail.fini'], etat: 'actif' });
+    expect(w.secret).toMatch(/^whsec_/);
+    const liste = await retouche.webhooks();
+    expect(liste).toEqual([{ id: w.id, url: w.url, evenements: ['travail.fini'], etat: 'actif', cree_le: w.cree_le }]);
+
+    const test = await retouche.testerWebhook(w.id);
+    expect(test).toMatchObject({ id: expect.stringMatching(/^msg_/), webhook: w.id, type: 'webhook.test', statut: 'en_attente', travail: null, lot: null });
+    const recu = await attendreQue('the test event', () => recepteur.recus.find((r) => r.chemin === '/sdk'));
+    expect(recu.entetes['webhook-id']).toBe(test.id);
+
+    // The raw bytes and Node's headers, as a receiver has them; the same as a string with a fetch Headers.
+    const evenement = verifierWebhook(w.secret, recu.corps, recu.entetes);
+    expect(evenement).toMatchObject({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook: w.id } });
+    const entetes = new Headers(Object.entries(recu.entetes).map(([nom, valeur]) => [nom, String(valeur)] as [string, string]));
+    expect(verifierWebhook(w.secret, recu.corps.toString('utf8'), entetes)).toEqual(evenement);
+
+    // Another secret, a body changed, headers missing: the library's error.
+    const autre = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    expect(() => verifierWebhook(autre, recu.corps, recu.entetes)).toThrow(WebhookVerificationError);
+    const falsifie = recu.corps.toString('utf8').replace('webhook.test', 'travail.fini');
+    expect(() => verifierWebhook(w.secret, falsifie, recu.entetes)).toThrow(WebhookVerificationError);
+    expect(() => verifierWebhook(w.secret, recu.corps, { 'webhook-id': test.id })).toThrow(WebhookVerificationError);
+
+    const [livraison] = await attendreQue('the delivery logged', async () => {
+      const l = await retouche.livraisons(w.id);
+      return l[0]?.statut === 'reussie' && l;
+    });
+    expect(livraison).toMatchObject({
+      id: test.id,
+      type: 'webhook.test',
+      statut: 'reussie',
+      tentatives: 1,
+      derniere_tentative: { statut_http: 200, erreur: null },
+    });
+    // Delivered: not sent again.
+    await expect(retouche.renvoyerLivraison(w.id, test.id)).rejects.toMatchObject({ statut: 409, code: 'delivery_not_failed' });
+  });
+
+  it('a body signed with the secret verifies, typed as the document says; an old timestamp does not', () => {
+    const secret = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+    const corps = JSON.stringify({ type: 'lot.fini', timestamp: new Date().toISOString(), data: { id: 'x' } });
+    const signe = (date: Date) => ({
+      'webhook-id': 'msg_test',
+      'webhook-timestamp': String(Math.floor(date.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('msg_test', date, corps),
+    });
+    const evenement = verifierWebhook(secret, Buffer.from(corps), signe(new Date()));
+    const type: 'travail.fini' | 'lot.fini' | 'webhook.test' = evenement.type;
+    expect(type).toBe('lot.fini');
+    expect(() => verifierWebhook(secret, corps, signe(new Date(Date.now() - 10 * 60_000)))).toThrow(/too old/);
+  });
+
+  it('rotates the secret: the new and the previous one both verify a delivery for a day', async () => {
+    const w = await retouche.creerWebhook({ url: recepteur.url('/rotation'), evenements: ['lot.fini'] });
+    const tourne = await retouche.tournerSecretWebhook(w.id);
+    expect(tourne).toMatchObject({ id: w.id, secret: expect.stringMatching(/^whsec_/) });
+    expect(tourne.secret).not.toBe(w.secret);
+    await retouche.testerWebhook(w.id);
+    const recu = await attendreQue('the test event', () => recepteur.recus.find((r) => r.chemin === '/rotation'));
+    expect(verifierWebhook(tourne.secret, recu.corps, recu.entetes).type).toBe('webhook.test');
+    expect(verifierWebhook(w.secret, recu.corps, recu.entetes).type).toBe('webhook.test');
+    expect(JSON.stringify(await retouche.webhooks())).not.toContain('whsec_');
+  });
+
+  it('a delivery that failed every attempt is resent by renvoyerLivraison, then removed with its webhook', async () => {
+    recepteur.reponses.set('/panne', 503);
+    const w = await retouche.creerWebhook({ url: recepteur.url('/panne'), evenements: ['travail.fini', 'lot.fini'] });
+    const test = await retouche.testerWebhook(w.id);
+    const echouee = await attendreQue('the delivery en_echec', async () => (await retouche.livraisons(w.id)).find((l) => l.statut === 'en_echec'));
+    expect(echouee).toMatchObject({ id: test.id, tentatives: 3, derniere_tentative: { statut_http: 503 } });
+    expect((await retouche.webhooks()).find((x) => x.id === w.id)?.etat).toBe('en_echec');
+
+    recepteur.reponses.set('/panne', 204);
+    const renvoi: Livraison = await retouche.renvoyerLivraison(w.id, test.id);
+    expect(renvoi).toMatchObject({ id: test.id, statut: 'en_attente', tentatives: 0 });
+    await attendreQue('the resend delivered', async () => (await retouche.livraisons(w.id))[0]?.statut === 'reussie');
+    const derniere = recepteur.recus.filter((r) => r.chemin === '/panne').at(-1)!;
+    expect(derniere.entetes['webhook-id']).toBe(test.id);
+    expect(verifierWebhook(w.secret, derniere.corps, derniere.entetes).type).toBe('webhook.test');
+
+    await retouche.supprimerWebhook(w.id);
+    expect((await retouche.webhooks()).map((x) => x.id)).not.toContain(w.id);
+    await expect(retouche.supprimerWebhook(w.id)).rejects.toMatchObject({ statut: 404, code: 'not_found' });
+    await expect(retouche.livraisons(w.id)).rejects.toMatchObject({ statut: 404, code: 'not_found' });
+  });
+
+  it('refuses an endpoint that is not https with the API error, typed', async () => {
+    const erreur = await retouche.creerWebhook({ url: 'http://example.com/h', evenements: ['lot.fini'] }).catch((e: unknown) => e);
+    expect(erreur).toBeInstanceOf(ErreurRetouche);
+    expect(erreur).toMatchObject({ statut: 400, code: 'invalid_body', details: [{ chemin: 'url' }] });
+  });
+
+  it('does not retry what must not be done twice (adding, rotating) after a 5xx; a DELETE whose answer is lost is done once', async () => {
+    const { cle } = await pile.creerCompte(0);
+    const appels: string[] = [];
+    let panne: 'aucune' | 'reponse-502' | 'reponse-perdue' = 'aucune';
+    const capricieuse: Fetch = async (entree, init) => {
+      appels.push(`${init?.method ?? 'GET'} ${new URL(urlDe(entree)).pathname.replace('/api/v1', '')}`);
+      if (panne === 'reponse-502') {
+        // The API did it, and a gateway lost its answer: a 502 for the client.
+        await (await fetch(entree, init)).arrayBuffer();
+        return new Response(JSON.stringify({ error: { code: 'internal_error', message: 'injected' } }), { status: 502 });
+      }
+      const reponse = await fetch(entree, init);
+      if (panne === 'reponse-perdue') {
+        panne = 'aucune';
+        await reponse.arrayBuffer();
+        throw new TypeError('fetch failed', { cause: new Error('other side closed (injected by the test)') });
+      }
+      return reponse;
+    };
+    const client = new Retouche({ base: pile.urlBase, cle, fetch: capricieuse, delaiInitialMs: 5 });
+
+    panne = 'reponse-502';
+    await expect(client.creerWebhook({ url: 'https://example.com/h', evenements: ['lot.fini'] })).rejects.toMatchObject({ statut: 502 });
+    expect(appels).toEqual(['POST /webhooks']);
+    panne = 'aucune';
+    // One endpoint, not two (nothing is delivered to example.com: no event happens).
+    const [w] = await client.webhooks();
+    expect(await client.webhooks()).toHaveLength(1);
+
+    appels.length = 0;
+    panne = 'reponse-502';
+    await expect(client.tournerSecretWebhook(w!.id)).rejects.toMatchObject({ statut: 502 });
+    expect(appels).toEqual([`POST /webhooks/${w!.id}/secret`]);
+    // A read is retried as ever.
+    appels.length = 0;
+    await expect(client.livraisons(w!.id)).rejects.toMatchObject({ statut: 502 });
+    expect(appels).toHaveLength(5);
+
+    // Removed by the first attempt, whose answer was lost: the retry's 404 is that same outcome.
+    appels.length = 0;
+    panne = 'reponse-perdue';
+    await client.supprimerWebhook(w!.id);
+    expect(appels).toEqual([`DELETE /webhooks/${w!.id}`, `DELETE /webhooks/${w!.id}`]);
+    expect(await client.webhooks()).toEqual([]);
+  });
+});
+
 describe('retries', () => {
   it('a POST /travaux whose answer is lost is sent again with the same Idempotency-Key, and charged once', async () => {
     const { cle } = await pile.creerCompte(10);
@@ -284,7 +487,7 @@ describe('the package', () => {
       // prepack builds dist/ first.
       await executer('npm', ['pack', '--pack-destination', dehors], { cwd: DOSSIER_SDK, env });
       const archive = readdirSync(dehors).find((f) => f.endsWith('.tgz'));
-      expect(archive).toBe('retouche-sdk-1.1.0.tgz');
+      expect(archive).toBe('retouche-sdk-1.2.0.tgz');
       const { stdout: contenu } = await executer('tar', ['-tzf', join(dehors, archive!)]);
       const fichiers = contenu.trim().split('\n');
       expect(fichiers).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts']));
@@ -293,34 +496,45 @@ describe('the package', () => {
       const appli = join(dehors, 'appli');
       mkdirSync(appli);
       writeFileSync(join(appli, 'package.json'), JSON.stringify({ name: 'appli', version: '1.0.0', private: true, type: 'module' }));
-      // No dependency to fetch: installed offline, from the tarball alone.
+      // Its one dependency (standardwebhooks) is in npm's cache since the project's own install: installed offline.
       await executer('npm', ['install', join(dehors, archive!), '--offline', '--no-audit', '--no-fund'], { cwd: appli, env });
       const { cle } = await pile.creerCompte(7);
       writeFileSync(
         join(appli, 'essai.mjs'),
         [
-          "import { ErreurRetouche, Retouche } from '@retouche/sdk';",
+          "import { ErreurRetouche, Retouche, verifierWebhook, WebhookVerificationError } from '@retouche/sdk';",
+          "import { Webhook } from 'standardwebhooks';",
           'const retouche = new Retouche({ base: process.env.RETOUCHE_BASE, cle: process.env.RETOUCHE_CLE });',
           'const solde = await retouche.solde();',
           "const refus = await new Retouche({ base: process.env.RETOUCHE_BASE, cle: 'rtch_inconnue' }).solde().catch((e) => e);",
-          'console.log(JSON.stringify({ solde, refus: refus instanceof ErreurRetouche ? refus.code : String(refus) }));',
+          "const { secret } = await retouche.creerWebhook({ url: 'https://example.com/h', evenements: ['lot.fini'] });",
+          "const corps = JSON.stringify({ type: 'webhook.test', timestamp: new Date().toISOString(), data: { webhook: 'wh_x', message: 'test' } });",
+          "const entetes = { 'webhook-id': 'msg_a', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': new Webhook(secret).sign('msg_a', new Date(), corps) };",
+          'const evenement = verifierWebhook(secret, corps, entetes);',
+          "const faux = (() => { try { verifierWebhook(secret, corps + ' ', entetes); } catch (e) { return e instanceof WebhookVerificationError; } })();",
+          'console.log(JSON.stringify({ solde, refus: refus instanceof ErreurRetouche ? refus.code : String(refus), webhook: evenement.type, faux }));',
           '',
         ].join('\n'),
       );
       const { stdout } = await executer(process.execPath, ['essai.mjs'], { cwd: appli, env: { ...env, RETOUCHE_BASE: pile.urlBase, RETOUCHE_CLE: cle } });
-      expect(JSON.parse(stdout)).toEqual({ solde: { credits: 7 }, refus: 'unauthorized' });
+      expect(JSON.parse(stdout)).toEqual({ solde: { credits: 7 }, refus: 'unauthorized', webhook: 'webhook.test', faux: true });
 
       // Its declarations, as a TypeScript project that installed it reads them (NodeNext, strict).
       writeFileSync(
         join(appli, 'consommateur.ts'),
         [
-          "import { ErreurRetouche, Retouche, type DemandeLancement, type Travail } from '@retouche/sdk';",
+          "import { ErreurRetouche, Retouche, verifierWebhook, type DemandeLancement, type Travail, type WebhookAvecSecret } from '@retouche/sdk';",
           "const retouche = new Retouche({ base: 'http://localhost:3000/api/v1', cle: 'rtch_cle' });",
           "export const lancer = () => retouche.lancer({ outil: 'staging', valeurs: { style: 'japandi' }, images: ['salon.jpg', new Uint8Array(0)] });",
           'export const statut = async (id: string): Promise<Travail["statut"]> => (await retouche.attendreTravail(id)).statut;',
           'export const code = (e: unknown): string | null => (e instanceof ErreurRetouche ? e.code : null);',
           '// @ts-expect-error: a style staging does not have',
           "export const faux: DemandeLancement = { outil: 'staging', valeurs: { style: 'baroque' }, images: [] };",
+          "export const ajouter = (): Promise<WebhookAvecSecret> => retouche.creerWebhook({ url: 'https://example.com/h', evenements: ['travail.fini'] });",
+          'export const secret = async (id: string): Promise<string> => (await retouche.tournerSecretWebhook(id)).secret;',
+          "export const type = (corps: string, entetes: Record<string, string>): 'travail.fini' | 'lot.fini' | 'webhook.test' => verifierWebhook('whsec_x', corps, entetes).type;",
+          '// @ts-expect-error: an event webhooks do not receive',
+          "export const mauvais = () => retouche.creerWebhook({ url: 'https://example.com/h', evenements: ['travail.termine'] });",
           '',
         ].join('\n'),
       );

@@ -118,6 +118,8 @@ const attributDe = (ressources: Ressources, id: string, attribut: string): strin
         return `arn:aws:iam::${COMPTE}:role/${id}`;
       case 'AWS::StepFunctions::StateMachine':
         return reference(ressources, id);
+      case 'AWS::SQS::Queue':
+        return `arn:aws:sqs:${REGION}:${COMPTE}:${id}`;
       default:
         return `arn:aws:${type ?? 'inconnu'}:${REGION}:${COMPTE}:${id}`;
     }
@@ -153,6 +155,8 @@ export interface Correspondance {
   machine: { local: string; aws: string };
   secretLiens: string;
   secretC2pa: string;
+  /** The webhook delivery queue's ARN (from its URL: https://sqs.<region>.<suffix>/<account>/<name>). */
+  fileWebhooks: string;
 }
 
 export const correspondanceDepuis = (modele: Modele, local: { table: string; bucket: string; machine: string }): Correspondance => {
@@ -168,6 +172,7 @@ export const correspondanceDepuis = (modele: Modele, local: { table: string; buc
     machine: { local: local.machine, aws: premier('RETOUCHE_MACHINE_ARN') },
     secretLiens: premier('RETOUCHE_LIENS_SECRET_ARN'),
     secretC2pa: premier('RETOUCHE_C2PA_SECRET_ARN'),
+    fileWebhooks: `arn:aws:sqs:${REGION}:${COMPTE}:${premier('RETOUCHE_WEBHOOKS_FILE_URL').split('/').pop()}`,
   };
 };
 
@@ -198,6 +203,8 @@ export const arnSurAws = (c: Correspondance, r: RessourceAppelee): string => {
     }
     case 'secret':
       return r.quel === 'liens' ? c.secretLiens : c.secretC2pa;
+    case 'file':
+      return c.fileWebhooks;
   }
 };
 

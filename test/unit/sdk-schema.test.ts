@@ -30,6 +30,13 @@ describe('the SDK schema', () => {
       lireLot: 'lot',
       effacerLot: 'effacerLot',
       lireOpenApi: 'openapi',
+      listerWebhooks: 'webhooks',
+      creerWebhook: 'creerWebhook',
+      supprimerWebhook: 'supprimerWebhook',
+      tournerSecretWebhook: 'tournerSecretWebhook',
+      testerWebhook: 'testerWebhook',
+      listerLivraisons: 'livraisons',
+      renvoyerLivraison: 'renvoyerLivraison',
     };
     const document = documentOpenApi() as { paths: Record<string, Record<string, { operationId?: string }>> };
     const operations = Object.values(document.paths).flatMap((chemin) => Object.values(chemin).flatMap((o) => (o.operationId ? [o.operationId] : [])));

@@ -1,7 +1,9 @@
 /**
  * `retouche`: the command line of the Retouche API, on the TypeScript SDK (clients/sdk). It lists the
  * tools, reads the balance and the latest jobs, starts a job or a batch, waits for it with progress on
- * stderr and writes the result files beside each other, one per input, named after it.
+ * stderr and writes the result files beside each other, one per input, named after it. `retouche webhooks`
+ * manages the account's webhooks (our extension): list, add (its secret printed this once), remove,
+ * rotate the secret, send a test event, read and resend deliveries.
  *
  * Exit status: 0 when every job ended `termine`; 1 when one failed (it was refunded: the message says so);
  * 2 for bad usage or an API error (its `error.code` and message are printed); 130 after a Ctrl-C, which
@@ -11,7 +13,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ErreurRetouche, estLot, Retouche, type DemandeLancement, type Lancement, type Lot, type Travail } from '../../sdk/src/index';
+import {
+  ErreurRetouche,
+  estLot,
+  Retouche,
+  type DemandeLancement,
+  type EvenementAbonnable,
+  type Lancement,
+  type Livraison,
+  type Lot,
+  type Travail,
+  type Webhook,
+  type WebhookAvecSecret,
+} from '../../sdk/src/index';
 
 export const API_PAR_DEFAUT = 'http://localhost:3000/api/v1';
 
@@ -188,6 +202,102 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
       await servirStdio(retouche, arret.signal);
     });
 
+  // ——— Webhooks (our extension) ———
+  const webhooks = programme
+    .command('webhooks')
+    .description("the account's webhooks: list them (the default), add, remove, rotate a secret, test, read and resend deliveries")
+    .showHelpAfterError();
+
+  webhooks
+    .command('lister', { isDefault: true })
+    .description("the account's webhooks, oldest first (never a secret)")
+    .option('--json', 'print the answer as JSON on stdout')
+    .action(async (options: { json?: boolean }, commande: Command) => {
+      const liste = await client(commande.optsWithGlobals<OptionsGlobales>()).webhooks({ signal: arret.signal });
+      if (options.json) return void json({ webhooks: liste });
+      for (const w of liste) flux.stdout.write(ligneWebhook(w));
+      if (!liste.length) message('No webhook yet: add one with retouche webhooks ajouter <https URL>');
+    });
+
+  webhooks
+    .command('ajouter')
+    .description('add a webhook: its signing secret is printed this once')
+    .argument('<url>', 'the https URL that receives the deliveries')
+    .option('--evenements <liste>', `the events it receives, comma-separated (default ${EVENEMENTS.join(',')})`, liste)
+    .option('--json', 'print the webhook, its secret included, as JSON on stdout')
+    .action(async (url: string, options: { evenements?: string[]; json?: boolean }, commande: Command) => {
+      const evenements = (options.evenements ?? EVENEMENTS) as EvenementAbonnable[];
+      const w = await client(commande.optsWithGlobals<OptionsGlobales>()).creerWebhook({ url, evenements }, { signal: arret.signal });
+      message(`Added webhook ${w.id}: ${w.evenements.join(', ')} to ${w.url}`);
+      montrerSecret(w, options.json);
+    });
+
+  webhooks
+    .command('supprimer')
+    .description('remove a webhook (its pending deliveries are dropped)')
+    .argument('<id>', 'the webhook, wh_…')
+    .action(async (id: string, _options: unknown, commande: Command) => {
+      await client(commande.optsWithGlobals<OptionsGlobales>()).supprimerWebhook(id, { signal: arret.signal });
+      message(`Removed webhook ${id}.`);
+    });
+
+  webhooks
+    .command('secret')
+    .description("rotate a webhook's secret: the new one is printed this once; the previous one signs too for 24 hours")
+    .argument('<id>', 'the webhook, wh_…')
+    .option('--json', 'print the webhook, its new secret included, as JSON on stdout')
+    .action(async (id: string, options: { json?: boolean }, commande: Command) => {
+      const w = await client(commande.optsWithGlobals<OptionsGlobales>()).tournerSecretWebhook(id, { signal: arret.signal });
+      message(`New secret for webhook ${w.id}. Deliveries are signed with the previous one too for 24 hours: switch your receiver within that time.`);
+      montrerSecret(w, options.json);
+    });
+
+  webhooks
+    .command('tester')
+    .description('send a webhook.test event to a webhook, whatever events it receives')
+    .argument('<id>', 'the webhook, wh_…')
+    .option('--json', 'print the delivery as JSON on stdout')
+    .action(async (id: string, options: { json?: boolean }, commande: Command) => {
+      const livraison = await client(commande.optsWithGlobals<OptionsGlobales>()).testerWebhook(id, { signal: arret.signal });
+      if (options.json) json(livraison);
+      else
+        flux.stdout.write(`${livraison.id}
+`);
+      message(`Test event queued for ${id}: delivery ${livraison.id}, ${livraison.statut}. See how it went with: retouche webhooks livraisons ${id}`);
+    });
+
+  webhooks
+    .command('livraisons')
+    .description("a webhook's 50 newest deliveries, newest first, with their attempts")
+    .argument('<id>', 'the webhook, wh_…')
+    .option('--json', 'print the answer as JSON on stdout')
+    .action(async (id: string, options: { json?: boolean }, commande: Command) => {
+      const livraisons = await client(commande.optsWithGlobals<OptionsGlobales>()).livraisons(id, { signal: arret.signal });
+      if (options.json) return void json({ livraisons });
+      for (const l of livraisons) flux.stdout.write(ligneLivraison(l));
+      if (!livraisons.length) message(`No delivery to ${id} yet.`);
+      else if (livraisons.some((l) => l.statut === 'en_echec')) message(`Resend a failed one with: retouche webhooks renvoyer ${id} <delivery>`);
+    });
+
+  webhooks
+    .command('renvoyer')
+    .description('send a failed delivery (en_echec) again, with the same webhook-id')
+    .argument('<id>', 'the webhook, wh_…')
+    .argument('<livraison>', 'the delivery, msg_…')
+    .option('--json', 'print the delivery as JSON on stdout')
+    .action(async (id: string, livraison: string, options: { json?: boolean }, commande: Command) => {
+      const l = await client(commande.optsWithGlobals<OptionsGlobales>()).renvoyerLivraison(id, livraison, { signal: arret.signal });
+      if (options.json) json(l);
+      message(`Delivery ${l.id} is due again (${l.statut}). See how it went with: retouche webhooks livraisons ${id}`);
+    });
+
+  /** A secret the API shows this once: on stdout (alone, or in the JSON), and a warning on stderr. */
+  const montrerSecret = (w: WebhookAvecSecret, enJson?: boolean) => {
+    if (enJson) json(w);
+    else flux.stdout.write(`webhook  ${w.id}\nsecret   ${w.secret}\n`);
+    message(`Keep this secret now, where your receiver reads it: it will not be shown again. Lost, make a new one with: retouche webhooks secret ${w.id}`);
+  };
+
   /** The wait with its progress, then the result files; returns the exit status. */
   const attendreEtEcrire = async (retouche: Retouche, connu: Travail | Lot, options: OptionsAttente): Promise<number> => {
     const progres = new Progres(flux.stderr);
@@ -258,6 +368,33 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
 const entier = (valeur: string) => {
   if (!/^\d+$/.test(valeur)) throw new InvalidArgumentError('an integer is expected.');
   return Number(valeur);
+};
+
+/** The events a webhook can receive, all by default (the API refuses any other: invalid_body). */
+const EVENEMENTS: readonly EvenementAbonnable[] = ['travail.fini', 'lot.fini'];
+
+/** `--evenements travail.fini,lot.fini`: a comma-separated list. */
+const liste = (valeur: string) => {
+  const elements = valeur
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (!elements.length) throw new InvalidArgumentError(`one event at least is expected, from: ${EVENEMENTS.join(', ')}.`);
+  return elements;
+};
+
+const ligneWebhook = (w: Webhook) => `${w.id}  ${w.etat.padEnd(8)} ${w.evenements.join(',').padEnd(21)} ${w.url}\n`;
+
+/** A delivery: id, event, status, attempts, the last attempt's outcome, and what it is about. */
+const ligneLivraison = (l: Livraison) => {
+  const derniere = l.derniere_tentative;
+  const issue = !derniere ? 'not tried yet' : derniere.statut_http !== null ? `HTTP ${derniere.statut_http}` : (derniere.erreur ?? 'no answer');
+  const suite = l.prochaine_tentative ? `, next ${l.prochaine_tentative}` : '';
+  const sujet = l.travail ?? l.lot ?? '';
+  return `${l.id}  ${l.type.padEnd(12)} ${l.statut.padEnd(10)} ${l.cree_le}  ${l.tentatives} attempt${l.tentatives === 1 ? '' : 's'}, ${issue}${suite}  ${sujet}\n`.replace(
+    /\s+\n$/,
+    '\n',
+  );
 };
 
 /** `--reglage nom=valeur`, repeatable: gathered into the request's `valeurs`. */

@@ -1,8 +1,9 @@
 /**
  * @retouche/sdk: a typed client of the Retouche API (docs/api.md) for Node.js 20 or newer, on Node's own
- * fetch, with no dependency. The types come from the OpenAPI document (schema.ts, generated); this layer
- * adds what every integration otherwise writes for itself: retries that never charge twice, uploads of
- * local photos with their progress, polite polling, and downloads.
+ * fetch, with one dependency (standardwebhooks, to verify webhook deliveries: webhooks.ts). The types come
+ * from the OpenAPI document (schema.ts, generated); this layer adds what every integration otherwise
+ * writes for itself: retries that never charge twice, uploads of local photos with their progress, polite
+ * polling, downloads, and the verification of what a webhook receives.
  *
  * ```ts
  * const retouche = new Retouche({ base: 'http://localhost:3000/api/v1', cle: process.env.RETOUCHE_CLE! });
@@ -15,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { ErreurRetouche } from './erreurs.js';
 import { classer, televerser, type Image, type OptionsTeleversement, type Progression, type SourceLocale } from './images.js';
 import { telechargerOctets, telechargerVers, type OptionsTelechargement } from './telechargement.js';
-import { envoyerJson, pause, type ReglagesTransport, type Requete } from './transport.js';
+import { envoyer, envoyerJson, pause, type ReglagesTransport, type Requete } from './transport.js';
 import { verifierDemande } from './verification.js';
 import type {
   Effacement,
@@ -24,19 +25,24 @@ import type {
   Lancement,
   Lien,
   ListeTravaux,
+  Livraison,
   Lot,
   Outil,
   ParametresListe,
   RequeteTravaux,
+  RequeteWebhook,
   Solde,
   SourceClient,
   Televersement,
   Travail,
+  Webhook,
+  WebhookAvecSecret,
 } from './types.js';
 
 export { ErreurRetouche, type CodeErreur, type CodeErreurSdk } from './erreurs.js';
 export type { Image, OptionsTeleversement, Progression, SourceLocale } from './images.js';
 export type { OptionsTelechargement } from './telechargement.js';
+export { verifierWebhook, WebhookVerificationError, type EntetesWebhook } from './webhooks.js';
 export type * from './types.js';
 export type { components, operations, paths } from './schema.js';
 
@@ -65,6 +71,14 @@ export interface OptionsRetouche {
 
 export interface OptionsAppel {
   signal?: AbortSignal;
+}
+
+interface OptionsRequeteApi {
+  corps?: unknown;
+  entetes?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  idempotente?: boolean;
+  avantReessai?: () => void;
 }
 
 /** POST /travaux's body, but images as `Image` (a path, bytes, a URL…): one shape per tool, typed from the document. */
@@ -145,19 +159,30 @@ export class Retouche {
     this.#source = options.source;
   }
 
-  #api<T>(methode: Requete['methode'], chemin: string, options: { corps?: unknown; entetes?: Record<string, string>; signal?: AbortSignal | undefined } = {}) {
+  #api<T>(methode: Requete['methode'], chemin: string, options: OptionsRequeteApi = {}) {
+    return envoyerJson<T>(this.#reglages, this.#requete(methode, chemin, options));
+  }
+
+  /** A call answered 204, with no body to read. */
+  async #apiSansCorps(methode: Requete['methode'], chemin: string, options: OptionsRequeteApi = {}): Promise<void> {
+    await envoyer(this.#reglages, this.#requete(methode, chemin, options), async (reponse) => void (await reponse.arrayBuffer()));
+  }
+
+  #requete(methode: Requete['methode'], chemin: string, options: OptionsRequeteApi): Requete {
     const entetes: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${this.#cle}`, ...options.entetes };
     // The body is serialised once: every retry sends the very same bytes, as an Idempotency-Key needs.
     const corps = options.corps === undefined ? undefined : JSON.stringify(options.corps);
     if (corps !== undefined) entetes['Content-Type'] = 'application/json';
-    return envoyerJson<T>(this.#reglages, {
+    return {
       methode,
       url: `${this.base}${chemin}`,
       entetes,
       ...(corps === undefined ? {} : { corps: () => corps }),
       delaiMs: this.#delaiRequeteMs,
       signal: options.signal,
-    });
+      ...(options.idempotente === false ? { idempotente: false } : {}),
+      ...(options.avantReessai ? { avantReessai: options.avantReessai } : {}),
+    };
   }
 
   // ——— The endpoints ———
@@ -281,6 +306,65 @@ export class Retouche {
   /** DELETE /lots/{id}: erases an ended batch, every job of it and its ZIP. */
   effacerLot(id: string, options: OptionsAppel = {}): Promise<Effacement> {
     return this.#api<Effacement>('DELETE', `/lots/${encodeURIComponent(id)}`, options);
+  }
+
+  // ——— Webhooks (our extension) ———
+  // Adding one, rotating its secret and resending a delivery are not retried after a 5xx or a lost
+  // answer (only after a 429): doing them twice is not the same (transport.ts). `webhooks()` and
+  // `livraisons(id)` tell what happened.
+
+  /** GET /webhooks: the account's endpoints, oldest first (never a secret). */
+  async webhooks(options: OptionsAppel = {}): Promise<Webhook[]> {
+    return (await this.#api<{ webhooks: Webhook[] }>('GET', '/webhooks', options)).webhooks;
+  }
+
+  /**
+   * POST /webhooks: adds an endpoint (an https URL, a host name; at most 10 per account) for the events
+   * `evenements` (`travail.fini`, `lot.fini`). The answer carries its signing secret `whsec_…`, shown this
+   * once: keep it where the receiver reads it (`verifierWebhook`).
+   */
+  creerWebhook(demande: RequeteWebhook, options: OptionsAppel = {}): Promise<WebhookAvecSecret> {
+    return this.#api<WebhookAvecSecret>('POST', '/webhooks', { corps: demande, signal: options.signal, idempotente: false });
+  }
+
+  /** DELETE /webhooks/{id}: removes an endpoint and drops its pending deliveries. */
+  async supprimerWebhook(id: string, options: OptionsAppel = {}): Promise<void> {
+    let reessai = false;
+    try {
+      await this.#apiSansCorps('DELETE', `/webhooks/${encodeURIComponent(id)}`, { signal: options.signal, avantReessai: () => (reessai = true) });
+    } catch (erreur) {
+      // Sent again after a lost answer, and not found: the first attempt removed it.
+      if (!(reessai && erreur instanceof ErreurRetouche && erreur.code === 'not_found')) throw erreur;
+    }
+  }
+
+  /**
+   * POST /webhooks/{id}/secret: a new secret, shown this once. For 24 hours deliveries are signed with both
+   * the new and the previous one, so the receiver can switch to the new one without losing a delivery.
+   */
+  tournerSecretWebhook(id: string, options: OptionsAppel = {}): Promise<WebhookAvecSecret> {
+    return this.#api<WebhookAvecSecret>('POST', `/webhooks/${encodeURIComponent(id)}/secret`, { signal: options.signal, idempotente: false });
+  }
+
+  /** POST /webhooks/{id}/test: sends the endpoint a `webhook.test` event (signed, retried and logged as any delivery): the delivery. */
+  testerWebhook(id: string, options: OptionsAppel = {}): Promise<Livraison> {
+    return this.#api<Livraison>('POST', `/webhooks/${encodeURIComponent(id)}/test`, options);
+  }
+
+  /** GET /webhooks/{id}/livraisons: the endpoint's 50 newest deliveries, newest first, with their attempts. */
+  async livraisons(id: string, options: OptionsAppel = {}): Promise<Livraison[]> {
+    return (await this.#api<{ livraisons: Livraison[] }>('GET', `/webhooks/${encodeURIComponent(id)}/livraisons`, options)).livraisons;
+  }
+
+  /**
+   * POST /webhooks/{id}/livraisons/{livraison}/renvoyer: a delivery `en_echec` (every attempt failed) is due
+   * again now, with the same `webhook-id`; `delivery_not_failed` for one that succeeded or is still tried.
+   */
+  renvoyerLivraison(id: string, livraison: string, options: OptionsAppel = {}): Promise<Livraison> {
+    return this.#api<Livraison>('POST', `/webhooks/${encodeURIComponent(id)}/livraisons/${encodeURIComponent(livraison)}/renvoyer`, {
+      signal: options.signal,
+      idempotente: false,
+    });
   }
 
   /** GET /openapi.json: the OpenAPI 3.1 document the SDK's types come from. */

@@ -120,6 +120,130 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's webhooks (extension)
+     * @description Never a secret.
+     */
+    get: operations['listerWebhooks'];
+    put?: never;
+    /**
+     * Add a webhook (extension)
+     * @description An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).
+     */
+    post: operations['creerWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a webhook (extension)
+     * @description Its pending deliveries are dropped.
+     */
+    delete: operations['supprimerWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook's secret (extension)
+     * @description A new secret, shown this once. For 24 hours deliveries are signed with both the new and the previous secret (two signatures in webhook-signature), so a receiver can switch without losing one.
+     */
+    post: operations['tournerSecretWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event (extension)
+     * @description A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery.
+     */
+    post: operations['testerWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/livraisons': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A webhook's delivery log (extension)
+     * @description Its 50 newest deliveries, newest first (kept 30 days): event, status, attempts, the last attempt and the next one.
+     */
+    get: operations['listerLivraisons'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/livraisons/{livraison}/renvoyer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resend a failed delivery (extension)
+     * @description A delivery en_echec is due again now, with the same webhook-id; its attempts start over.
+     */
+    post: operations['renvoyerLivraison'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -138,7 +262,59 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'travail.fini': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Job ended */
+    post: operations['recevoirTravailFini'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'lot.fini': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Batch ended */
+    post: operations['recevoirLotFini'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Test event (POST /webhooks/{id}/test) */
+    post: operations['recevoirTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     Erreur: {
@@ -163,6 +339,8 @@ export interface components {
           | 'idempotency_key_reused'
           | 'still_running'
           | 'too_many_keys'
+          | 'too_many_webhooks'
+          | 'delivery_not_failed'
           | 'work_erased'
           | 'rate_limited'
           | 'too_many_pending_jobs'
@@ -388,6 +566,70 @@ export interface components {
       zips_refaits: string[];
       /** @description Stored files deleted: inputs, uploads, results, ZIPs. */
       fichiers: number;
+    };
+    Webhook: {
+      id: string;
+      url: string;
+      evenements: ('travail.fini' | 'lot.fini')[];
+      /**
+       * @description en_echec once a delivery used all its attempts; a delivery answered 2xx makes it actif again.
+       * @enum {string}
+       */
+      etat: 'actif' | 'en_echec';
+      /** Format: date-time */
+      cree_le: string;
+      /** @description The signing secret (Standard Webhooks): only in the answers of POST /webhooks and POST /webhooks/{id}/secret, never again. */
+      secret?: string;
+    };
+    ListeWebhooks: {
+      webhooks: components['schemas']['Webhook'][];
+    };
+    Tentative: {
+      /** Format: date-time */
+      le: string;
+      /** @description The endpoint's HTTP status; null when it did not answer. */
+      statut_http: number | null;
+      /** @description Why there was no answer (timeout, connection, an address refused); null when it answered. */
+      erreur: string | null;
+    };
+    Livraison: {
+      /** @description The delivery's webhook-id header: the same across its attempts. */
+      id: string;
+      webhook: string;
+      /** @enum {string} */
+      type: 'travail.fini' | 'lot.fini' | 'webhook.test';
+      travail: string | null;
+      lot: string | null;
+      /**
+       * @description reussie: answered 2xx. en_attente: an attempt is due (prochaine_tentative). en_echec: every attempt failed (about 27 hours of them); it can be resent.
+       * @enum {string}
+       */
+      statut: 'en_attente' | 'reussie' | 'en_echec';
+      tentatives: number;
+      prochaine_tentative: string | null;
+      derniere_tentative: components['schemas']['Tentative'] | null;
+      /** Format: date-time */
+      cree_le: string;
+    };
+    ListeLivraisons: {
+      livraisons: components['schemas']['Livraison'][];
+    };
+    EvenementWebhook: {
+      /** @enum {string} */
+      type: 'travail.fini' | 'lot.fini' | 'webhook.test';
+      /**
+       * Format: date-time
+       * @description When the event happened: the job or batch ended, or the test was asked.
+       */
+      timestamp: string;
+      /** @description travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint and a message. */
+      data:
+        | components['schemas']['Travail']
+        | components['schemas']['Lot']
+        | {
+            webhook: string;
+            message: string;
+          };
     };
     RequeteTravaux:
       | {
@@ -624,6 +866,10 @@ export interface components {
         /** @description Exact size of the file in bytes (signed into the URL); at most 15 MB (15 × 2^20 bytes). */
         taille: number;
       }[];
+    };
+    RequeteWebhook: {
+      url: string;
+      evenements: ('travail.fini' | 'lot.fini')[];
     };
   };
   responses: never;
@@ -1254,6 +1500,400 @@ export interface operations {
       };
     };
   };
+  listerWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Webhooks, oldest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListeWebhooks'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  creerWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RequeteWebhook'];
+      };
+    };
+    responses: {
+      /** @description Added: its secret is in this answer and nowhere else. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      /** @description A bad url or event: error.details says which. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description The account has 10 webhooks already (too_many_webhooks). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Content-Type is not application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  supprimerWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook (wh_…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Not found (or another account's). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  tournerSecretWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook (wh_…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook with its new secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Not found (or another account's). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  testerWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook (wh_…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery, due now. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Livraison'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Not found (or another account's). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  listerLivraisons: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook (wh_…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deliveries. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListeLivraisons'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Not found (or another account's). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  renvoyerLivraison: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the webhook (wh_…). */
+        id: string;
+        /** @description Id of the delivery (msg_…). */
+        livraison: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Due again. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Livraison'];
+        };
+      };
+      /** @description Missing or invalid API key. */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description No such webhook or delivery. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description The delivery has not failed: answered 2xx, or still being attempted (delivery_not_failed). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
   lireOpenApi: {
     parameters: {
       query?: never;
@@ -1282,6 +1922,114 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Erreur'];
         };
+      };
+    };
+  };
+  recevoirTravailFini: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery (msg_…): the same on every attempt; deduplicate on it. */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the secret>, space-separated when several secrets sign (24 h after a rotation). Verify it with a Standard Webhooks library. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EvenementWebhook'];
+      };
+    };
+    responses: {
+      /** @description Received: not sent again. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with the same webhook-id. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  recevoirLotFini: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery (msg_…): the same on every attempt; deduplicate on it. */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the secret>, space-separated when several secrets sign (24 h after a rotation). Verify it with a Standard Webhooks library. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EvenementWebhook'];
+      };
+    };
+    responses: {
+      /** @description Received: not sent again. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with the same webhook-id. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  recevoirTest: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery (msg_…): the same on every attempt; deduplicate on it. */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed. */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the secret>, space-separated when several secrets sign (24 h after a rotation). Verify it with a Standard Webhooks library. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EvenementWebhook'];
+      };
+    };
+    responses: {
+      /** @description Received: not sent again. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with the same webhook-id. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

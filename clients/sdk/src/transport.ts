@@ -8,7 +8,10 @@
  * Idempotency-Key (index.ts), so a retry of a request whose answer was lost returns its first answer and
  * charges nothing more; POST /televersements, which only makes new upload URLs; the PUT of an upload, the
  * same bytes to the same URL; and a DELETE, which an erasure cut short asks to be sent again. So this
- * module retries all of them alike.
+ * module retries all of them alike, but for the few a request marks `idempotente: false` (adding a webhook,
+ * rotating its secret, resending a delivery: the API takes no Idempotency-Key there, and a second one would
+ * add a second endpoint, or retire the secret the receiver still uses). Those wait out a 429, which refuses
+ * a request before it does anything, and nothing else: a 5xx or a lost answer is the caller's to check.
  */
 import { ErreurRetouche, erreurDeReponse } from './erreurs.js';
 
@@ -34,6 +37,8 @@ export interface Requete {
   signal?: AbortSignal | undefined;
   /** Before every attempt after the first: an upload's progress starts again from 0. */
   avantReessai?: () => void;
+  /** false: a request that must not be done twice, retried after a 429 only (default true). */
+  idempotente?: boolean;
 }
 
 /** Statuses of a failure that may not happen again: retried. Any other error status is the answer. */
@@ -103,6 +108,7 @@ const hote = (url: string) => {
  */
 export const envoyer = async <T>(reglages: ReglagesTransport, requete: Requete, lire: (reponse: Response) => Promise<T>): Promise<T> => {
   const { methode, url } = requete;
+  const reessais = requete.idempotente === false ? 0 : reglages.reessais;
   let transitoires = 0;
   let attentes = 0;
   for (let essai = 1; ; essai++) {
@@ -137,7 +143,7 @@ export const envoyer = async <T>(reglages: ReglagesTransport, requete: Requete, 
         await pause(Math.min(ms, ATTENTE_MAX_MS), requete.signal);
         continue;
       }
-      if (TRANSITOIRES.has(reponse.status) && transitoires < reglages.reessais) {
+      if (TRANSITOIRES.has(reponse.status) && transitoires < reessais) {
         // A 503 may say how long to wait (service_unavailable): never sooner than that.
         const ms = Math.max(pauseReessai(reglages, transitoires++), (erreur.retryAfter ?? 0) * 1000);
         await pause(Math.min(ms, ATTENTE_MAX_MS), requete.signal);
@@ -156,15 +162,16 @@ export const envoyer = async <T>(reglages: ReglagesTransport, requete: Requete, 
     } finally {
       liberer();
     }
-    if (transitoires < reglages.reessais) {
+    if (transitoires < reessais) {
       await pause(pauseReessai(reglages, transitoires++), requete.signal);
       continue;
     }
     const cause = echec instanceof Error ? `${echec.message}${echec.cause instanceof Error ? ` (${echec.cause.message})` : ''}` : String(echec);
+    const unique = requete.idempotente === false ? ' Not sent again, since doing it twice would not be the same: it may have been done.' : '';
     throw new ErreurRetouche({
       statut: 0,
       code: 'network_error',
-      message: `No answer from ${hote(url)} to ${methode} after ${essai} attempts: ${cause}`,
+      message: `No answer from ${hote(url)} to ${methode} after ${essai} attempt${essai > 1 ? 's' : ''}: ${cause}${unique}`,
       methode,
       url,
       cause: echec,

@@ -22,6 +22,24 @@ export type Televersement = Schemas['Televersement'];
 export type Effacement = Schemas['Effacement'];
 export type DetailErreur = Schemas['DetailErreur'];
 export type StatutTravail = Travail['statut'];
+/** An endpoint that receives the account's events (our extension): `secret` only in the answers that create or rotate it. */
+export type Webhook = Schemas['Webhook'];
+/** An endpoint as POST /webhooks and POST /webhooks/{id}/secret answer it: with its signing secret, shown this once. */
+export type WebhookAvecSecret = Webhook & { secret: string };
+export type ListeWebhooks = Schemas['ListeWebhooks'];
+export type EtatWebhook = Webhook['etat'];
+/** The body of POST /webhooks: `{url, evenements}`. */
+export type RequeteWebhook = Schemas['RequeteWebhook'];
+/** The events an endpoint can subscribe to: `travail.fini`, `lot.fini`. */
+export type EvenementAbonnable = RequeteWebhook['evenements'][number];
+/** One delivery of an event to an endpoint (its `id` is the `webhook-id` header), with its attempts. */
+export type Livraison = Schemas['Livraison'];
+export type ListeLivraisons = Schemas['ListeLivraisons'];
+export type Tentative = Schemas['Tentative'];
+export type StatutLivraison = Livraison['statut'];
+/** What an endpoint receives: `{type, timestamp, data}` (a Travail, a Lot, or for `webhook.test` the endpoint and a message). */
+export type EvenementWebhook = Schemas['EvenementWebhook'];
+export type TypeEvenementWebhook = EvenementWebhook['type'];
 export type StatutLot = Lot['statut'];
 
 /** The `error` member of every error answer, with the extra members the service sends. */

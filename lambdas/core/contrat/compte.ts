@@ -1,7 +1,6 @@
 /** The bodies of the web site's account routes: `POST /compte/cles` names the key it creates. */
 import * as v from 'valibot';
-import { lireCorpsDeTypeJson } from './json';
-import { cheminJson, refuser, segments } from './messages/formulation';
+import { lireCorpsValide } from './json';
 
 export const LONGUEUR_MAX_NOM_CLE = 60;
 
@@ -17,12 +16,4 @@ const NouvelleCle = v.object(
   'nom is required: the body is {"nom": "<a name for the key>"}',
 );
 
-export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string } => {
-  const resultat = v.safeParse(NouvelleCle, lireCorpsDeTypeJson(contentType, corps));
-  if (!resultat.success)
-    throw refuser(
-      'invalid_body',
-      resultat.issues.map((i) => ({ chemin: cheminJson(segments(i)), message: i.message })),
-    );
-  return resultat.output;
-};
+export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string } => lireCorpsValide(NouvelleCle, contentType, corps);

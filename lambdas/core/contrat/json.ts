@@ -9,7 +9,9 @@
  * body's text is scanned for both bounds before it is parsed, in one pass that skips over strings
  * (base64 images) with `indexOf`.
  */
+import * as v from 'valibot';
 import { ErreurApi } from '../modele/erreurs';
+import { cheminJson, refuser as refuserTous, segments } from './messages/formulation';
 
 /** A 400 `invalid_body` whose `details` has the one problem, the body itself (`chemin` ''), like every refusal of a body. */
 const refuser = (message: string, autres: Record<string, unknown> = {}): ErreurApi =>
@@ -146,4 +148,15 @@ export const lireCorpsDeTypeJson = (contentType: string | undefined, corps: Buff
   const type = typeMedia(contentType);
   if (!estJson(type)) throw new ErreurApi('unsupported_media_type', `Content-Type must be application/json${type ? `, not ${type}` : ''}.`);
   return lireCorpsJson(corps);
+};
+
+/** A small JSON body (`POST /compte/cles`, `POST /webhooks`) checked against its schema: every problem is a detail of one 400. */
+export const lireCorpsValide = <S extends v.GenericSchema>(schema: S, contentType: string | undefined, corps: Buffer): v.InferOutput<S> => {
+  const resultat = v.safeParse(schema, lireCorpsDeTypeJson(contentType, corps));
+  if (!resultat.success)
+    throw refuserTous(
+      'invalid_body',
+      resultat.issues.map((i) => ({ chemin: cheminJson(segments(i)), message: i.message })),
+    );
+  return resultat.output;
 };

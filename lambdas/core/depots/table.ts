@@ -26,6 +26,11 @@
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
  * | credits in  | APPORT#<id>                | APPORT    | gsi1: COMPTE#<id> / APPORT#<created>#<id>      | apports.ts        |
  * |  (a purchase, sign-up or operator's credits; a purchase's id is its Stripe Checkout Session's)       |                   |
+ * | webhook     | WEBHOOK#<id>               | WEBHOOK   | gsi1: COMPTE#<id> / WEBHOOK#<created>#<id>     | webhooks.ts       |
+ * | delivery    | LIVRAISON#<webhook>#<msg id>| LIVRAISON| gsi1: WEBHOOK#<id> / LIVRAISON#<created>#<msg>| webhooks.ts       |
+ * |             |                            |           | gsi3 (while en_attente): OUVERT#LIVRAISON /    |                   |
+ * |             |                            |           |   <next attempt>#<webhook>#<msg id>            |                   |
+ * |             |                            |           |   (expires through TTL, 30 days)               |                   |
  */
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
@@ -91,13 +96,23 @@ export const PREFIXES_TABLE = {
   effacement: 'EFFACEMENT#',
   /** Credits added to an account (a purchase, the sign-up's, an operator's): its movements page reads them. */
   apport: 'APPORT#',
+  /** An account's webhook endpoints (depots/webhooks.ts). */
+  webhook: 'WEBHOOK#',
+  /** Webhook deliveries, one per endpoint and event, kept 30 days for the delivery log. */
+  livraison: 'LIVRAISON#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
 export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;
 export const PREFIXE_EFFACEMENT = PREFIXES_TABLE.effacement;
 
 /** Partitions of the `ouverts` index: open jobs, open batches, erasures waiting for their job or batch to end, uploads to remove. */
-export const OUVERTS = { travaux: 'OUVERT#TRAVAIL', lots: 'OUVERT#LOT', effacements: 'EFFACEMENT', televersements: 'OUVERT#TELEVERSEMENT' } as const;
+export const OUVERTS = {
+  travaux: 'OUVERT#TRAVAIL',
+  lots: 'OUVERT#LOT',
+  effacements: 'EFFACEMENT',
+  televersements: 'OUVERT#TELEVERSEMENT',
+  livraisons: 'OUVERT#LIVRAISON',
+} as const;
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */
 export const ttlDans = (maintenant: Date, secondes: number): number => Math.floor(maintenant.getTime() / 1000) + secondes;

@@ -17,6 +17,7 @@
  *   ended batch one of whose jobs was erased           → write its ZIP again without it
  *   erasure asked while its job or batch ran, or cut short → erase it once it has ended (effacement.ts)
  *   upload unused past its time, or erased with its job  → remove it (televersements.ts)
+ *   webhook delivery due with no attempt made            → queue it again (webhooks/livraison.ts)
  *
  * Refunds and batch closes go through cycle.ts and lots.ts, which are idempotent, so a sweep that
  * races a step, or dies halfway and is repeated, changes nothing twice.
@@ -35,6 +36,7 @@ import { journal } from '../infra/journal';
 import { traiterDemandeEffacement } from './effacement/demandes';
 import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
+import { relancerLivraisons } from './webhooks/livraison';
 import { compterRemboursement } from '../infra/mesures';
 import type { EnregistrementLot, EnregistrementTravail, ErreurDuTravail } from '../modele/enregistrements';
 import * as effacements from '../depots/effacements';
@@ -129,9 +131,11 @@ export interface BilanBalayage {
   effacementsEnRetard: number;
   /** Uploads removed: unused past their time, or erased with their job once their URL was dead. */
   televersementsRetires: number;
+  /** Webhook deliveries due past the minimum age with no attempt (a lost message, a worker that died), queued again. */
+  livraisonsRelancees: number;
 }
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine' | 'fileWebhooks'>;
 
 const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
   const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
@@ -219,6 +223,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
     effacements: 0,
     effacementsEnRetard: 0,
     televersementsRetires: 0,
+    livraisonsRelancees: 0,
   };
   // Jobs first: refunding a batch's last job may close the batch right away.
   await enParallele(travaux.ouverts(d, avant, MAX_PAR_PASSAGE), (id) => traiterTravail(d, id, maintenant, bilan));
@@ -235,5 +240,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
   await enParallele(televersements.ouverts(d, new Date(maintenant.getTime() - MARGE_RETRAIT_MS), MAX_PAR_PASSAGE), async (id) => {
     if ((await retirerTeleversement(d, id)) === 'retire') bilan.televersementsRetires++;
   });
+  // Webhook deliveries whose attempt is overdue: queued again (the delivery function drops a duplicate).
+  bilan.livraisonsRelancees = await relancerLivraisons(d, avant, MAX_PAR_PASSAGE);
   return bilan;
 };

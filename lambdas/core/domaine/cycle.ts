@@ -7,7 +7,8 @@
  * second time: credits are refunded once, batch counters and the account's pending count move once.
  * A job stays in the `ouverts` index until it ends, which is how the sweeper finds unfinished work.
  * The records and their guarded writes are depots/travaux.ts's, depots/comptes.ts's and
- * depots/lots.ts's; this module composes them.
+ * depots/lots.ts's; this module composes them. Every call that finds or leaves the job ended
+ * announces `travail.fini` to the account's webhooks (webhooks/annonces.ts: once, however often asked).
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resultatsDuTravail } from '../modele/cles-s3';
@@ -19,8 +20,9 @@ import * as travaux from '../depots/travaux';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from '../modele/erreurs';
 import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
 import type { SortieOutil } from '../modele/sorties';
+import { annoncerFinTravail } from './webhooks/annonces';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'fileWebhooks'>;
 
 /** What the state machine's Choice reads after a job ends: is it the last of its batch? */
 export interface FinTravail {
@@ -94,7 +96,11 @@ export const terminerTravail = async (
 ): Promise<FinTravail> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
-  if (travail.statut === 'termine') return estFin(d, travail);
+  if (travail.statut === 'termine') {
+    // A retry after the write: the announcement may be what failed (it is made once, however often asked).
+    await annoncerFinTravail(d, travail);
+    return estFin(d, travail);
+  }
   if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
   const resultats: Resultat[] = resultatsDuTravail(
     travail,
@@ -113,6 +119,7 @@ export const terminerTravail = async (
     const actuel = await travaux.lire(d, id);
     if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);
   }
+  await annoncerFinTravail(d, travail);
   return estFin(d, travail);
 };
 
@@ -124,10 +131,15 @@ export const terminerTravail = async (
 export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTravail, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
-  if (travail.statut === 'termine' || travail.statut === 'echec') return { ...(await estFin(d, travail)), rembourse: false };
+  if (travail.statut === 'termine' || travail.statut === 'echec') {
+    await annoncerFinTravail(d, travail);
+    return { ...(await estFin(d, travail)), rembourse: false };
+  }
   // A newer run has the job: this older one's failure is not the job's.
   if (!estSaTentative(travail, tentative)) return { lot_a_finaliser: false, rembourse: false };
   const rembourse = await ecrireFin(d, travail, travaux.elementEchouer(d.table, id, erreur, tentative, d.horloge()), 'echecs', travail.cout);
+  // Ended, by this call or a concurrent one: `travail.fini` either way (delivered once).
+  await annoncerFinTravail(d, travail);
   return { ...(await estFin(d, travail)), rembourse };
 };
 

@@ -23,12 +23,21 @@ import { statutFinalLot } from '../modele/enregistrements';
 import { ecrireZip } from '../infra/zip';
 import { cleZip } from '../modele/cles-s3';
 import { ETIQUETTE_RETENTION, joursRestants } from '../modele/retention';
+import { annoncerFinLot } from './webhooks/annonces';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket' | 'fileWebhooks'>;
 
-/** `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper). */
+/**
+ * `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper).
+ * A batch found ended is announced again (`lot.fini`, delivered once): the call that closed it may
+ * have died before its announcement.
+ */
 export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
-  if (!(await lots.reclamer(d, lotId, finaliseur, d.horloge().getTime()))) return { finalise: false };
+  if (!(await lots.reclamer(d, lotId, finaliseur, d.horloge().getTime()))) {
+    const lot = await lots.lire(d, lotId);
+    if (lot && lot.statut !== 'en_cours') await annoncerFinLot(d, lot);
+    return { finalise: false };
+  }
   try {
     return await ecrireEtFermer(d, lotId, finaliseur);
   } catch (erreur) {
@@ -57,5 +66,6 @@ const ecrireEtFermer = async (d: Deps, lotId: string, finaliseur: string): Promi
     zip_cle: zip,
     termine_le: lot.statut === 'en_cours' ? d.horloge().toISOString() : undefined,
   });
+  if (ferme) await annoncerFinLot(d, { ...lot, termine_le: lot.termine_le ?? d.horloge().toISOString() });
   return { finalise: ferme };
 };

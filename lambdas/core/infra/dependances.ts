@@ -14,7 +14,11 @@
  *   (the pipeline adds its engine or downloader: pipeline/dependances-pipeline.ts)
  *   RETOUCHE_SESSION_EMETTEUR, RETOUCHE_SESSION_CLIENT            the user pool's issuer and the web site's app
  *                                                                 client: web sessions (core/infra/sessions.ts)
- *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN                        standard SDK endpoint overrides
+ *   RETOUCHE_WEBHOOKS_FILE_URL                                    the webhook delivery queue (functions that announce
+ *                                                                 or resend deliveries: core/domaine/webhooks/)
+ *   RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1                             endpoints on http://127.0.0.1 too (a local stack for
+ *                                                                 tests only; the CDK stack refuses it)
+ *   AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SFN / _SQS                  standard SDK endpoint overrides
  */
 
 import { createHash } from 'node:crypto';
@@ -22,6 +26,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { SignerLien } from '../modele/enregistrements';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { PosterWebhook } from './envoi-webhook';
+import type { FileWebhooks } from './file-webhooks';
 import type { Objets } from './objets';
 import type { VerifierSession } from './sessions';
 
@@ -43,6 +50,16 @@ export interface Dependances {
    * derived from it (cleDerivee), so a stage has one secret to keep and rotate, not two.
    */
   curseurs?: Buffer;
+  /** Encrypts webhook endpoints' signing secrets (core/domaine/webhooks/secrets.ts): derived from the link signing key too. */
+  cleWebhooks?: Buffer;
+  /** The webhook delivery queue (core/infra/file-webhooks.ts), where deliveries are announced or resent. */
+  fileWebhooks?: FileWebhooks;
+  /** POSTs a delivery with the SSRF guard (core/infra/envoi-webhook.ts): the delivery function only. */
+  posterWebhook?: PosterWebhook;
+  /** Endpoints on http://127.0.0.1 accepted (RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1, a local stack for tests). */
+  webhooksBoucleLocale?: boolean;
+  /** Seconds between a delivery's attempts (tests shorten it); Standard Webhooks' schedule otherwise (core/modele/webhooks.ts). */
+  calendrierWebhooks?: readonly number[];
   horloge: () => Date;
 }
 
@@ -72,6 +89,8 @@ export interface ClientsFonction {
   sfn?: () => SFNClient;
   /** Reads the link signing key from the secret RETOUCHE_LIENS_SECRET_ARN (core/infra/secret-liens.ts). */
   lireSecret?: (arn: string) => Promise<string>;
+  /** The webhook delivery queue's client, for RETOUCHE_WEBHOOKS_FILE_URL. */
+  sqs?: () => SQSClient;
 }
 
 const requis = (env: NodeJS.ProcessEnv, nom: string): string => {
@@ -121,7 +140,11 @@ const construire = async (env: NodeJS.ProcessEnv, clients: ClientsFonction): Pro
     signer: clePrivee
       ? (await import('./liens')).creerSignataire({ base: requis(env, 'RETOUCHE_LIENS_BASE'), idCle: requis(env, 'RETOUCHE_LIENS_CLE_ID'), clePrivee })
       : sansSignature,
-    ...(clePrivee ? { curseurs: cleDerivee(clePrivee, 'curseurs') } : {}),
+    ...(clePrivee ? { curseurs: cleDerivee(clePrivee, 'curseurs'), cleWebhooks: cleDerivee(clePrivee, 'webhooks') } : {}),
+    ...(env.RETOUCHE_WEBHOOKS_FILE_URL && clients.sqs
+      ? { fileWebhooks: (await import('./file-webhooks')).fileSqs(clients.sqs(), env.RETOUCHE_WEBHOOKS_FILE_URL) }
+      : {}),
+    ...(env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK === '1' ? { webhooksBoucleLocale: true } : {}),
     // Loaded only where a user pool is configured (every authenticated API function on a stage).
     ...(env.RETOUCHE_SESSION_EMETTEUR ? { sessions: (await import('./sessions')).sessionsDepuisEnv(env) } : {}),
     horloge: () => new Date(),

@@ -29,6 +29,10 @@ export const CODES_API = {
   still_running: 409,
   /** A sixth API key asked on the web site's API page (an account has at most 5). */
   too_many_keys: 409,
+  /** An eleventh webhook endpoint (an account has at most 10: core/modele/webhooks.ts). */
+  too_many_webhooks: 409,
+  /** A resend of a webhook delivery that has not failed (delivered, or still being attempted). */
+  delivery_not_failed: 409,
   /** A replay of an Idempotency-Key whose work was erased meanwhile: nothing is started again (core/domaine/idempotence.ts). */
   work_erased: 409,
   rate_limited: 429,

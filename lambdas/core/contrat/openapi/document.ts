@@ -11,6 +11,7 @@
 import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { RequeteTeleversements, RequeteTravaux } from '../schemas';
+import { RequeteWebhook } from '../webhooks';
 import { CATALOGUE, OUTILS } from '../../modele/outils';
 import { ErreurApi } from '../../modele/erreurs';
 import { REPONSES, type Json } from './schemas';
@@ -31,6 +32,28 @@ import {
   travailEnCours,
   travailTermine,
 } from './exemples';
+
+const ID_WEBHOOK = 'wh_3f9a1c0d5e7b2a4c6d8e0f12';
+const SECRET_EXEMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const webhookExemple = {
+  id: ID_WEBHOOK,
+  url: 'https://example.com/retouche',
+  evenements: ['travail.fini', 'lot.fini'],
+  etat: 'actif',
+  cree_le: '2026-01-01T09:00:00.000Z',
+};
+const livraisonExemple = {
+  id: 'msg_fvyrmqvxe2yeialcpsu7xlbs6x',
+  webhook: ID_WEBHOOK,
+  type: 'travail.fini',
+  travail: ID_TRAVAIL,
+  lot: null,
+  statut: 'reussie',
+  tentatives: 1,
+  prochaine_tentative: null,
+  derniere_tentative: { le: '2026-01-01T10:00:05.000Z', statut_http: 200, erreur: null },
+  cree_le: '2026-01-01T10:00:05.000Z',
+};
 
 const composants = (): Json => {
   const schemas = toJsonSchemaDefs(REPONSES, {
@@ -87,6 +110,48 @@ const nonAutorise = {
   content: corpsJson('Erreur', EXEMPLES_ERREUR[401]),
 };
 const idChemin = (quoi: string) => ({ name: 'id', in: 'path', required: true, description: `Id of the ${quoi}.`, schema: { type: 'string', format: 'uuid' } });
+const idWebhook = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'Id of the webhook (wh_…).',
+  schema: { type: 'string', pattern: '^wh_[0-9a-f]{24}$' },
+};
+const webhookIntrouvable = erreur("Not found (or another account's).", { introuvable: exempleErreur(new ErreurApi('not_found', `No webhook ${ID_WEBHOOK}.`)) });
+
+/** The Standard Webhooks headers of every delivery (how a receiver verifies it: README, "Webhooks"). */
+const ENTETES_LIVRAISON = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 'The delivery (msg_…): the same on every attempt; deduplicate on it.',
+  },
+  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Seconds since the epoch when this attempt was signed.' },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description:
+      'v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the secret>, space-separated when several secrets sign (24 h after a rotation). Verify it with a Standard Webhooks library.',
+  },
+];
+const livraisonRecue = (operationId: string, resume: string, exemple: unknown) => ({
+  post: {
+    operationId,
+    summary: resume,
+    parameters: ENTETES_LIVRAISON,
+    requestBody: { required: true, content: corpsJson('EvenementWebhook', { evenement: { value: exemple } }) },
+    responses: {
+      '2XX': { description: 'Received: not sent again.' },
+      default: {
+        description: 'Anything else, or no answer within 15 s: tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with the same webhook-id.',
+      },
+    },
+  },
+});
 
 /** The multipart body of POST /travaux: each setting of any tool may be a part (a string). */
 const reglagesMultipart = (): Json => {
@@ -129,7 +194,17 @@ export const documentOpenApi = () => ({
       ...composants(),
       RequeteTravaux: requete(RequeteTravaux),
       RequeteTeleversements: requete(RequeteTeleversements),
+      RequeteWebhook: requete(RequeteWebhook),
     },
+  },
+  webhooks: {
+    'travail.fini': livraisonRecue('recevoirTravailFini', 'Job ended', { type: 'travail.fini', timestamp: travailTermine.termine_le, data: travailTermine }),
+    'lot.fini': livraisonRecue('recevoirLotFini', 'Batch ended', { type: 'lot.fini', timestamp: travailTermine.termine_le, data: lotTermine }),
+    'webhook.test': livraisonRecue('recevoirTest', 'Test event (POST /webhooks/{id}/test)', {
+      type: 'webhook.test',
+      timestamp: '2026-01-01T09:00:05.000Z',
+      data: { webhook: ID_WEBHOOK, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' },
+    }),
   },
   paths: {
     '/outils': {
@@ -376,6 +451,119 @@ export const documentOpenApi = () => ({
               ),
             ),
           }),
+          429: limite,
+        },
+      },
+    },
+    '/webhooks': {
+      get: {
+        operationId: 'listerWebhooks',
+        summary: "The account's webhooks (extension)",
+        description: 'Never a secret.',
+        responses: {
+          200: json('ListeWebhooks', 'Webhooks, oldest first.', { webhooks: { value: { webhooks: [webhookExemple] } } }),
+          401: nonAutorise,
+          429: limite,
+        },
+      },
+      post: {
+        operationId: 'creerWebhook',
+        summary: 'Add a webhook (extension)',
+        description:
+          'An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/RequeteWebhook' },
+              examples: { tout: { value: { url: 'https://example.com/retouche', evenements: ['travail.fini', 'lot.fini'] } } },
+            },
+          },
+        },
+        responses: {
+          201: json('Webhook', 'Added: its secret is in this answer and nowhere else.', { webhook: { value: { ...webhookExemple, secret: SECRET_EXEMPLE } } }),
+          400: erreur('A bad url or event: error.details says which.', {
+            url: exempleErreur(new ErreurApi('invalid_body', 'url must use https.', { details: [{ chemin: 'url', message: 'url must use https.' }] })),
+          }),
+          401: nonAutorise,
+          409: erreur('The account has 10 webhooks already (too_many_webhooks).'),
+          415: erreur('Content-Type is not application/json.'),
+          429: limite,
+        },
+      },
+    },
+    '/webhooks/{id}': {
+      delete: {
+        operationId: 'supprimerWebhook',
+        summary: 'Remove a webhook (extension)',
+        description: 'Its pending deliveries are dropped.',
+        parameters: [idWebhook],
+        responses: { 204: { description: 'Removed.' }, 401: nonAutorise, 404: webhookIntrouvable, 429: limite },
+      },
+    },
+    '/webhooks/{id}/secret': {
+      post: {
+        operationId: 'tournerSecretWebhook',
+        summary: "Rotate a webhook's secret (extension)",
+        description:
+          'A new secret, shown this once. For 24 hours deliveries are signed with both the new and the previous secret (two signatures in webhook-signature), so a receiver can switch without losing one.',
+        parameters: [idWebhook],
+        responses: {
+          200: json('Webhook', 'The webhook with its new secret.', { webhook: { value: { ...webhookExemple, secret: SECRET_EXEMPLE } } }),
+          401: nonAutorise,
+          404: webhookIntrouvable,
+          429: limite,
+        },
+      },
+    },
+    '/webhooks/{id}/test': {
+      post: {
+        operationId: 'testerWebhook',
+        summary: 'Send a test event (extension)',
+        description: 'A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery.',
+        parameters: [idWebhook],
+        responses: {
+          202: json('Livraison', 'The delivery, due now.', { test: { value: livraisonExemple } }),
+          401: nonAutorise,
+          404: webhookIntrouvable,
+          429: limite,
+        },
+      },
+    },
+    '/webhooks/{id}/livraisons': {
+      get: {
+        operationId: 'listerLivraisons',
+        summary: "A webhook's delivery log (extension)",
+        description: 'Its 50 newest deliveries, newest first (kept 30 days): event, status, attempts, the last attempt and the next one.',
+        parameters: [idWebhook],
+        responses: {
+          200: json('ListeLivraisons', 'Deliveries.', { livraisons: { value: { livraisons: [livraisonExemple] } } }),
+          401: nonAutorise,
+          404: webhookIntrouvable,
+          429: limite,
+        },
+      },
+    },
+    '/webhooks/{id}/livraisons/{livraison}/renvoyer': {
+      post: {
+        operationId: 'renvoyerLivraison',
+        summary: 'Resend a failed delivery (extension)',
+        description: 'A delivery en_echec is due again now, with the same webhook-id; its attempts start over.',
+        parameters: [
+          idWebhook,
+          {
+            name: 'livraison',
+            in: 'path',
+            required: true,
+            description: 'Id of the delivery (msg_…).',
+            schema: { type: 'string', pattern: '^msg_[a-z2-7]{26}$' },
+          },
+        ],
+        responses: {
+          202: json('Livraison', 'Due again.', { renvoi: { value: { ...livraisonExemple, statut: 'en_attente', tentatives: 0 } } }),
+          401: nonAutorise,
+          404: erreur('No such webhook or delivery.'),
+          409: erreur('The delivery has not failed: answered 2xx, or still being attempted (delivery_not_failed).'),
           429: limite,
         },
       },

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 export type Json = Record<string, unknown>;
 import { CODES_API } from '../../modele/erreurs';
 import { OUTILS, VALEURS_FLOUTAGE } from '../../modele/outils';
+import { EVENEMENT_TEST, EVENEMENTS } from '../../modele/webhooks';
 
 const dateHeure = v.pipe(v.string(), v.isoTimestamp());
 const entier = v.pipe(v.number(), v.integer());
@@ -202,6 +203,64 @@ export const SchemaListeTravaux = v.strictObject({
   ),
 });
 
+// ——— Webhooks (extension: core/domaine/webhooks/) ———
+
+const evenement = v.pipe(v.picklist(EVENEMENTS), v.description('travail.fini: a job ended (termine or echec). lot.fini: a batch ended.'));
+const idWebhook = v.pipe(v.string(), v.regex(/^wh_[0-9a-f]{24}$/));
+const idLivraison = v.pipe(v.string(), v.regex(/^msg_[a-z2-7]{26}$/), v.description("The delivery's webhook-id header: the same across its attempts."));
+
+export const SchemaWebhook = v.strictObject({
+  id: idWebhook,
+  url: v.string(),
+  evenements: v.array(evenement),
+  etat: v.pipe(
+    v.picklist(['actif', 'en_echec']),
+    v.description('en_echec once a delivery used all its attempts; a delivery answered 2xx makes it actif again.'),
+  ),
+  cree_le: dateHeure,
+  secret: v.optional(
+    v.pipe(
+      v.pipe(v.string(), v.startsWith('whsec_')),
+      v.description('The signing secret (Standard Webhooks): only in the answers of POST /webhooks and POST /webhooks/{id}/secret, never again.'),
+    ),
+  ),
+});
+export const SchemaListeWebhooks = v.strictObject({ webhooks: v.array(SchemaWebhook) });
+
+const SchemaTentative = v.strictObject({
+  le: dateHeure,
+  statut_http: v.pipe(v.nullable(entier), v.description("The endpoint's HTTP status; null when it did not answer.")),
+  erreur: v.pipe(v.nullable(v.string()), v.description('Why there was no answer (timeout, connection, an address refused); null when it answered.')),
+});
+export const SchemaLivraison = v.strictObject({
+  id: idLivraison,
+  webhook: idWebhook,
+  type: v.picklist([...EVENEMENTS, EVENEMENT_TEST]),
+  travail: v.nullable(v.pipe(v.string(), v.uuid())),
+  lot: v.nullable(v.pipe(v.string(), v.uuid())),
+  statut: v.pipe(
+    v.picklist(['en_attente', 'reussie', 'en_echec']),
+    v.description(
+      'reussie: answered 2xx. en_attente: an attempt is due (prochaine_tentative). en_echec: every attempt failed (about 27 hours of them); it can be resent.',
+    ),
+  ),
+  tentatives: entier,
+  prochaine_tentative: v.nullable(dateHeure),
+  derniere_tentative: v.nullable(SchemaTentative),
+  cree_le: dateHeure,
+});
+export const SchemaListeLivraisons = v.strictObject({ livraisons: v.array(SchemaLivraison) });
+
+/** What an endpoint receives (POST, signed): the job or batch as GET answers it at delivery time. */
+export const SchemaEvenementWebhook = v.strictObject({
+  type: v.picklist([...EVENEMENTS, EVENEMENT_TEST]),
+  timestamp: v.pipe(dateHeure, v.description('When the event happened: the job or batch ended, or the test was asked.')),
+  data: v.pipe(
+    v.union([SchemaTravail, SchemaLot, v.strictObject({ webhook: idWebhook, message: v.string() })]),
+    v.description('travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint and a message.'),
+  ),
+});
+
 /**
  * Answers, each a named component: a schema used inside another is a `$ref` to it, so generators
  * make one `Travail` type, not one copy per place it appears.
@@ -223,4 +282,10 @@ export const REPONSES = {
   Televersement: SchemaTeleversement,
   Televersements: SchemaTeleversements,
   Effacement: SchemaEffacement,
+  Webhook: SchemaWebhook,
+  ListeWebhooks: SchemaListeWebhooks,
+  Tentative: SchemaTentative,
+  Livraison: SchemaLivraison,
+  ListeLivraisons: SchemaListeLivraisons,
+  EvenementWebhook: SchemaEvenementWebhook,
 } satisfies Record<string, v.GenericSchema>;

@@ -1,6 +1,7 @@
-/** Erasing all of an account's work (the admin CLI's `erase-account`): batches, jobs, uploads, stray files. */
+/** Erasing all of an account's work (the admin CLI's `erase-account`): batches, jobs, uploads, webhooks, stray files. */
 import { prefixesDuCompte } from '../../modele/cles-s3';
 import * as lots from '../../depots/lots';
+import * as webhooks from '../../depots/webhooks';
 import { duCompte as televersementsDuCompte } from '../../depots/televersements';
 import { ecrire } from '../../depots/transactions';
 import { duCompte as travauxDuCompte } from '../../depots/travaux';
@@ -17,6 +18,8 @@ export interface EffacementCompte {
   travaux: number;
   lots: number;
   televersements: number;
+  /** Webhook endpoints removed, with their deliveries (their URLs may name a person or a customer's system). */
+  webhooks: number;
   fichiers: number;
   /** Jobs and batches still running: recorded, erased by the sweeper when they end. */
   differes: string[];
@@ -29,7 +32,16 @@ export interface EffacementCompte {
  * files are left to it.
  */
 export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: (prefixe: string) => Promise<string[]>): Promise<EffacementCompte> => {
-  const bilan: EffacementCompte = { compte, efface_le: d.horloge().toISOString(), travaux: 0, lots: 0, televersements: 0, fichiers: 0, differes: [] };
+  const bilan: EffacementCompte = {
+    compte,
+    efface_le: d.horloge().toISOString(),
+    travaux: 0,
+    lots: 0,
+    televersements: 0,
+    webhooks: 0,
+    fichiers: 0,
+    differes: [],
+  };
   const travaux = await travauxDuCompte(d, compte);
   // What work still running needs: its files, named or under its job's or batch's id.
   const retenus = new Set<string>();
@@ -72,6 +84,12 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
     }
   });
   bilan.televersements = libres.length;
+
+  for (const w of await webhooks.lister(d, compte)) {
+    await webhooks.supprimer(d, w);
+    await parPaquets(await webhooks.toutesLesLivraisons(d, w.id), 8, (l) => webhooks.supprimerLivraison(d, l).then(() => undefined));
+    bilan.webhooks++;
+  }
 
   if (lister) {
     const protege = (cle: string) => retenus.has(cle) || [...proteges].some((id) => cle.includes(`/${id}`));

@@ -1,0 +1,125 @@
+/**
+ * One attempt of a delivery, as the queue's consumer (pipeline/livreur.ts) makes it: the body is
+ * built now (the job or batch as GET would answer it now, with fresh links), signed with the
+ * endpoint's secret(s), POSTed with the SSRF guard (infra/envoi-webhook.ts). A 2xx ends it; anything
+ * else is tried again on Standard Webhooks' schedule with the same `webhook-id`, then the delivery is
+ * `en_echec` and its endpoint marked failing.
+ *
+ * A message is acted on only if it is for the attempt the record says is due (`echeance`): a message
+ * received twice, or one the sweeper sent again, finds the attempt claimed or done and is dropped.
+ * An attempt due more than 15 minutes ahead (SQS's longest delay) travels as a chain of messages.
+ */
+import type { Dependances } from '../../infra/dependances';
+import { DELAI_MAX_SQS_SECONDES, type MessageLivraison } from '../../infra/file-webhooks';
+import { journal } from '../../infra/journal';
+import * as webhooks from '../../depots/webhooks';
+import * as lots from '../../depots/lots';
+import * as travaux from '../../depots/travaux';
+import { versLot, versTravail } from '../../modele/enregistrements';
+import {
+  CALENDRIER_REESSAIS_SECONDES,
+  DELAI_REPONSE_MS,
+  EVENEMENT_TEST,
+  type EnregistrementLivraison,
+  type EnregistrementWebhook,
+} from '../../modele/webhooks';
+import { dechiffrer, signer } from './secrets';
+
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'signer' | 'fileWebhooks' | 'cleWebhooks' | 'posterWebhook' | 'calendrierWebhooks'>;
+
+/** How long an attempt holds its delivery: the receiver's time to answer, and a margin. */
+export const BAIL_MS = DELAI_REPONSE_MS + 45_000;
+
+/** What happened to one message. */
+export type IssueMessage = 'perime' | 'reporte' | 'reussie' | 'reessai' | 'en_echec' | 'abandonnee';
+
+/** The body's `data`: what GET /travaux/{id} or GET /lots/{id} would answer now; undefined once it was erased. */
+const donnees = async (d: Deps, l: EnregistrementLivraison): Promise<unknown> => {
+  if (l.type === EVENEMENT_TEST) return { webhook: l.webhook, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' };
+  if (l.sujet && 'travail' in l.sujet) {
+    const travail = await travaux.lire(d, l.sujet.travail);
+    return travail && travail.compte === l.compte ? versTravail(travail, d.signer) : undefined;
+  }
+  if (l.sujet && 'lot' in l.sujet) {
+    const lot = await lots.lire(d, l.sujet.lot);
+    if (!lot || lot.compte !== l.compte) return undefined;
+    return versLot(lot, await travaux.lirePlusieurs(d, lot.travaux), d.signer);
+  }
+  return undefined;
+};
+
+/** The secrets that sign now: the current one, and the previous one until its rotation's end. */
+const secretsActifs = (d: Deps, w: EnregistrementWebhook, maintenant: Date): string[] => {
+  if (!d.cleWebhooks) throw new Error('this function has no webhook secret key (it derives from the link signing key)');
+  const cle = d.cleWebhooks;
+  const secrets = [dechiffrer(cle, w.secret_chiffre)];
+  if (w.ancien_secret_chiffre && w.ancien_expire_le && Date.parse(w.ancien_expire_le) > maintenant.getTime())
+    secrets.push(dechiffrer(cle, w.ancien_secret_chiffre));
+  return secrets;
+};
+
+export const traiterMessage = async (d: Deps, message: MessageLivraison): Promise<IssueMessage> => {
+  if (!d.fileWebhooks || !d.posterWebhook) throw new Error('the delivery function needs the webhook queue and its sender');
+  const l = await webhooks.lireLivraison(d, message.webhook, message.id);
+  if (!l || l.statut !== 'en_attente' || l.prochaine_tentative !== message.echeance) return 'perime';
+  const maintenant = d.horloge();
+  const attente = Date.parse(message.echeance) - maintenant.getTime();
+  if (attente > 1000) {
+    await d.fileWebhooks.envoyer([message], Math.min(DELAI_MAX_SQS_SECONDES, attente / 1000));
+    return 'reporte';
+  }
+  const point = await webhooks.lire(d, l.webhook);
+  if (!point) {
+    // The endpoint was removed: its deliveries go with it.
+    await webhooks.supprimerLivraison(d, l);
+    return 'abandonnee';
+  }
+  const bail = new Date(maintenant.getTime() + BAIL_MS).toISOString();
+  if (!(await webhooks.reclamer(d, l, message.echeance, bail))) return 'perime';
+
+  const data = await donnees(d, l);
+  if (data === undefined) {
+    // Erased before it could be delivered: nothing left to say, and not the receiver's failure.
+    await webhooks.consigner(d, l, bail, {
+      statut: 'en_echec',
+      prochaine: null,
+      tentative: { le: maintenant.toISOString(), statut_http: null, erreur: `the ${l.type === 'lot.fini' ? 'batch' : 'job'} was erased before delivery` },
+    });
+    return 'abandonnee';
+  }
+  const corps = JSON.stringify({ type: l.type, timestamp: l.evenement_le, data });
+  const moment = d.horloge();
+  const issue = await d.posterWebhook(point.url, corps, {
+    'webhook-id': l.id,
+    'webhook-timestamp': String(Math.floor(moment.getTime() / 1000)),
+    'webhook-signature': signer(secretsActifs(d, point, moment), l.id, moment, corps),
+  });
+  const reussie = issue.statut !== null && issue.statut >= 200 && issue.statut < 300;
+  const calendrier = d.calendrierWebhooks ?? CALENDRIER_REESSAIS_SECONDES;
+  const pause = reussie ? undefined : calendrier[l.tentatives];
+  const apres = d.horloge();
+  const prochaine = pause === undefined ? null : new Date(apres.getTime() + pause * 1000).toISOString();
+  const statut = reussie ? 'reussie' : prochaine ? 'en_attente' : 'en_echec';
+  const consignee = await webhooks.consigner(d, l, bail, {
+    statut,
+    prochaine,
+    tentative: { le: moment.toISOString(), statut_http: issue.statut, erreur: issue.erreur },
+  });
+  if (!consignee) return 'perime';
+  if (prochaine) await d.fileWebhooks.envoyer([{ webhook: l.webhook, id: l.id, echeance: prochaine }], Math.min(DELAI_MAX_SQS_SECONDES, pause!));
+  if (reussie && point.etat === 'en_echec') await webhooks.marquer(d, point.id, 'actif');
+  if (statut === 'en_echec') {
+    journal.warn('webhook delivery failed after its last attempt; endpoint marked failing', { webhook: point.id, livraison: l.id, compte: l.compte });
+    await webhooks.marquer(d, point.id, 'en_echec');
+  }
+  return reussie ? 'reussie' : prochaine ? 'reessai' : 'en_echec';
+};
+
+/** The sweeper's part: deliveries due for a while with no attempt made (a lost message, a worker that died), sent again. */
+export const relancerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table' | 'fileWebhooks'>, avant: Date, max: number): Promise<number> => {
+  const enRetard = await webhooks.livraisonsEnRetard(d, avant, max);
+  if (enRetard.length === 0) return 0;
+  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
+  await d.fileWebhooks.envoyer(enRetard);
+  return enRetard.length;
+};

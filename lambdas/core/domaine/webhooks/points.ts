@@ -1,0 +1,113 @@
+/**
+ * An account's endpoints, as the API (lambdas/http/webhooks.ts), the web site's API page and the
+ * admin CLI manage them: add one (its secret answered this once), list them (never a secret),
+ * remove one, rotate its secret, send it a test event, read its delivery log, resend a failed
+ * delivery. Another account's endpoint is answered as one that does not exist.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Dependances } from '../../infra/dependances';
+import { raisonRefusUrl } from '../../infra/envoi-webhook';
+import * as webhooks from '../../depots/webhooks';
+import { ErreurApi } from '../../modele/erreurs';
+import {
+  EVENEMENT_TEST,
+  LIMITE_JOURNAL,
+  MAX_WEBHOOKS,
+  versLivraison,
+  versWebhook,
+  type EnregistrementWebhook,
+  type Evenement,
+  type Livraison,
+  type Webhook,
+} from '../../modele/webhooks';
+import { idAleatoire, livrerA } from './annonces';
+import { chiffrer, nouveauSecret } from './secrets';
+
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale'>;
+
+/** After a rotation the old secret signs too for this long, so receivers can switch without losing a delivery. */
+export const CHEVAUCHEMENT_ROTATION_MS = 24 * 3600 * 1000;
+
+const cle = (d: Pick<Dependances, 'cleWebhooks'>): Buffer => {
+  if (!d.cleWebhooks) throw new Error('this function has no webhook secret key (it derives from the link signing key)');
+  return d.cleWebhooks;
+};
+
+/** `wh_` and 24 hex characters. */
+const idWebhook = (): string => `wh_${randomBytes(12).toString('hex')}`;
+const ID_WEBHOOK = /^wh_[0-9a-f]{24}$/;
+const ID_LIVRAISON = /^msg_[a-z2-7]{26}$/;
+
+export const webhookDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<EnregistrementWebhook> => {
+  const w = ID_WEBHOOK.test(id) ? await webhooks.lire(d, id) : undefined;
+  if (!w || w.compte !== compte) throw new ErreurApi('not_found', `No webhook ${id}.`);
+  return w;
+};
+
+export const creerWebhook = async (d: Deps, compte: string, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
+  const refus = raisonRefusUrl(demande.url, d.webhooksBoucleLocale);
+  if (refus) throw new ErreurApi('invalid_body', refus, { details: [{ chemin: 'url', message: refus }] });
+  const secret = nouveauSecret();
+  const w: EnregistrementWebhook = {
+    id: idWebhook(),
+    compte,
+    url: demande.url,
+    evenements: [...new Set(demande.evenements)],
+    etat: 'actif',
+    cree_le: d.horloge().toISOString(),
+    secret_chiffre: chiffrer(cle(d), secret),
+  };
+  if ((await webhooks.creer(d, w, MAX_WEBHOOKS)) === 'plein')
+    throw new ErreurApi('too_many_webhooks', `An account has at most ${MAX_WEBHOOKS} webhooks: remove one first (DELETE /webhooks/{id}).`);
+  return versWebhook(w, secret);
+};
+
+export const listerWebhooks = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string): Promise<Webhook[]> =>
+  (await webhooks.lister(d, compte)).map((w) => versWebhook(w));
+
+export const supprimerWebhook = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<void> => {
+  const w = await webhookDuCompte(d, compte, id);
+  // Removed meanwhile by another call: the same outcome.
+  await webhooks.supprimer(d, w);
+};
+
+/** A new secret (answered this once); the previous one keeps signing for CHEVAUCHEMENT_ROTATION_MS. */
+export const tournerSecret = async (d: Deps, compte: string, id: string): Promise<Webhook> => {
+  const w = await webhookDuCompte(d, compte, id);
+  const secret = nouveauSecret();
+  const expire = new Date(d.horloge().getTime() + CHEVAUCHEMENT_ROTATION_MS).toISOString();
+  if (!(await webhooks.tournerSecret(d, id, chiffrer(cle(d), secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
+  return versWebhook(w, secret);
+};
+
+/** A `webhook.test` event to this endpoint only, delivered like any other (signed, retried, logged). */
+export const envoyerTest = async (d: Deps, compte: string, id: string): Promise<Livraison> => {
+  const w = await webhookDuCompte(d, compte, id);
+  const [livraison] = await livrerA(d, [w], { id: idAleatoire(), compte, type: EVENEMENT_TEST, sujet: null, evenement_le: d.horloge().toISOString() });
+  return versLivraison(livraison!);
+};
+
+/** The endpoint's newest deliveries (the log), newest first. */
+export const journalLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<Livraison[]> => {
+  await webhookDuCompte(d, compte, id);
+  return (await webhooks.listerLivraisons(d, id, LIMITE_JOURNAL)).map(versLivraison);
+};
+
+/** A delivery that used all its attempts, due again now with the same `webhook-id` (its attempts start over). */
+export const renvoyer = async (d: Deps, compte: string, id: string, livraisonId: string): Promise<Livraison> => {
+  await webhookDuCompte(d, compte, id);
+  const l = ID_LIVRAISON.test(livraisonId) ? await webhooks.lireLivraison(d, id, livraisonId) : undefined;
+  if (!l) throw new ErreurApi('not_found', `No delivery ${livraisonId} for webhook ${id}.`);
+  if (l.statut !== 'en_echec')
+    throw new ErreurApi(
+      'delivery_not_failed',
+      l.statut === 'reussie'
+        ? 'This delivery was answered 2xx: it is not sent again.'
+        : 'This delivery is still being attempted; resend it once it has failed.',
+    );
+  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
+  const echeance = d.horloge().toISOString();
+  if (!(await webhooks.reprendre(d, l, echeance))) throw new ErreurApi('delivery_not_failed', 'This delivery is already being sent again.');
+  await d.fileWebhooks.envoyer([{ webhook: id, id: l.id, echeance }]);
+  return versLivraison({ ...l, statut: 'en_attente', tentatives: 0, prochaine_tentative: echeance });
+};
