@@ -113,3 +113,5 @@ export interface CleCreee extends Cle {
 
 /** A job as the API serves it: the type generated from the OpenAPI document (clients/sdk/src/schema.ts). */
 export type { Travail } from '../../clients/sdk/src/types';
+/** Webhooks (the API page): an endpoint (its `secret` only when just added or rotated), its events, its deliveries. */
+export type { EvenementAbonnable, Livraison, Webhook, WebhookAvecSecret } from '../../clients/sdk/src/types';

@@ -8,7 +8,7 @@ import { ErreurApi } from './api';
 import { i18n } from './i18n';
 import { nomErreur } from './session';
 
-export type Champ = 'email' | 'mot-de-passe' | 'code' | 'nouveau-mot-de-passe' | 'nom-cle';
+export type Champ = 'email' | 'mot-de-passe' | 'code' | 'nouveau-mot-de-passe' | 'nom-cle' | 'url-webhook' | 'evenement-travail';
 
 export interface Erreur {
   texte: string;

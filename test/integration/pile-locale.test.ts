@@ -1,6 +1,6 @@
 /**
  * The local stack itself: the Step Functions API keeps AWS's semantics the handlers rely on, and the
- * admin CLI works against a running stack the way the README says.
+ * admin CLI works against a running stack the way the README says (its webhook commands included).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -15,7 +15,8 @@ type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 let pile: Pile;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  // Webhook deliveries retried twice, 100 ms apart (Standard Webhooks' 5 s, 5 min, … otherwise): a failed one within a second.
+  pile = await demarrerPileTest({ webhooks: { calendrierSecondes: [0.1, 0.1] } });
 });
 afterAll(async () => pile?.arreter());
 
@@ -87,4 +88,80 @@ describe('admin CLI', () => {
     const inconnu = await admin('erase-account', '--account', crypto.randomUUID());
     expect([inconnu.code, inconnu.erreur]).toEqual([1, expect.stringMatching(/No account/)]);
   });
+
+  it("manages an account's webhooks: added with its secret shown once, listed, tested, rotated, a failed delivery resent, deleted", async () => {
+    const compte = await admin('create-account', '--credits', '0');
+    const account = compte.sortie.account as string;
+    const cle = compte.sortie.key as string;
+    // A name that never resolves (RFC 2606): every delivery fails, without reaching anyone.
+    const url = 'https://retouche-admin.invalid/hook';
+    const ajoute = await admin('add-webhook', '--account', account, '--url', url, '--events', 'lot.fini');
+    expect(ajoute.code, ajoute.erreur).toBe(0);
+    expect(ajoute.sortie).toEqual({
+      account,
+      id: expect.stringMatching(/^wh_[0-9a-f]{24}$/),
+      url,
+      events: ['lot.fini'],
+      state: 'actif',
+      created_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const id = ajoute.sortie.id as string;
+    // The API sees it, as the account's own: never with its secret.
+    const api = await appeler(pile.urlBase, 'GET', '/webhooks', { cle });
+    expect(api.corps.webhooks).toEqual([{ id, url, evenements: ['lot.fini'], etat: 'actif', cree_le: ajoute.sortie.created_at }]);
+    const liste = await admin('list-webhooks', '--account', account);
+    expect(liste.sortie).toEqual({ account, webhooks: [{ id, url, events: ['lot.fini'], state: 'actif', created_at: ajoute.sortie.created_at }] });
+    expect((await admin('add-webhook', '--account', account, '--url', 'https://retouche-admin.invalid/tout')).sortie.events).toEqual([
+      'travail.fini',
+      'lot.fini',
+    ]);
+
+    // The API's own refusals, and usage mistakes.
+    expect(await admin('add-webhook', '--account', account, '--url', 'http://example.com/h')).toMatchObject({ code: 1, erreur: 'url must use https.\n' });
+    expect((await admin('add-webhook', '--account', account, '--url', url, '--events', 'travail.termine')).code).toBe(2);
+    expect((await admin('list-webhooks')).code).toBe(2);
+    expect(await admin('list-webhooks', '--account', crypto.randomUUID())).toMatchObject({ code: 1, erreur: expect.stringMatching(/^No account/) });
+
+    const tourne = await admin('rotate-webhook-secret', '--account', account, '--id', id);
+    expect(tourne.sortie).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/), previous_secret_signs_until: expect.any(String) });
+    expect(tourne.sortie.secret).not.toBe(ajoute.sortie.secret);
+
+    // A test event through the stack's queue: three attempts that cannot connect, then failed, then resent.
+    const test = await admin('test-webhook', '--account', account, '--id', id);
+    expect(test.sortie).toMatchObject({ id: expect.stringMatching(/^msg_/), webhook: id, type: 'webhook.test', job: null, batch: null, status: 'en_attente' });
+    // Waited for on the API (each admin command is a process of its own: seconds).
+    for (const fin = Date.now() + 20_000; Date.now() < fin; await new Promise((r) => setTimeout(r, 200)))
+      if ((await appeler(pile.urlBase, 'GET', `/webhooks/${id}/livraisons`, { cle })).corps.livraisons[0]?.statut === 'en_echec') break;
+    const journal = await admin('webhook-deliveries', '--account', account, '--id', id);
+    expect(journal.sortie).toEqual({
+      webhook: id,
+      deliveries: [
+        {
+          ...test.sortie,
+          status: 'en_echec',
+          attempts: 3,
+          next_attempt: null,
+          last_attempt: { at: expect.any(String), http_status: null, error: expect.stringMatching(/^connection failed/) },
+        },
+      ],
+    });
+    const renvoi = await admin('resend-delivery', '--account', account, '--id', id, '--delivery', test.sortie.id as string);
+    expect(renvoi.sortie).toMatchObject({ id: test.sortie.id, status: 'en_attente', attempts: 0 });
+    // Sent again through the queue: attempted anew (and failed anew, the name still resolving nowhere).
+    const avant = (journal.sortie.deliveries as { last_attempt: { at: string } }[])[0]!.last_attempt.at;
+    const relivree = async () => {
+      const [l] = (await appeler(pile.urlBase, 'GET', `/webhooks/${id}/livraisons`, { cle })).corps.livraisons;
+      return l.statut === 'en_echec' && l.derniere_tentative.le > avant;
+    };
+    for (const fin = Date.now() + 20_000; Date.now() < fin && !(await relivree());) await new Promise((r) => setTimeout(r, 200));
+    expect(await relivree()).toBe(true);
+    const inconnue = await admin('resend-delivery', '--account', account, '--id', id, '--delivery', 'msg_aaaaaaaaaaaaaaaaaaaaaaaaaa');
+    expect(inconnue).toMatchObject({ code: 1, erreur: `No delivery msg_aaaaaaaaaaaaaaaaaaaaaaaaaa for webhook ${id}.\n` });
+
+    expect((await admin('delete-webhook', '--account', account, '--id', id)).sortie).toEqual({ account, id, deleted: true });
+    expect(await admin('delete-webhook', '--account', account, '--id', id)).toMatchObject({ code: 1, erreur: `No webhook ${id}.\n` });
+    expect((await appeler(pile.urlBase, 'GET', '/webhooks', { cle })).corps.webhooks.some((w: { id: string }) => w.id === id)).toBe(false);
+    // About twenty admin processes, a few seconds each: more than the default minute.
+  }, 180_000);
 });
