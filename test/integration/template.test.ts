@@ -20,6 +20,9 @@ import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { SchemaLancement } from '../../lambdas/core/contrat/openapi/schemas';
 import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { demarrerPileTemplate, synthetiser, type PileTemplate, type Synthese, type Template } from '../../local/pile-template';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { lireZip } from '../support/zip';
@@ -29,8 +32,15 @@ const quiet = { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILEN
 let synthese: Synthese;
 let pile: PileTemplate;
 
+// The webhook test's receiver is on this machine: allowed here as a local stack started for tests allows it.
 const demarrer = (template?: Template) =>
-  demarrerPileTemplate({ synthese, template, dynamoEndpoint: inject('dynamoEndpoint'), pauseReessaiMs: 5, environnementLocal: quiet });
+  demarrerPileTemplate({
+    synthese,
+    template,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    pauseReessaiMs: 5,
+    environnementLocal: { ...quiet, RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK: '1' },
+  });
 
 const compte = (p: PileTemplate, credits: number) => creerCompte({ ddb: clientDocument(p.dynamo), table: p.table, horloge: () => new Date() }, credits);
 
@@ -158,6 +168,48 @@ describe('the synthesized template, run locally', () => {
     expect(entrees.size).toBe(2);
     for (const octets of entrees.values()) expect((await sharp(octets).metadata()).width).toBe(96);
     expect(await solde(pile, cle)).toBe(16);
+  });
+
+  it("delivers a job's end to a webhook through the queue and the delivery function, as bundled and wired by the template", async () => {
+    const recus: { entetes: Record<string, string>; corps: string }[] = [];
+    const recepteur = createServer((req, res) => {
+      let corps = '';
+      req
+        .on('data', (m) => (corps += m))
+        .on('end', () => {
+          recus.push({ entetes: req.headers as Record<string, string>, corps });
+          res.writeHead(204).end();
+        });
+    });
+    await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
+    try {
+      const { cle } = await compte(pile, 10);
+      const url = `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}/`;
+      const w = await appeler(pile.urlBase, 'POST', '/webhooks', { cle, json: { url, evenements: ['travail.fini'] } });
+      expect(w.statut).toBe(201);
+      const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
+        cle,
+        json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(15)) }] },
+      });
+      await attendreTravail(pile.urlBase, cle, corps.travaux[0]!.id);
+      for (const fin = Date.now() + 30_000; recus.length === 0;) {
+        if (Date.now() > fin) throw new Error('no delivery');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const evenement = new Webhook(w.corps.secret).verify(recus[0]!.corps, recus[0]!.entetes) as {
+        type: string;
+        data: { id: string; resultats: { url: string }[] };
+      };
+      expect(evenement.type).toBe('travail.fini');
+      expect(evenement.data.id).toBe(corps.travaux[0]!.id);
+      // The links in the body are signed by the delivery function with the stage's key: they download.
+      expect((await fetch(evenement.data.resultats[0]!.url)).status).toBe(200);
+      // Nothing went to the dead-letter queue.
+      const echecs = Object.entries(synthese.template.Resources).find(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.startsWith('WebhooksEchecs'))![0];
+      expect(pile.sqs.messages(echecs)).toEqual([]);
+    } finally {
+      await new Promise((r) => recepteur.close(r));
+    }
   });
 
   it('runs a job from a direct upload: the PUT URL the upload function signs, the head read by POST /travaux', async () => {
