@@ -121,5 +121,9 @@ ${site}
     curl -H "Authorization: Bearer <key>" ${pile.urlBase}/solde
     ${pile.urlBase.endsWith(':3000/api/v1') ? '' : `RETOUCHE_API=${pile.urlBase} `}RETOUCHE_CLE=<key> npx retouche solde
   AI assistants: ${pile.urlBase}/mcp with the key as bearer token, or \`npx retouche mcp\` (README, "Use it").
-
+${
+  process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK === '1'
+    ? '  Webhooks may be delivered to http://127.0.0.1 (RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1: for trying and tests only).\n'
+    : ''
+}
 Ctrl-C stops everything.`);
