@@ -22,6 +22,7 @@ import {
 } from '../../lambdas/core/modele/retention';
 import { RETENTION_SECONDES, JOURS } from '../../lambdas/core/depots/table';
 import { DUREE_IDEMPOTENCE_SECONDES } from '../../lambdas/core/depots/idempotence';
+import { RETENTION_LIVRAISONS_JOURS } from '../../lambdas/core/modele/webhooks';
 
 const page = readFileSync(join(__dirname, '../../docs/privacy.md'), 'utf8');
 
@@ -58,6 +59,8 @@ describe('docs/privacy.md', () => {
       'Execution history': `${HISTORIQUE_EXECUTIONS_JOURS} days after the job's end (AWS's figure)`,
       // No TTL on them (lambdas/core/depots/apports.ts).
       'Credits added (purchases)': 'as long as the account: they are its record of what it paid for',
+      'Webhook endpoints': "until removed (`DELETE /webhooks/{id}`) or the account's work is erased",
+      'Webhook deliveries': `${RETENTION_LIVRAISONS_JOURS} days after the event`,
     };
     expect(Object.fromEntries(tableau())).toEqual(attendu);
     expect(CONSERVATION_IDEMPOTENCE_HEURES * 3600).toBe(DUREE_IDEMPOTENCE_SECONDES);
