@@ -250,6 +250,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     fichiers = servirFichiers({ s3: clientS3, bucket, base: baseLiens, clesPubliques: { [cles.id]: cles.publique }, horloge });
 
     const boucleLocale = config.webhooks?.boucleLocale ?? process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK === '1';
+    const moteurLocal = creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) });
     deps = {
       ddb: clientDocument(clientDynamo),
       table,
@@ -267,7 +268,9 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       ...(config.webhooks?.calendrierSecondes ? { calendrierWebhooks: config.webhooks.calendrierSecondes } : {}),
       ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client }) } : {}),
       horloge,
-      moteur: config.moteur ?? creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) }),
+      moteur: config.moteur ?? moteurLocal,
+      // Test keys' jobs: the local preview engine, whichever engine the stack was given.
+      moteurTest: moteurLocal,
       c2pa: creerMarqueur(pki),
       telecharger: config.telecharger ?? creerTelechargeur(),
     };

@@ -1,4 +1,4 @@
-/** POST /compte/cles — a new named API key; the key is in this answer and nowhere else, ever. */
+/** POST /compte/cles — a new named API key, live or test (`"test": true`); the key is in this answer and nowhere else, ever. */
 import { lireNouvelleCle } from '../core/contrat/compte';
 import { creerCleNommee } from '../core/domaine/comptes';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
@@ -10,8 +10,8 @@ export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(
     deps,
     async ({ event, d, appelant }) => {
-      const { nom } = lireNouvelleCle(entete(event, 'content-type'), Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'));
-      return reponseJson(201, await creerCleNommee(d, appelant.compte, nom));
+      const { nom, test } = lireNouvelleCle(entete(event, 'content-type'), Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'));
+      return reponseJson(201, await creerCleNommee(d, appelant.compte, nom, test));
     },
     { sessionSeule: true },
   );

@@ -14,7 +14,7 @@ import { repondreEffacement } from './effacement';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const { lot } = await lotDuCompte(d, appelant.compte, idDuChemin(event, 'batch'));
+    const { lot } = await lotDuCompte(d, appelant, idDuChemin(event, 'batch'));
     const issue = await effacerLotEnregistre(d, lot);
     return repondreEffacement(issue, 'batch', lot.id);
   });

@@ -9,7 +9,7 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const { lot, travaux } = await lotDuCompte(d, appelant.compte, idDuChemin(event, 'batch'));
+    const { lot, travaux } = await lotDuCompte(d, appelant, idDuChemin(event, 'batch'));
     return reponseJson(200, versLot(lot, travaux, d.signer));
   });
 // DynamoDB and the link signing secret only.

@@ -12,7 +12,7 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const corps = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-    return reponseJson(201, await creerTeleversements(d, appelant.compte, entete(event, 'content-type'), corps));
+    return reponseJson(201, await creerTeleversements(d, appelant.compte, entete(event, 'content-type'), corps, { test: appelant.test === true }));
   });
 // DynamoDB, and S3 for presigned PUT URLs through core/infra/objets.ts: no S3 client in this bundle.
 export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv }));

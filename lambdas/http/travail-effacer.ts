@@ -14,7 +14,7 @@ import { repondreEffacement } from './effacement';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const travail = await travailDuCompte(d, appelant.compte, idDuChemin(event, 'job'));
+    const travail = await travailDuCompte(d, appelant, idDuChemin(event, 'job'));
     const issue = await effacerTravailEnregistre(d, travail);
     return repondreEffacement(issue, 'job', travail.id);
   });

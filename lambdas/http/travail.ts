@@ -9,7 +9,7 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const travail = await travailDuCompte(d, appelant.compte, idDuChemin(event, 'job'));
+    const travail = await travailDuCompte(d, appelant, idDuChemin(event, 'job'));
     return reponseJson(200, versTravail(travail, d.signer));
   });
 // DynamoDB and the link signing secret only.

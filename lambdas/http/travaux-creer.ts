@@ -29,6 +29,7 @@ export const creer = (deps: FournisseurDeps) =>
       cleIdempotence: entete(event, 'idempotency-key'),
       outils: OUTILS,
       source: sourceDesTravaux(appelant, entete(event, ENTETE_SOURCE)),
+      ...(appelant.test ? { test: true } : {}),
     });
     return reponseJson(202, lancement);
   });

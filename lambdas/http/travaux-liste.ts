@@ -9,7 +9,7 @@ import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
 export const creer = (deps: FournisseurDeps) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
-    const { travaux, suivant } = await listerTravaux(d, appelant.compte, lireFiltre(event.queryStringParameters));
+    const { travaux, suivant } = await listerTravaux(d, appelant, lireFiltre(event.queryStringParameters));
     return reponseJson(200, { travaux: travaux.map((t) => versTravail(t, d.signer)), suivant });
   });
 // DynamoDB and the link signing secret only.

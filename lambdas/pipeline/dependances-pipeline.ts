@@ -15,6 +15,8 @@ export interface DependancesPreparation extends Dependances {
 export interface DependancesOutil extends Dependances {
   /** The engine the tool step calls (local preview or Bedrock: moteurs/choix.ts). */
   moteur: Moteur;
+  /** The engine of test jobs (a test key's): always the local preview; absent where `moteur` is that already. */
+  moteurTest?: Moteur;
   /** Signs every result image with C2PA Content Credentials (moteurs/c2pa/marquage.ts). */
   c2pa: MarqueurC2pa;
 }

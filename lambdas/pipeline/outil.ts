@@ -60,8 +60,14 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
         return lireEntree(d, cleObjet, entree?.type === 's3' && entree.cle === cleObjet ? entree.etag : undefined);
       }),
     );
-    return executerOutil(d, etat, travail, entrees);
+    // A test key's job runs the local preview engine, whatever the stage's (it is free: no model is called).
+    return executerOutil(travail.test && d.moteurTest ? { ...d, moteur: d.moteurTest } : d, etat, travail, entrees);
   });
 export const handler = creer(
-  unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), moteur: moteurDepuisEnv(process.env), c2pa: await marqueurDepuisEnv() })),
+  unePourConteneur(async () => ({
+    ...(await dependancesDepuisEnv()),
+    moteur: moteurDepuisEnv(process.env),
+    ...(process.env.RETOUCHE_MOTEUR === 'bedrock' ? { moteurTest: moteurDepuisEnv({ RETOUCHE_MOTEUR: 'local' }) } : {}),
+    c2pa: await marqueurDepuisEnv(),
+  })),
 );

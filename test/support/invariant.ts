@@ -55,14 +55,21 @@ export const verifierInvariant = async (d: Deps, comptes: { compte: string; acco
     const travaux = await travauxDuCompte(d, compte);
     const enregistrement = await lireCompte(d, compte);
     const payes = travaux.filter((t) => t.statut === 'termine').reduce((somme, t) => somme + t.cout, 0);
-    const ouverts = travaux.filter((t) => t.statut === 'en_attente' || t.statut === 'en_cours').length;
+    const estOuvert = (t: EnregistrementTravail) => t.statut === 'en_attente' || t.statut === 'en_cours';
+    const ouverts = travaux.filter(estOuvert).length;
+    // Test keys' jobs have their own pending count (and cost nothing: cout 0).
+    const ouvertsTest = travaux.filter((t) => estOuvert(t) && t.test).length;
     ecarts.travaux += travaux.length;
     ecarts.termines += travaux.filter((t) => t.statut === 'termine').length;
     ecarts.echecs += travaux.filter((t) => t.statut === 'echec').length;
     const credits = Number(enregistrement?.credits);
     if (credits !== accordes - payes) probleme(`account ${compte}: balance ${credits}, expected ${accordes - payes}`, credits - (accordes - payes));
     const enAttente = Number(enregistrement?.travaux_ouverts);
-    if (enAttente !== ouverts) probleme(`account ${compte}: pending counter ${enAttente}, open jobs ${ouverts}`, enAttente - ouverts);
+    if (enAttente !== ouverts - ouvertsTest)
+      probleme(`account ${compte}: pending counter ${enAttente}, open live jobs ${ouverts - ouvertsTest}`, enAttente - (ouverts - ouvertsTest));
+    const enAttenteTest = Number(enregistrement?.travaux_ouverts_test ?? 0);
+    if (enAttenteTest !== ouvertsTest)
+      probleme(`account ${compte}: test pending counter ${enAttenteTest}, open test jobs ${ouvertsTest}`, enAttenteTest - ouvertsTest);
     if (ouverts > 0) probleme(`account ${compte}: ${ouverts} jobs not ended`, ouverts);
     for (const t of travaux) {
       if ((t.statut === 'echec') !== t.rembourse) probleme(`job ${t.id}: ${t.statut} with rembourse ${t.rembourse}`);

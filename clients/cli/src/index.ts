@@ -488,7 +488,7 @@ export class Progres {
     // A job has no measurable progress: its state is the bar's label, full once it has ended.
     this.#demarrer('Job      [{bar}] {statut}', 1, { statut: travail.statut });
     this.#barre?.update(travail.statut === 'termine' || travail.statut === 'echec' ? 1 : 0, { statut: travail.statut });
-    this.#ligne(`Job ${travail.id}: ${travail.statut}`);
+    this.#ligne(`Job ${travail.id}: ${travail.statut}${travail.test ? ' (test: free, preview engine)' : ''}`);
   }
 
   arreter() {

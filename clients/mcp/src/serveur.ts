@@ -270,7 +270,9 @@ const decrire = (etat: Travail | Lot): string => (estLot(etat) ? decrireLot(etat
 
 const decrireTravail = (t: Travail, retrait = ''): string => {
   const nom = t.nom ? `, ${t.nom}` : '';
-  const lignes = [`${retrait}Job ${t.id} (${t.outil}${nom}): ${t.statut}.`];
+  // A test key's job: said, so an assistant does not present a preview result as the real one.
+  const test = t.test ? ' Test job: free, made by the preview engine.' : '';
+  const lignes = [`${retrait}Job ${t.id} (${t.outil}${nom}): ${t.statut}.${test}`];
   if (t.statut === 'echec') {
     lignes.push(
       `${retrait}Failed: ${t.erreur ? `${t.erreur.code}: ${t.erreur.message}` : 'no cause given'}${t.rembourse ? ` Its ${t.cout} credits were refunded.` : ''}`,

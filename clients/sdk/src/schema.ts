@@ -470,6 +470,11 @@ export interface components {
         visages: number;
         plaques: number;
       } | null;
+      /**
+       * @description Extension: present on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. Absent on a live job.
+       * @constant
+       */
+      test?: true;
     };
     Lot: {
       /** Format: uuid */
@@ -483,6 +488,11 @@ export interface components {
       en_cours: number;
       zip: components['schemas']['Lien'] | null;
       travaux: components['schemas']['Travail'][];
+      /**
+       * @description Extension: present on a batch started with a test key, as on its jobs.
+       * @constant
+       */
+      test?: true;
     };
     Lancement: {
       lot: string | null;

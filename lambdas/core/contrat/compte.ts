@@ -12,8 +12,11 @@ const NouvelleCle = v.object(
       v.minLength(1, 'nom must not be empty: name the key after what uses it (e.g. "CRM export")'),
       v.maxLength(LONGUEUR_MAX_NOM_CLE, `nom is at most ${LONGUEUR_MAX_NOM_CLE} characters`),
     ),
+    // A test key: free jobs on the preview engine, kept apart from live ones (core/domaine/comptes.ts).
+    test: v.optional(v.boolean('test is true for a test key, false (the default) for a live one'), false),
   },
-  'nom is required: the body is {"nom": "<a name for the key>"}',
+  'nom is required: the body is {"nom": "<a name for the key>"} (and "test": true for a test key)',
 );
 
-export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string } => lireCorpsValide(NouvelleCle, contentType, corps);
+export const lireNouvelleCle = (contentType: string | undefined, corps: Buffer): { nom: string; test: boolean } =>
+  lireCorpsValide(NouvelleCle, contentType, corps);

@@ -20,6 +20,8 @@ export interface EnregistrementCompte {
    * only this module knows it (`depuisItem`), so the code never confuses it with a job's state.
    */
   travaux_ouverts: number;
+  /** The same count for jobs started with test keys (`en_attente_test`): the limit holds in test, apart from live jobs. */
+  travaux_ouverts_test: number;
   nb_cles: number;
   cree_le: string;
 }
@@ -32,6 +34,8 @@ export interface EnregistrementCle {
   apercu: string;
   cree_le: string;
   revoquee: boolean;
+  /** A test key: its jobs are free, run the preview engine and are kept apart (core/domaine/comptes.ts). */
+  test?: true;
 }
 
 /** A key as stored: its hash (never the key) and its first characters. */
@@ -39,6 +43,7 @@ export interface NouvelleCle {
   empreinte: string;
   apercu: string;
   nom?: string;
+  test?: true;
 }
 
 /** A key of an account's listing: its record and its hash, which names it (`DELETE /compte/cles/{id}`). */
@@ -61,6 +66,7 @@ const elementCle = (d: Pick<Dependances, 'table' | 'horloge'>, compte: string, n
       compte,
       apercu: nouvelle.apercu,
       ...(nouvelle.nom ? { nom: nouvelle.nom } : {}),
+      ...(nouvelle.test ? { test: true } : {}),
       cree_le: d.horloge().toISOString(),
       revoquee: false,
     },
@@ -91,8 +97,12 @@ export const creer = async (
 /** An account item as stored → its record; also reads the item a cancelled debit returns (core/domaine/facturation.ts). */
 export const depuisItem = (item: Record<string, unknown> | undefined): EnregistrementCompte | undefined => {
   if (!item) return undefined;
-  const { en_attente, ...reste } = item;
-  return { ...(reste as Omit<EnregistrementCompte, 'travaux_ouverts'>), travaux_ouverts: Number(en_attente ?? 0) };
+  const { en_attente, en_attente_test, ...reste } = item;
+  return {
+    ...(reste as Omit<EnregistrementCompte, 'travaux_ouverts' | 'travaux_ouverts_test'>),
+    travaux_ouverts: Number(en_attente ?? 0),
+    travaux_ouverts_test: Number(en_attente_test ?? 0),
+  };
 };
 
 export const lire = async (d: DepsTable, compte: string): Promise<EnregistrementCompte | undefined> => {
@@ -186,32 +196,39 @@ export const revoquerEmpreinte = async (d: Pick<Dependances, 'ddb' | 'table'>, e
  * `max` pending once it is done), and the uploads the jobs use no longer outstanding. On a failed
  * condition it returns the account as it was, to say why.
  */
-export const elementDebit = (table: string, compte: string, debit: { cout: number; travaux: number; max: number; televersements?: number }) => ({
-  Update: {
-    TableName: table,
-    Key: cleItem(compte),
-    // The uploads the jobs use stop counting as outstanding (core/domaine/televersements.ts) in the same write.
-    UpdateExpression: `SET credits = credits - :cout, en_attente = en_attente + :n${
-      debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
-    }`,
-    // The balance and the pending limit are checked by the very write that debits.
-    ConditionExpression: 'credits >= :cout AND en_attente <= :max_avant',
-    ExpressionAttributeValues: {
-      ':cout': debit.cout,
-      ':n': debit.travaux,
-      ':max_avant': debit.max - debit.travaux,
-      ...(debit.televersements ? { ':t': debit.televersements } : {}),
+/** The attribute that counts an account's open jobs, live or test (test jobs have their own limit). */
+const compteur = (test: boolean | undefined) => (test ? 'en_attente_test' : 'en_attente');
+
+export const elementDebit = (table: string, compte: string, debit: { cout: number; travaux: number; max: number; televersements?: number; test?: boolean }) => {
+  const n = compteur(debit.test);
+  return {
+    Update: {
+      TableName: table,
+      Key: cleItem(compte),
+      // The uploads the jobs use stop counting as outstanding (core/domaine/televersements.ts) in the same write.
+      UpdateExpression: `SET credits = credits - :cout, ${n} = if_not_exists(${n}, :zero) + :n${
+        debit.televersements ? ', televersements_ouverts = if_not_exists(televersements_ouverts, :t) - :t' : ''
+      }`,
+      // The balance and the pending limit are checked by the very write that debits.
+      ConditionExpression: `credits >= :cout AND (attribute_not_exists(${n}) OR ${n} <= :max_avant)`,
+      ExpressionAttributeValues: {
+        ':cout': debit.cout,
+        ':n': debit.travaux,
+        ':zero': 0,
+        ':max_avant': debit.max - debit.travaux,
+        ...(debit.televersements ? { ':t': debit.televersements } : {}),
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  },
-});
+  };
+};
 
 /** A job's end (core/domaine/cycle.ts): no longer pending, and `credits` given back (its cost when refunded, else 0). */
-export const elementFinTravail = (table: string, compte: string, credits: number) => ({
+export const elementFinTravail = (table: string, compte: string, credits: number, test?: boolean) => ({
   Update: {
     TableName: table,
     Key: cleItem(compte),
-    UpdateExpression: 'SET en_attente = en_attente - :un, credits = credits + :credits',
+    UpdateExpression: `SET ${compteur(test)} = ${compteur(test)} - :un, credits = credits + :credits`,
     ExpressionAttributeValues: { ':un': 1, ':credits': credits },
   },
 });

@@ -33,7 +33,7 @@ const RECLAMATION_LIBRE = '(attribute_not_exists(finaliseur) OR finaliseur = :mo
 const dansOuverts = (lot: Pick<EnregistrementLot, 'id' | 'cree_le'>) => ({ gsi3pk: OUVERTS.lots, gsi3sk: `${lot.cree_le}#${lot.id}` });
 
 /** A new batch's record: `en_cours`, every job still to end, no ZIP. */
-export const nouveau = (champs: Pick<EnregistrementLot, 'id' | 'compte' | 'outil' | 'travaux' | 'cree_le'>): EnregistrementLot => ({
+export const nouveau = (champs: Pick<EnregistrementLot, 'id' | 'compte' | 'outil' | 'travaux' | 'cree_le' | 'test'>): EnregistrementLot => ({
   id: champs.id,
   compte: champs.compte,
   outil: champs.outil,
@@ -46,6 +46,7 @@ export const nouveau = (champs: Pick<EnregistrementLot, 'id' | 'compte' | 'outil
   zip_cle: null,
   cree_le: champs.cree_le,
   termine_le: null,
+  ...(champs.test ? { test: true as const } : {}),
 });
 
 /** The debit's transaction item that writes a batch (core/domaine/facturation.ts), in `ouverts` until it ends. */

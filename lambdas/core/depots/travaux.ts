@@ -18,19 +18,25 @@ import { estConditionEchouee } from './transactions';
 
 export const cleItem = (id: string) => ({ pk: `${PREFIXES_TABLE.travail}${id}`, sk: 'TRAVAIL' });
 
+/**
+ * The partition of an account's jobs in its indexes: test jobs (started with a test key) have their own,
+ * so a live listing never reads one, nor a test listing a live one.
+ */
+const partition = (compte: string, test: boolean | undefined) => (test ? `COMPTE#${compte}#TEST` : `COMPTE#${compte}`);
+
 /** A job's keys in the account's index (gsi1) and in its per-tool index (gsi2): written with it, and where a page starts. */
-const clesParCompte = (t: Pick<EnregistrementTravail, 'compte' | 'cree_le' | 'id'>) => ({
-  gsi1pk: `COMPTE#${t.compte}`,
+const clesParCompte = (t: Pick<EnregistrementTravail, 'compte' | 'cree_le' | 'id' | 'test'>) => ({
+  gsi1pk: partition(t.compte, t.test),
   gsi1sk: `TRAVAIL#${t.cree_le}#${t.id}`,
 });
-const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_le' | 'id'>) => ({
-  gsi2pk: `COMPTE#${t.compte}#${t.outil}`,
+const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_le' | 'id' | 'test'>) => ({
+  gsi2pk: `${partition(t.compte, t.test)}#${t.outil}`,
   gsi2sk: `${t.cree_le}#${t.id}`,
 });
 
 /** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
 export const nouveau = (
-  champs: Pick<EnregistrementTravail, 'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees'>,
+  champs: Pick<EnregistrementTravail, 'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees' | 'test'>,
 ): EnregistrementTravail => ({
   id: champs.id,
   compte: champs.compte,
@@ -52,6 +58,7 @@ export const nouveau = (
   rembourse: false,
   graine: null,
   tentative: 1,
+  ...(champs.test ? { test: true as const } : {}),
 });
 
 /**
@@ -111,13 +118,19 @@ export const lirePlusieurs = (d: DepsTable, ids: readonly string[]): Promise<Enr
     ids.map((id) => cleItem(id)),
   );
 
-/** Every job of an account, all pages (an account's erasure, the tests' invariant). */
-export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTravail[]> =>
-  toutInterroger<EnregistrementTravail>(d, {
-    IndexName: INDEX.parCompte,
-    KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
-    ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
-  });
+/** Every job of an account, live and test, all pages (an account's erasure, the tests' invariant). */
+export const duCompte = async (d: DepsTable, compte: string): Promise<EnregistrementTravail[]> =>
+  (
+    await Promise.all(
+      [false, true].map((test) =>
+        toutInterroger<EnregistrementTravail>(d, {
+          IndexName: INDEX.parCompte,
+          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+          ExpressionAttributeValues: { ':pk': partition(compte, test), ':prefixe': 'TRAVAIL#' },
+        }),
+      ),
+    )
+  ).flat();
 
 /**
  * The account's jobs, newest first, `limite` of them, after `apres` (the last job of the page before,
@@ -127,25 +140,27 @@ export const duCompte = (d: DepsTable, compte: string): Promise<EnregistrementTr
 export const lister = async (
   d: DepsTable,
   compte: string,
-  filtre: { limite: number; outil: IdOutil | undefined; apres?: { cree_le: string; id: string } },
+  filtre: { limite: number; outil: IdOutil | undefined; apres?: { cree_le: string; id: string }; test?: boolean },
 ): Promise<{ travaux: EnregistrementTravail[]; encore: boolean }> => {
+  const { test } = filtre;
   const requete = filtre.outil
     ? {
         IndexName: INDEX.parOutil,
         KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}#${filtre.outil}` },
+        ExpressionAttributeValues: { ':pk': `${partition(compte, test)}#${filtre.outil}` },
       }
     : {
         IndexName: INDEX.parCompte,
         KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
-        ExpressionAttributeValues: { ':pk': `COMPTE#${compte}`, ':prefixe': 'TRAVAIL#' },
+        ExpressionAttributeValues: { ':pk': partition(compte, test), ':prefixe': 'TRAVAIL#' },
       };
   // Where the page before stopped, as the index keys it: the item's own key and its index key.
   const { apres } = filtre;
+  const mode = test ? { test: true as const } : {};
   const depart = apres
     ? {
         ...cleItem(apres.id),
-        ...(filtre.outil ? clesParOutil({ compte, outil: filtre.outil, ...apres }) : clesParCompte({ compte, ...apres })),
+        ...(filtre.outil ? clesParOutil({ compte, outil: filtre.outil, ...apres, ...mode }) : clesParCompte({ compte, ...apres, ...mode })),
       }
     : undefined;
   const { Items } = await d.ddb.send(

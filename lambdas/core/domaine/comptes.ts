@@ -15,6 +15,11 @@ import { assurerCompte, compteDeSession } from './utilisateurs';
 export const MAX_CLES_PAR_COMPTE = 5;
 /** Fixed prefix of every key: lets secret scanners and people recognise a Retouche key. */
 export const PREFIXE_CLE = 'rtch_';
+/**
+ * A test key's prefix (after PREFIXE_CLE, so it is a Retouche key all the same): what a key is used for is
+ * visible in a configuration file or a log line, and a live key cannot be mistaken for one.
+ */
+export const PREFIXE_CLE_TEST = `${PREFIXE_CLE}test_`;
 
 export type DepsComptes = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 
@@ -25,14 +30,18 @@ export class ErreurCompte extends Error {
 
 export const empreinteCle = (cle: string): string => createHash('sha256').update(cle, 'utf8').digest('hex');
 
-const nouvelleCle = (): string => PREFIXE_CLE + randomBytes(32).toString('base64url');
+const nouvelleCle = (test = false): string => (test ? PREFIXE_CLE_TEST : PREFIXE_CLE) + randomBytes(32).toString('base64url');
 
 /** What is stored of a key: its hash, and its first characters to tell keys apart in a listing. */
-const aStocker = (cle: string, nom?: string): comptes.NouvelleCle => ({
-  empreinte: empreinteCle(cle),
-  apercu: cle.slice(0, PREFIXE_CLE.length + 4),
-  ...(nom ? { nom } : {}),
-});
+const aStocker = (cle: string, nom?: string): comptes.NouvelleCle => {
+  const test = cle.startsWith(PREFIXE_CLE_TEST);
+  return {
+    empreinte: empreinteCle(cle),
+    apercu: cle.slice(0, (test ? PREFIXE_CLE_TEST : PREFIXE_CLE).length + 4),
+    ...(nom ? { nom } : {}),
+    ...(test ? { test: true as const } : {}),
+  };
+};
 
 const verifierCredits = (credits: number): void => {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new ErreurCompte('credits must be a whole number, 0 or more');
@@ -46,8 +55,9 @@ export const creerCompte = async (d: DepsComptes, credits: number) => {
   return { compte, cle, credits };
 };
 
-export const creerCle = async (d: DepsComptes, compte: string) => {
-  const cle = nouvelleCle();
+/** A key for the account (the admin CLI); `test`: a test key. */
+export const creerCle = async (d: DepsComptes, compte: string, options: { test?: boolean } = {}) => {
+  const cle = nouvelleCle(options.test);
   const issue = await comptes.ajouterCle(d, compte, aStocker(cle), MAX_CLES_PAR_COMPTE);
   if (issue === 'plein') throw new ErreurCompte(`account ${compte} already has ${MAX_CLES_PAR_COMPTE} active keys: revoke one first`);
   if (issue === 'absent') throw new ErreurCompte(`no account ${compte}`);
@@ -73,6 +83,8 @@ export interface CleDuCompte {
   cree_le: string;
   /** To the minute; null when never used. */
   utilisee_le: string | null;
+  /** A test key (its jobs are free and kept apart); false for a live key. */
+  test: boolean;
 }
 
 const versCleDuCompte = (cle: comptes.CleListee, utilisee_le: string | undefined): CleDuCompte => ({
@@ -81,6 +93,7 @@ const versCleDuCompte = (cle: comptes.CleListee, utilisee_le: string | undefined
   apercu: cle.apercu,
   cree_le: cle.cree_le,
   utilisee_le: utilisee_le ?? null,
+  test: cle.test === true,
 });
 
 /** The account's active keys, newest first, each with when it was last used. */
@@ -94,8 +107,8 @@ export const clesDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, compte
 };
 
 /** A named key for the account (the web site's API page): the key itself is in this answer only. 409 past the limit. */
-export const creerCleNommee = async (d: DepsComptes, compte: string, nom: string): Promise<CleDuCompte & { cle: string }> => {
-  const cle = nouvelleCle();
+export const creerCleNommee = async (d: DepsComptes, compte: string, nom: string, test = false): Promise<CleDuCompte & { cle: string }> => {
+  const cle = nouvelleCle(test);
   const stockee = aStocker(cle, nom);
   const issue = await comptes.ajouterCle(d, compte, stockee, MAX_CLES_PAR_COMPTE);
   if (issue === 'plein') {
@@ -135,6 +148,8 @@ export interface Appelant {
   source: Extract<Source, 'api' | 'web'>;
   /** A web session's email address. */
   email?: string;
+  /** Called with a test key: its jobs are free, run the preview engine and are kept apart from live ones. */
+  test?: boolean;
 }
 
 export interface ExigencesAuthentification {
@@ -205,5 +220,5 @@ export const authentifier = async (
   const empreinte = empreinteCle(jeton);
   const cle = await comptes.lireCle(d, empreinte);
   if (!cle || cle.revoquee) throw jetonInvalide('Invalid or revoked API key.');
-  return { compte: cle.compte, empreinte, source: 'api' };
+  return { compte: cle.compte, empreinte, source: 'api', ...(cle.test ? { test: true } : {}) };
 };

@@ -12,18 +12,29 @@ import { ecrireCurseur, lireCurseur } from './curseurs';
 
 type DepsLecture = Pick<Dependances, 'ddb' | 'table'>;
 
+/**
+ * Who reads: an account, and whether with a test key. A test key sees only its account's test jobs and
+ * batches, a live key or a web session only the live ones: the other kind answers as if it did not exist.
+ */
+export interface Lecteur {
+  compte: string;
+  test?: boolean;
+}
+
+const memeMonde = (e: { test?: true }, qui: Lecteur): boolean => (e.test === true) === (qui.test === true);
+
 export const LIMITE_DEFAUT = 20;
 export const LIMITE_MAX = 100;
 
-export const travailDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<EnregistrementTravail> => {
+export const travailDuCompte = async (d: DepsLecture, qui: Lecteur, id: string): Promise<EnregistrementTravail> => {
   const travail = await travaux.lire(d, id);
-  if (!travail || travail.compte !== compte) throw new ErreurApi('not_found', `No job ${id}.`);
+  if (!travail || travail.compte !== qui.compte || !memeMonde(travail, qui)) throw new ErreurApi('not_found', `No job ${id}.`);
   return travail;
 };
 
-export const lotDuCompte = async (d: DepsLecture, compte: string, id: string): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
+export const lotDuCompte = async (d: DepsLecture, qui: Lecteur, id: string): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
   const lot = await lots.lire(d, id);
-  if (!lot || lot.compte !== compte) throw new ErreurApi('not_found', `No batch ${id}.`);
+  if (!lot || lot.compte !== qui.compte || !memeMonde(lot, qui)) throw new ErreurApi('not_found', `No batch ${id}.`);
   return { lot, travaux: await travaux.lirePlusieurs(d, lot.travaux) };
 };
 
@@ -64,9 +75,10 @@ export const lireFiltre = (parametres: Record<string, string | undefined> | null
  */
 export const listerTravaux = async (
   d: DepsLecture & Pick<Dependances, 'curseurs'>,
-  compte: string,
+  qui: Lecteur,
   filtre: FiltreListe,
 ): Promise<{ travaux: EnregistrementTravail[]; suivant: string | null }> => {
+  const { compte } = qui;
   if (!d.curseurs) throw new Error('this function has no cursor key (it derives from the link signing key)');
   const position = filtre.apres === undefined ? undefined : lireCurseur(d.curseurs, compte, filtre.apres);
   if (position && filtre.outil !== undefined && filtre.outil !== position.outil) {
@@ -77,7 +89,7 @@ export const listerTravaux = async (
     );
   }
   const outil = position ? position.outil : filtre.outil;
-  const page = await travaux.lister(d, compte, { limite: filtre.limite, outil, ...(position ? { apres: position } : {}) });
+  const page = await travaux.lister(d, compte, { limite: filtre.limite, outil, ...(position ? { apres: position } : {}), test: qui.test === true });
   const dernier = page.travaux.at(-1);
   return {
     travaux: page.travaux,

@@ -51,7 +51,7 @@ const ecrireFin = async (
   issue: 'termines' | 'echecs',
   credits: number,
 ): Promise<boolean> => {
-  const elements: ElementTransaction[] = [element, comptes.elementFinTravail(d.table, travail.compte, credits)];
+  const elements: ElementTransaction[] = [element, comptes.elementFinTravail(d.table, travail.compte, credits, travail.test)];
   if (travail.lot) elements.push(lots.elementFinTravail(d.table, travail.lot, issue, d.horloge()));
   try {
     await avecReessais(d, { TransactItems: elements });

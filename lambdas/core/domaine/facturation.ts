@@ -73,7 +73,13 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
   const maintenant = d.horloge();
   const expire_a = ttlDans(maintenant, RETENTION_SECONDES);
   const items: ElementTransaction[] = [
-    comptes.elementDebit(d.table, requete.compte, { cout, travaux: debit.travaux.length, max: MAX_TRAVAUX_EN_ATTENTE, televersements: debit.televersements }),
+    comptes.elementDebit(d.table, requete.compte, {
+      cout,
+      travaux: debit.travaux.length,
+      max: MAX_TRAVAUX_EN_ATTENTE,
+      televersements: debit.televersements,
+      test: requete.test,
+    }),
     // Erasing a job erases the replay of its request too (core/domaine/effacement/).
     ...debit.travaux.map((travail) => travaux.elementCreer(d.table, travail, { idempotence: requete.cleIdempotence, expire_a })),
   ];
@@ -140,7 +146,8 @@ const refus = (erreur: unknown, raisons: RaisonAnnulation[], debit: Debit): neve
   if (compte?.Code === 'ConditionalCheckFailed') {
     // The account as it was (depots/comptes.ts, elementDebit).
     const actuel = comptes.depuisItem(compte.Item);
-    verifierSolde(Number(actuel?.credits ?? 0), actuel?.travaux_ouverts ?? 0, debit.cout, debit.travaux.length);
+    const ouverts = debit.requete.test ? actuel?.travaux_ouverts_test : actuel?.travaux_ouverts;
+    verifierSolde(Number(actuel?.credits ?? 0), ouverts ?? 0, debit.cout, debit.travaux.length);
   }
   // The transaction's items: the account, the jobs, the batch, the uploads, the idempotency record.
   // A job that already exists, or an upload marked used, is an upload another request used meanwhile.

@@ -26,6 +26,8 @@ export interface RequeteIdempotente {
   contentType: string | undefined;
   corps: Buffer;
   cleIdempotence: string | undefined;
+  /** Sent with a test key: a key used in test and then live (or the reverse) is a different request, refused, never replayed across. */
+  test?: boolean;
 }
 
 export const verifierCleIdempotence = (cle: string | undefined): void => {
@@ -36,6 +38,7 @@ export const verifierCleIdempotence = (cle: string | undefined): void => {
 
 const empreinteRequete = (requete: RequeteIdempotente): string =>
   createHash('sha256')
+    .update(requete.test ? 'test\n' : '')
     .update(requete.contentType ?? '')
     .update('\n')
     .update(requete.corps)

@@ -58,13 +58,16 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   // One job per image for batch tools; one job over all images for annonce.
   const groupes: ImagePrete[][] = outil.images.par_lot ? pretes.map((p) => [p]) : [pretes];
   const maintenant = d.horloge().toISOString();
-  const cout_total = groupes.length * outil.cout;
+  // A test key's jobs cost nothing; the pending limit holds for them too, on their own count.
+  const test = requete.test === true;
+  const cout = test ? 0 : outil.cout;
+  const cout_total = groupes.length * cout;
 
   // A first, non-binding look at the balance spares uploading inputs for a request that must fail;
   // the transaction is what decides.
   const compte = await comptes.lire(d, requete.compte);
   if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
-  verifierSolde(compte.credits, compte.travaux_ouverts, cout_total, groupes.length);
+  verifierSolde(compte.credits, test ? compte.travaux_ouverts_test : compte.travaux_ouverts, cout_total, groupes.length);
 
   const lotId = outil.images.par_lot && demande.images.length > 1 ? randomUUID() : null;
   const travaux: EnregistrementTravail[] = groupes.map((groupe) => {
@@ -82,7 +85,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       id,
       compte: requete.compte,
       outil: demande.outil,
-      cout: outil.cout,
+      cout,
       valeurs: demande.valeurs,
       lot: lotId,
       index: groupe[0]?.index ?? 0,
@@ -90,10 +93,18 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       source: requete.source ?? 'api',
       cree_le: maintenant,
       entrees,
+      ...(test ? { test: true as const } : {}),
     });
   });
   const lot: EnregistrementLot | null = lotId
-    ? lots.nouveau({ id: lotId, compte: requete.compte, outil: demande.outil, travaux: travaux.map((t) => t.id), cree_le: maintenant })
+    ? lots.nouveau({
+        id: lotId,
+        compte: requete.compte,
+        outil: demande.outil,
+        travaux: travaux.map((t) => t.id),
+        cree_le: maintenant,
+        ...(test ? { test: true as const } : {}),
+      })
     : null;
 
   const televersements = travaux.flatMap((travail, i) =>

@@ -61,6 +61,11 @@ export interface EnregistrementTravail {
   floutage?: Floutage | null;
   /** The request's Idempotency-Key: erasing the job erases that request's replay (core/domaine/effacement/). */
   idempotence?: string;
+  /**
+   * Started with a test key (core/domaine/comptes.ts): free, always on the local preview engine, listed
+   * and read only with test keys. Absent on a live job.
+   */
+  test?: true;
 }
 
 export interface EnregistrementLot {
@@ -86,6 +91,8 @@ export interface EnregistrementLot {
   reclame_jusqua?: number;
   /** A job of this ended batch was erased: its ZIP was deleted and is written again without it (core/domaine/effacement/). */
   zip_a_refaire?: boolean;
+  /** A batch started with a test key, as its jobs are. */
+  test?: true;
 }
 
 export interface Lien {
@@ -126,6 +133,8 @@ export interface Travail {
    * null when no blur was asked, for a listing text, and until the job is done.
    */
   floutage: Floutage | null;
+  /** Our extension: present (true) on a job started with a test key, which cost nothing and ran the preview engine. */
+  test?: true;
 }
 
 export interface Lot {
@@ -138,6 +147,8 @@ export interface Lot {
   en_cours: number;
   zip: Lien | null;
   travaux: Travail[];
+  /** Our extension: present (true) on a batch started with a test key. */
+  test?: true;
 }
 
 export interface EchecImage {
@@ -177,6 +188,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
   structure: e.statut === 'termine' ? (e.structure ?? null) : null,
   floutage: e.statut === 'termine' ? (e.floutage ?? null) : null,
+  ...(e.test ? { test: true as const } : {}),
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
@@ -197,5 +209,6 @@ export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], 
       const t = parId.get(id);
       return t ? [versTravail(t, signer)] : [];
     }),
+    ...(e.test ? { test: true as const } : {}),
   };
 };

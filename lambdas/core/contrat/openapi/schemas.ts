@@ -121,6 +121,14 @@ export const SchemaTravail = v.strictObject({
       "Extension: for an image result whose job asked to blur faces or number plates (valeurs.floutage), the setting and how many faces and plates were found, each blurred beyond recognition. 0 means none was found and nothing was blurred: the result's C2PA manifest then claims no blur. Null when no blur was asked, for a listing text, and until the job is done.",
     ),
   ),
+  test: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description(
+        'Extension: present on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. Absent on a live job.',
+      ),
+    ),
+  ),
 });
 
 export const SchemaLot = v.strictObject({
@@ -133,6 +141,7 @@ export const SchemaLot = v.strictObject({
   en_cours: entier,
   zip: v.nullable(lien),
   travaux: v.array(SchemaTravail),
+  test: v.optional(v.pipe(v.literal(true), v.description('Extension: present on a batch started with a test key, as on its jobs.'))),
 });
 
 const SchemaTeleversement = v.strictObject({
