@@ -98,15 +98,18 @@ export interface Mouvement {
   outil: string | null;
 }
 
+/** GET /compte/cles, by hand: the /compte/* routes are the site's, not in the OpenAPI document. */
 export interface Cle {
   id: string;
   nom: string | null;
   apercu: string;
   cree_le: string;
   utilisee_le: string | null;
+  /** A test key (rtch_test_…): its jobs are free, run the preview engine and are kept apart from live ones. */
+  test: boolean;
 }
 
-/** POST /compte/cles: the key itself (`cle`) is in this answer only. */
+/** POST /compte/cles (`{"nom", "test"}`): the key itself (`cle`) is in this answer only. */
 export interface CleCreee extends Cle {
   cle: string;
 }

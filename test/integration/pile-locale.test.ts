@@ -1,6 +1,6 @@
 /**
  * The local stack itself: the Step Functions API keeps AWS's semantics the handlers rely on, and the
- * admin CLI works against a running stack the way the README says (its webhook commands included).
+ * admin CLI works against a running stack the way the README says (its test keys and webhook commands included).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -71,6 +71,24 @@ describe('admin CLI', () => {
       credits: 12,
     });
     expect((await admin('frobnicate')).code).toBe(2);
+  });
+
+  it('creates a test key with --test: rtch_test_…, it reads the balance, and its job costs nothing', async () => {
+    const compte = await admin('create-account', '--credits', '3');
+    const account = compte.sortie.account as string;
+    const cree = await admin('create-key', '--account', account, '--test');
+    expect(cree.code, cree.erreur).toBe(0);
+    expect(cree.sortie).toEqual({ key: expect.stringMatching(/^rtch_test_/), test: true });
+    const cle = cree.sortie.key as string;
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps).toEqual({ credits: 3 });
+    const lance = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'annonce', valeurs: { lieu: 'Gent' } } });
+    expect(lance.statut, JSON.stringify(lance.corps)).toBe(202);
+    expect(lance.corps).toMatchObject({ cout_total: 0, travaux: [{ test: true }] });
+    const { attendreTravail } = await import('../support/client');
+    expect((await attendreTravail(pile.urlBase, cle, lance.corps.travaux[0].id as string)).statut).toBe('termine');
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle })).corps).toEqual({ credits: 3 });
+    // Without --test, a live key as before.
+    expect((await admin('create-key', '--account', account)).sortie).toEqual({ key: expect.stringMatching(/^rtch_(?!test_)/), test: false });
   });
 
   it("erases an account's work: its job goes, the account, its key and its balance stay; an unknown account is refused", async () => {

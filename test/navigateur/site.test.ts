@@ -1,7 +1,8 @@
 /**
  * The web site in a real browser (issue 25, point 9): Debian's Chromium, driven by puppeteer-core,
  * against `npm start` as a person runs it. Sign up with the code `npm start` prints, the account page,
- * the API page (a key made, shown once, working on the API, revoked; a webhook added with its secret shown
+ * the API page (a key made, shown once, working on the API, revoked; a test key made with its checkbox, badged,
+ * its job free; a webhook added with its secret shown
  * once, tested, its delivery shown, deleted), signing out and in, the language switch; on every page an
  * automated accessibility check (axe-core: no serious or critical violation) and not one Content Security
  * Policy violation. The screenshots it takes are the README's.
@@ -128,6 +129,8 @@ describe('the web site, in Chromium', () => {
     await aller('/compte/cles');
     await page.waitForFunction("document.body.innerText.includes('CRM export')");
     expect(await page.evaluate('document.body.innerText')).not.toContain(cle);
+    // A live key: no test badge.
+    expect(await page.evaluate("document.querySelectorAll('main table .etiquette-test').length")).toBe(0);
 
     await page.locator('::-p-aria(Revoke CRM export)').click();
     // The confirmation step, then the key is gone.
@@ -135,6 +138,63 @@ describe('the web site, in Chromium', () => {
     await page.waitForFunction("!document.querySelector('main table')?.innerText.includes('CRM export')");
     expect(await page.evaluate('document.body.innerText')).toContain('The key CRM export is revoked');
     expect((await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } })).status).toBe(401);
+  });
+
+  it('makes a test key with its checkbox, badged as such, whose jobs cost nothing', async () => {
+    await aller('/compte/cles');
+    await saisir('nom-cle', 'Staging');
+    // The checkbox, found by its label as a person (or a screen reader) finds it.
+    await page.locator('::-p-aria(Test key — free jobs on the preview engine, kept apart from live ones)').click();
+    expect(await page.evaluate("document.querySelector('#test-cle').checked")).toBe(true);
+    await page.locator('form button[type=submit]').click();
+    await page.locator('#cle-creee').wait();
+    const cle = (await page.evaluate("document.querySelector('#cle-creee').value")) as string;
+    expect(cle).toMatch(/^rtch_test_/);
+    // The one-time display says it is a test key, and the key's field is described by it.
+    expect(await page.evaluate("document.querySelector('#titre-cle-creee').innerText")).toBe('Your new test key “Staging”');
+    expect(await page.evaluate("document.querySelector('#cle-creee-test').innerText")).toContain('test key: its jobs cost nothing');
+    expect(await page.evaluate("document.querySelector('#cle-creee').getAttribute('aria-describedby')")).toBe('une-fois cle-creee-test');
+    // Unticked again: the next key is a live one unless asked.
+    expect(await page.evaluate("document.querySelector('#test-cle').checked")).toBe(false);
+    const rangee = "[...document.querySelectorAll('main table tbody tr')].find((r) => r.innerText.includes('Staging'))";
+    expect(await page.evaluate(`${rangee}?.querySelector('.etiquette-test')?.innerText`)).toBe('test');
+    expect(await accessibilite()).toEqual([]);
+    // The whole page: the new key shown once, and the list with its badge.
+    await page.screenshot({ path: join(CAPTURES, 'cles-test.png') as `${string}.png`, fullPage: true });
+
+    // On the API, from here (not the browser): free, and said to be a test.
+    const solde = async () => {
+      const reponse = await fetch(`${origine}/api/v1/solde`, { headers: { Authorization: `Bearer ${cle}` } });
+      expect(reponse.status).toBe(200);
+      return ((await reponse.json()) as { credits: number }).credits;
+    };
+    const avant = await solde();
+    const lancement = await fetch(`${origine}/api/v1/travaux`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${cle}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ outil: 'annonce', valeurs: { lieu: 'Gent' } }),
+    });
+    const reponse = (await lancement.json()) as { cout_total: number; travaux: { id: string; test?: boolean }[] };
+    expect(lancement.status, JSON.stringify(reponse)).toBe(202);
+    expect(reponse.cout_total).toBe(0);
+    expect(reponse.travaux[0]!.test).toBe(true);
+    expect(await solde()).toBe(avant);
+    // Ended (the preview engine), and still nothing taken.
+    const etat = async () =>
+      (
+        (await (await fetch(`${origine}/api/v1/travaux/${reponse.travaux[0]!.id}`, { headers: { Authorization: `Bearer ${cle}` } })).json()) as {
+          statut: string;
+        }
+      ).statut;
+    for (let i = 0; i < 60 && !['termine', 'echec'].includes(await etat()); i++) await new Promise((r) => setTimeout(r, 500));
+    expect(await etat()).toBe('termine');
+    expect(await solde()).toBe(avant);
+
+    // Still badged after a reload (from GET /compte/cles), the key itself never shown again.
+    await aller('/compte/cles');
+    await page.waitForFunction("document.body.innerText.includes('Staging')");
+    expect(await page.evaluate(`${rangee}?.querySelector('.etiquette-test')?.innerText`)).toBe('test');
+    expect(await page.evaluate('document.body.innerText')).not.toContain(cle);
   });
 
   it('adds a webhook with its secret shown once, sends it a test event, shows the delivery, and deletes it', async () => {
