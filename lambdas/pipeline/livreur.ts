@@ -6,7 +6,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
-import type { Dependances } from '../core/infra/dependances';
+import { unePourConteneur, type Dependances } from '../core/infra/dependances';
 import { creerPosteur } from '../core/infra/envoi-webhook';
 import type { MessageLivraison } from '../core/infra/file-webhooks';
 import { journal } from '../core/infra/journal';
@@ -32,9 +32,9 @@ export const creer =
     return { batchItemFailures: echecs };
   };
 
-const depuisEnv = async (): Promise<Dependances> => {
-  const d = await dependancesDepuisEnv();
-  return { ...d, posterWebhook: creerPosteur({ boucleLocale: d.webhooksBoucleLocale ?? false }) };
-};
-let enCache: Promise<Dependances> | undefined;
-export const handler = creer(() => (enCache ??= depuisEnv().catch((e: unknown) => ((enCache = undefined), Promise.reject(e)))));
+export const handler = creer(
+  unePourConteneur(async () => {
+    const d = await dependancesDepuisEnv();
+    return { ...d, posterWebhook: creerPosteur({ boucleLocale: d.webhooksBoucleLocale ?? false }) };
+  }),
+);

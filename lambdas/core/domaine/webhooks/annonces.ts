@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dependances } from '../../infra/dependances';
-import type { MessageLivraison } from '../../infra/file-webhooks';
+import { fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
 import * as webhooks from '../../depots/webhooks';
 import type { EnregistrementLivraison, EnregistrementWebhook, TypeLivraison } from '../../modele/webhooks';
 
@@ -45,7 +45,7 @@ export const livrerA = async (
   evenement: Pick<EnregistrementLivraison, 'id' | 'compte' | 'type' | 'sujet' | 'evenement_le'>,
 ): Promise<EnregistrementLivraison[]> => {
   if (points.length === 0) return [];
-  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
+  const file = fileExigee(d);
   const maintenant = d.horloge().toISOString();
   const messages: MessageLivraison[] = [];
   const livraisons: EnregistrementLivraison[] = [];
@@ -65,7 +65,7 @@ export const livrerA = async (
     if (livraison.statut === 'en_attente' && livraison.tentatives === 0 && livraison.prochaine_tentative)
       messages.push({ webhook: point.id, id: livraison.id, echeance: livraison.prochaine_tentative });
   }
-  await d.fileWebhooks.envoyer(messages);
+  await file.envoyer(messages);
   return livraisons;
 };
 

@@ -10,7 +10,7 @@
  * An attempt due more than 15 minutes ahead (SQS's longest delay) travels as a chain of messages.
  */
 import type { Dependances } from '../../infra/dependances';
-import { DELAI_MAX_SQS_SECONDES, type MessageLivraison } from '../../infra/file-webhooks';
+import { DELAI_MAX_SQS_SECONDES, fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
 import { journal } from '../../infra/journal';
 import * as webhooks from '../../depots/webhooks';
 import * as lots from '../../depots/lots';
@@ -23,7 +23,7 @@ import {
   type EnregistrementLivraison,
   type EnregistrementWebhook,
 } from '../../modele/webhooks';
-import { dechiffrer, signer } from './secrets';
+import { cleExigee, dechiffrer, signer } from './secrets';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'signer' | 'fileWebhooks' | 'cleWebhooks' | 'posterWebhook' | 'calendrierWebhooks'>;
 
@@ -50,8 +50,7 @@ const donnees = async (d: Deps, l: EnregistrementLivraison): Promise<unknown> =>
 
 /** The secrets that sign now: the current one, and the previous one until its rotation's end. */
 const secretsActifs = (d: Deps, w: EnregistrementWebhook, maintenant: Date): string[] => {
-  if (!d.cleWebhooks) throw new Error('this function has no webhook secret key (it derives from the link signing key)');
-  const cle = d.cleWebhooks;
+  const cle = cleExigee(d);
   const secrets = [dechiffrer(cle, w.secret_chiffre)];
   if (w.ancien_secret_chiffre && w.ancien_expire_le && Date.parse(w.ancien_expire_le) > maintenant.getTime())
     secrets.push(dechiffrer(cle, w.ancien_secret_chiffre));
@@ -119,7 +118,6 @@ export const traiterMessage = async (d: Deps, message: MessageLivraison): Promis
 export const relancerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table' | 'fileWebhooks'>, avant: Date, max: number): Promise<number> => {
   const enRetard = await webhooks.livraisonsEnRetard(d, avant, max);
   if (enRetard.length === 0) return 0;
-  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
-  await d.fileWebhooks.envoyer(enRetard);
+  await fileExigee(d).envoyer(enRetard);
   return enRetard.length;
 };

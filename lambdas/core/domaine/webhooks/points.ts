@@ -21,17 +21,13 @@ import {
   type Webhook,
 } from '../../modele/webhooks';
 import { idAleatoire, livrerA } from './annonces';
-import { chiffrer, nouveauSecret } from './secrets';
+import { fileExigee } from '../../infra/file-webhooks';
+import { chiffrer, cleExigee, nouveauSecret } from './secrets';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale'>;
 
 /** After a rotation the old secret signs too for this long, so receivers can switch without losing a delivery. */
 export const CHEVAUCHEMENT_ROTATION_MS = 24 * 3600 * 1000;
-
-const cle = (d: Pick<Dependances, 'cleWebhooks'>): Buffer => {
-  if (!d.cleWebhooks) throw new Error('this function has no webhook secret key (it derives from the link signing key)');
-  return d.cleWebhooks;
-};
 
 /** `wh_` and 24 hex characters. */
 const idWebhook = (): string => `wh_${randomBytes(12).toString('hex')}`;
@@ -55,7 +51,7 @@ export const creerWebhook = async (d: Deps, compte: string, demande: { url: stri
     evenements: [...new Set(demande.evenements)],
     etat: 'actif',
     cree_le: d.horloge().toISOString(),
-    secret_chiffre: chiffrer(cle(d), secret),
+    secret_chiffre: chiffrer(cleExigee(d), secret),
   };
   if ((await webhooks.creer(d, w, MAX_WEBHOOKS)) === 'plein')
     throw new ErreurApi('too_many_webhooks', `An account has at most ${MAX_WEBHOOKS} webhooks: remove one first (DELETE /webhooks/{id}).`);
@@ -76,7 +72,7 @@ export const tournerSecret = async (d: Deps, compte: string, id: string): Promis
   const w = await webhookDuCompte(d, compte, id);
   const secret = nouveauSecret();
   const expire = new Date(d.horloge().getTime() + CHEVAUCHEMENT_ROTATION_MS).toISOString();
-  if (!(await webhooks.tournerSecret(d, id, chiffrer(cle(d), secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
+  if (!(await webhooks.tournerSecret(d, id, chiffrer(cleExigee(d), secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
   return versWebhook(w, secret);
 };
 
@@ -105,9 +101,9 @@ export const renvoyer = async (d: Deps, compte: string, id: string, livraisonId:
         ? 'This delivery was answered 2xx: it is not sent again.'
         : 'This delivery is still being attempted; resend it once it has failed.',
     );
-  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
+  const file = fileExigee(d);
   const echeance = d.horloge().toISOString();
   if (!(await webhooks.reprendre(d, l, echeance))) throw new ErreurApi('delivery_not_failed', 'This delivery is already being sent again.');
-  await d.fileWebhooks.envoyer([{ webhook: id, id: l.id, echeance }]);
+  await file.envoyer([{ webhook: id, id: l.id, echeance }]);
   return versLivraison({ ...l, statut: 'en_attente', tentatives: 0, prochaine_tentative: echeance });
 };
