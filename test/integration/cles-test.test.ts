@@ -38,6 +38,17 @@ beforeAll(async () => {
 });
 afterAll(async () => pile?.arreter());
 
+/** The account's count of pending test jobs, set as if that many were running. */
+const fixerTestEnAttente = (n: number) =>
+  pile.deps.ddb.send(
+    new UpdateCommand({
+      TableName: pile.deps.table,
+      Key: cleCompte(compte),
+      UpdateExpression: 'SET en_attente_test = :n',
+      ExpressionAttributeValues: { ':n': n },
+    }),
+  );
+
 const images = async (...graines: number[]) => Promise.all(graines.map(async (g) => ({ base64: enBase64(await imageTest(g)) })));
 
 describe('test keys', () => {
@@ -89,27 +100,13 @@ describe('test keys', () => {
 
   it('meet the pending limit on their own count, the rate limit as any key, and never replay a live request', async () => {
     // 50 test jobs pending: a test request is refused, a live one is not.
-    await pile.deps.ddb.send(
-      new UpdateCommand({
-        TableName: pile.deps.table,
-        Key: cleCompte(compte),
-        UpdateExpression: 'SET en_attente_test = :n',
-        ExpressionAttributeValues: { ':n': 50 },
-      }),
-    );
+    await fixerTestEnAttente(50);
     const refus = await appeler(pile.urlBase, 'POST', '/travaux', { cle: test, json: { outil: 'ciel', images: await images(4) } });
     expect([refus.statut, refus.corps.error.code]).toEqual([429, 'too_many_pending_jobs']);
     const vivant = await appeler(pile.urlBase, 'POST', '/travaux', { cle: live, json: { outil: 'ciel', images: await images(5) } });
     expect(vivant.statut).toBe(202);
     await attendreTravail(pile.urlBase, live, vivant.corps.travaux[0].id);
-    await pile.deps.ddb.send(
-      new UpdateCommand({
-        TableName: pile.deps.table,
-        Key: cleCompte(compte),
-        UpdateExpression: 'SET en_attente_test = :n',
-        ExpressionAttributeValues: { ':n': 0 },
-      }),
-    );
+    await fixerTestEnAttente(0);
 
     // The same Idempotency-Key and body, live then test: the test request is refused, not answered with the live jobs.
     const corps = { outil: 'ciel', images: await images(6) };

@@ -7,8 +7,6 @@
  * its log read, its secret rotated, removed.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +18,7 @@ import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { creerTelechargeur } from '../../lambdas/core/infra/telechargement';
 import { photoGrande } from '../support/photo';
 import { demarrerPileTest } from '../support/pile';
+import { demarrerRecepteur, type Recepteur } from '../support/recepteur';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 const telechargeurReel = creerTelechargeur();
@@ -34,20 +33,12 @@ const DELAI_MOTEUR_MS = 2_500;
 let pile: Pile;
 let dossier: string;
 let cle: string;
-/** A webhook receiver on 127.0.0.1: the POSTs it got. */
-const recus: { chemin: string; entetes: IncomingHttpHeaders; corps: Buffer }[] = [];
-const recepteur = createServer((req, res) => {
-  const morceaux: Buffer[] = [];
-  req.on('data', (m: Buffer) => morceaux.push(m));
-  req.on('end', () => {
-    recus.push({ chemin: req.url ?? '/', entetes: req.headers, corps: Buffer.concat(morceaux) });
-    res.writeHead(204).end();
-  });
-});
-const urlRecepteur = (chemin: string) => `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}${chemin}`;
+/** A webhook receiver on 127.0.0.1 (test/support/recepteur.ts). */
+let recepteur: Recepteur;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
+  recepteur = await demarrerRecepteur();
+  recepteur.reponses.set('/cli', [204]);
   pile = await demarrerPileTest({
     delaiMoteurMs: DELAI_MOTEUR_MS,
     // Webhook deliveries to the receiver on 127.0.0.1, as only tests allow.
@@ -65,7 +56,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await pile?.arreter();
-  await new Promise((r) => recepteur.close(r));
+  await recepteur?.arreter();
   if (dossier) rmSync(dossier, { recursive: true, force: true });
 });
 
@@ -236,7 +227,7 @@ describe('retouche webhooks', () => {
   const webhooks = (args: string[]) => retouche(['webhooks', ...args], cleWebhooks);
 
   it('ajouter prints the secret once with its warning; the list shows the webhook, never its secret; tester delivers what the secret verifies', async () => {
-    const ajout = await webhooks(['ajouter', urlRecepteur('/cli'), '--evenements', 'travail.fini']);
+    const ajout = await webhooks(['ajouter', recepteur.url('/cli'), '--evenements', 'travail.fini']);
     expect(ajout.code, ajout.stderr).toBe(0);
     const id = /^webhook +(wh_[0-9a-f]{24})$/m.exec(ajout.stdout)?.[1];
     const secret = /^secret +(whsec_\S+)$/m.exec(ajout.stdout)?.[1];
@@ -247,7 +238,7 @@ describe('retouche webhooks', () => {
 
     const liste = await webhooks([]);
     expect(liste.code, liste.stderr).toBe(0);
-    expect(liste.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${id}  actif +travail\\.fini +${urlRecepteur('/cli')}$`))]);
+    expect(liste.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${id}  actif +travail\\.fini +${recepteur.url('/cli')}$`))]);
     const enJson = await webhooks(['lister', '--json']);
     expect((JSON.parse(enJson.stdout) as { webhooks: Webhook[] }).webhooks).toEqual([
       expect.objectContaining({ id, evenements: ['travail.fini'], etat: 'actif' }),
@@ -260,10 +251,10 @@ describe('retouche webhooks', () => {
     expect(livraison).toMatch(/^msg_[a-z2-7]{26}$/);
     expect(test.stderr).toContain(`retouche webhooks livraisons ${id}`);
     const fin = Date.now() + 20_000;
-    while (!recus.some((r) => r.chemin === '/cli') && Date.now() < fin) await new Promise((r) => setTimeout(r, 50));
-    const recu = recus.find((r) => r.chemin === '/cli')!;
+    while (recepteur.de('/cli').length === 0 && Date.now() < fin) await new Promise((r) => setTimeout(r, 50));
+    const recu = recepteur.de('/cli')[0]!;
     expect(recu.entetes['webhook-id']).toBe(livraison);
-    expect(verifierWebhook(secret!, recu.corps, recu.entetes)).toMatchObject({ type: 'webhook.test', data: { webhook: id } });
+    expect(verifierWebhook(secret!, recu.octets, recu.entetes)).toMatchObject({ type: 'webhook.test', data: { webhook: id } });
 
     let journal = await webhooks(['livraisons', id!]);
     while (!journal.stdout.includes('reussie') && Date.now() < fin) journal = await webhooks(['livraisons', id!]);

@@ -11,8 +11,6 @@
  */
 import { AdminConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lire as lireEnregistrementTravail } from '../../lambdas/core/depots/travaux';
@@ -27,6 +25,7 @@ import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../s
 import { actionsAccordees, arnSurAws, correspondanceDepuis, evaluer, lireModele, synthetiserModele, type FonctionModele, type Modele } from '../support/iam';
 import { travailOuvert } from '../support/invariant';
 import { demarrerPileTest } from '../support/pile';
+import { demarrerRecepteur } from '../support/recepteur';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 
@@ -138,20 +137,12 @@ describe('every AWS call of the integration scenarios, against the deployed poli
 
     // Webhooks: an endpoint, a test event, a job's end delivered (with fresh links), a failed delivery
     // resent, the log, a rotated secret, the endpoint removed with a delivery still due.
-    let statutRecepteur = 204;
-    const recus: string[] = [];
-    const recepteur = createServer((req, res) => {
-      req
-        .on('data', () => undefined)
-        .on('end', () => {
-          recus.push(String(req.headers['webhook-id']));
-          res.writeHead(statutRecepteur).end();
-        });
-    });
-    await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
+    const recepteur = await demarrerRecepteur();
+    recepteur.reponses.set('/', [204]);
+    const recus = recepteur.recus;
     try {
       const { cle: cleWh } = await pile.creerCompte(20);
-      const url = `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}/`;
+      const url = recepteur.url('/');
       const w = await appeler(pile.urlBase, 'POST', '/webhooks', { cle: cleWh, json: { url, evenements: ['travail.fini', 'lot.fini'] } });
       expect(w.statut).toBe(201);
       const test = await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
@@ -159,23 +150,23 @@ describe('every AWS call of the integration scenarios, against the deployed poli
       const job = await poster(cleWh, { outil: 'ciel', images: [{ base64: enBase64(await imageTest(21)) }, { base64: enBase64(await imageTest(22)) }] });
       await attendreLot(pile.urlBase, cleWh, job.corps.lot!);
       await attente(() => recus.length >= 4, 'the test event, two jobs and the batch delivered');
-      statutRecepteur = 500;
+      recepteur.reponses.set('/', [500]);
       const echec = await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
       const journal = async () => (await appeler(pile.urlBase, 'GET', `/webhooks/${w.corps.id}/livraisons`, { cle: cleWh })).corps.livraisons;
       await attenteAsync(async () => (await journal())[0].statut === 'en_echec', 'the failed test delivery');
-      statutRecepteur = 204;
+      recepteur.reponses.set('/', [204]);
       expect((await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/livraisons/${echec.corps.id}/renvoyer`, { cle: cleWh })).statut).toBe(202);
       await attenteAsync(async () => (await journal())[0].statut === 'reussie', 'the resent delivery');
       expect((await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/secret`, { cle: cleWh })).statut).toBe(200);
       expect((await appeler(pile.urlBase, 'GET', '/webhooks', { cle: cleWh })).statut).toBe(200);
       // A delivery due when its endpoint goes: the delivery function drops it.
-      statutRecepteur = 500;
+      recepteur.reponses.set('/', [500]);
       await appeler(pile.urlBase, 'POST', `/webhooks/${w.corps.id}/test`, { cle: cleWh });
       await attente(() => recus.length >= 9, 'the first attempt of the last test');
       expect((await appeler(pile.urlBase, 'DELETE', `/webhooks/${w.corps.id}`, { cle: cleWh })).statut).toBe(204);
       await new Promise((r) => setTimeout(r, 500));
     } finally {
-      await new Promise((r) => recepteur.close(r));
+      await recepteur.arreter();
     }
 
     // The web site's account and API pages: the account made at the first visit, a key made, used, listed, revoked.

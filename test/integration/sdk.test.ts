@@ -9,8 +9,6 @@
  * packed, installed outside the repository, imported from a plain .mjs script.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -32,6 +30,7 @@ import {
   type Travail,
 } from '../../clients/sdk/src/index';
 import { demarrerPileTest } from '../support/pile';
+import { demarrerRecepteur, type Recepteur } from '../support/recepteur';
 import { lireZip } from '../support/zip';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -49,31 +48,7 @@ const executer = promisify(execFile);
 let horloge: () => number = () => Date.now();
 let pile: Pile;
 let dossier: string;
-let recepteur: Awaited<ReturnType<typeof demarrerRecepteur>>;
-
-interface Recu {
-  chemin: string;
-  entetes: IncomingHttpHeaders;
-  corps: Buffer;
-}
-
-/** A webhook receiver on 127.0.0.1: records every POST and answers what `reponses` says for its path (200 by default). */
-const demarrerRecepteur = async () => {
-  const recus: Recu[] = [];
-  const reponses = new Map<string, number>();
-  const serveur = createServer((req, res) => {
-    const morceaux: Buffer[] = [];
-    req.on('data', (m: Buffer) => morceaux.push(m));
-    req.on('end', () => {
-      const chemin = req.url ?? '/';
-      recus.push({ chemin, entetes: req.headers, corps: Buffer.concat(morceaux) });
-      res.writeHead(reponses.get(chemin) ?? 200).end();
-    });
-  });
-  await new Promise<void>((r) => serveur.listen(0, '127.0.0.1', r));
-  const port = (serveur.address() as AddressInfo).port;
-  return { recus, reponses, url: (chemin: string) => `http://127.0.0.1:${port}${chemin}`, arreter: () => new Promise((r) => serveur.close(r)) };
-};
+let recepteur: Recepteur;
 
 beforeAll(async () => {
   recepteur = await demarrerRecepteur();
@@ -257,17 +232,17 @@ describe('webhooks with the SDK', () => {
     expect(recu.entetes['webhook-id']).toBe(test.id);
 
     // The raw bytes and Node's headers, as a receiver has them; the same as a string with a fetch Headers.
-    const evenement = verifierWebhook(w.secret, recu.corps, recu.entetes);
+    const evenement = verifierWebhook(w.secret, recu.octets, recu.entetes);
     expect(evenement).toMatchObject({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook: w.id } });
     const entetes = new Headers(Object.entries(recu.entetes).map(([nom, valeur]) => [nom, String(valeur)] as [string, string]));
-    expect(verifierWebhook(w.secret, recu.corps.toString('utf8'), entetes)).toEqual(evenement);
+    expect(verifierWebhook(w.secret, recu.corps, entetes)).toEqual(evenement);
 
     // Another secret, a body changed, headers missing: the library's error.
     const autre = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-    expect(() => verifierWebhook(autre, recu.corps, recu.entetes)).toThrow(WebhookVerificationError);
-    const falsifie = recu.corps.toString('utf8').replace('webhook.test', 'travail.fini');
+    expect(() => verifierWebhook(autre, recu.octets, recu.entetes)).toThrow(WebhookVerificationError);
+    const falsifie = recu.corps.replace('webhook.test', 'travail.fini');
     expect(() => verifierWebhook(w.secret, falsifie, recu.entetes)).toThrow(WebhookVerificationError);
-    expect(() => verifierWebhook(w.secret, recu.corps, { 'webhook-id': test.id })).toThrow(WebhookVerificationError);
+    expect(() => verifierWebhook(w.secret, recu.octets, { 'webhook-id': test.id })).toThrow(WebhookVerificationError);
 
     const [livraison] = await attendreQue('the delivery logged', async () => {
       const l = await retouche.livraisons(w.id);
@@ -305,26 +280,26 @@ describe('webhooks with the SDK', () => {
     expect(tourne.secret).not.toBe(w.secret);
     await retouche.testerWebhook(w.id);
     const recu = await attendreQue('the test event', () => recepteur.recus.find((r) => r.chemin === '/rotation'));
-    expect(verifierWebhook(tourne.secret, recu.corps, recu.entetes).type).toBe('webhook.test');
-    expect(verifierWebhook(w.secret, recu.corps, recu.entetes).type).toBe('webhook.test');
+    expect(verifierWebhook(tourne.secret, recu.octets, recu.entetes).type).toBe('webhook.test');
+    expect(verifierWebhook(w.secret, recu.octets, recu.entetes).type).toBe('webhook.test');
     expect(JSON.stringify(await retouche.webhooks())).not.toContain('whsec_');
   });
 
   it('a delivery that failed every attempt is resent by renvoyerLivraison, then removed with its webhook', async () => {
-    recepteur.reponses.set('/panne', 503);
+    recepteur.reponses.set('/panne', [503]);
     const w = await retouche.creerWebhook({ url: recepteur.url('/panne'), evenements: ['travail.fini', 'lot.fini'] });
     const test = await retouche.testerWebhook(w.id);
     const echouee = await attendreQue('the delivery en_echec', async () => (await retouche.livraisons(w.id)).find((l) => l.statut === 'en_echec'));
     expect(echouee).toMatchObject({ id: test.id, tentatives: 3, derniere_tentative: { statut_http: 503 } });
     expect((await retouche.webhooks()).find((x) => x.id === w.id)?.etat).toBe('en_echec');
 
-    recepteur.reponses.set('/panne', 204);
+    recepteur.reponses.set('/panne', [204]);
     const renvoi: Livraison = await retouche.renvoyerLivraison(w.id, test.id);
     expect(renvoi).toMatchObject({ id: test.id, statut: 'en_attente', tentatives: 0 });
     await attendreQue('the resend delivered', async () => (await retouche.livraisons(w.id))[0]?.statut === 'reussie');
     const derniere = recepteur.recus.filter((r) => r.chemin === '/panne').at(-1)!;
     expect(derniere.entetes['webhook-id']).toBe(test.id);
-    expect(verifierWebhook(w.secret, derniere.corps, derniere.entetes).type).toBe('webhook.test');
+    expect(verifierWebhook(w.secret, derniere.octets, derniere.entetes).type).toBe('webhook.test');
 
     await retouche.supprimerWebhook(w.id);
     expect((await retouche.webhooks()).map((x) => x.id)).not.toContain(w.id);

@@ -20,9 +20,8 @@ import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { SchemaLancement } from '../../lambdas/core/contrat/openapi/schemas';
 import type { Lancement } from '../../lambdas/core/modele/enregistrements';
 import { demarrerPileTemplate, synthetiser, type PileTemplate, type Synthese, type Template } from '../../local/pile-template';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { demarrerRecepteur } from '../support/recepteur';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { lireZip } from '../support/zip';
@@ -171,20 +170,12 @@ describe('the synthesized template, run locally', () => {
   });
 
   it("delivers a job's end to a webhook through the queue and the delivery function, as bundled and wired by the template", async () => {
-    const recus: { entetes: Record<string, string>; corps: string }[] = [];
-    const recepteur = createServer((req, res) => {
-      let corps = '';
-      req
-        .on('data', (m) => (corps += m))
-        .on('end', () => {
-          recus.push({ entetes: req.headers as Record<string, string>, corps });
-          res.writeHead(204).end();
-        });
-    });
-    await new Promise<void>((r) => recepteur.listen(0, '127.0.0.1', r));
+    const recepteur = await demarrerRecepteur();
+    recepteur.reponses.set('/', [204]);
+    const recus = recepteur.recus;
     try {
       const { cle } = await compte(pile, 10);
-      const url = `http://127.0.0.1:${(recepteur.address() as AddressInfo).port}/`;
+      const url = recepteur.url('/');
       const w = await appeler(pile.urlBase, 'POST', '/webhooks', { cle, json: { url, evenements: ['travail.fini'] } });
       expect(w.statut).toBe(201);
       const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', {
@@ -196,7 +187,7 @@ describe('the synthesized template, run locally', () => {
         if (Date.now() > fin) throw new Error('no delivery');
         await new Promise((r) => setTimeout(r, 50));
       }
-      const evenement = new Webhook(w.corps.secret).verify(recus[0]!.corps, recus[0]!.entetes) as {
+      const evenement = new Webhook(w.corps.secret).verify(recus[0]!.corps, recus[0]!.entetes as Record<string, string>) as {
         type: string;
         data: { id: string; resultats: { url: string }[] };
       };
@@ -208,7 +199,7 @@ describe('the synthesized template, run locally', () => {
       const echecs = Object.entries(synthese.template.Resources).find(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.startsWith('WebhooksEchecs'))![0];
       expect(pile.sqs.messages(echecs)).toEqual([]);
     } finally {
-      await new Promise((r) => recepteur.close(r));
+      await recepteur.arreter();
     }
   });
 

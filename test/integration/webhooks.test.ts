@@ -5,40 +5,12 @@
  * 500, the delivery `en_echec` and its endpoint failing once the schedule (shortened here) is used up,
  * and a resend. The pipeline delivers, not the request; the log tells attempts and outcomes.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerPosteur } from '../../lambdas/core/infra/envoi-webhook';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
-
-interface Recu {
-  chemin: string;
-  entetes: IncomingHttpHeaders;
-  corps: string;
-  le: number;
-}
-
-/** A receiver: records every POST, answers what `reponses` says for its path (200 by default). */
-const demarrerRecepteur = async () => {
-  const recus: Recu[] = [];
-  const reponses = new Map<string, number[]>();
-  const serveur: Server = createServer((req, res) => {
-    const morceaux: Buffer[] = [];
-    req.on('data', (m: Buffer) => morceaux.push(m));
-    req.on('end', () => {
-      const chemin = req.url ?? '/';
-      recus.push({ chemin, entetes: req.headers, corps: Buffer.concat(morceaux).toString('utf8'), le: Date.now() });
-      const file = reponses.get(chemin);
-      const statut = file && file.length > 1 ? file.shift()! : (file?.[0] ?? 200);
-      res.writeHead(statut).end();
-    });
-  });
-  await new Promise<void>((r) => serveur.listen(0, '127.0.0.1', r));
-  const port = (serveur.address() as AddressInfo).port;
-  return { recus, reponses, url: (chemin: string) => `http://127.0.0.1:${port}${chemin}`, arreter: () => new Promise((r) => serveur.close(r)) };
-};
+import { demarrerRecepteur, type Recepteur, type Recu } from '../support/recepteur';
 
 const attendre = async <T>(quoi: string, fn: () => T | undefined | false, delaiMs = 20_000): Promise<T> => {
   const fin = Date.now() + delaiMs;
@@ -61,7 +33,7 @@ type Livraison = {
 };
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
-let recepteur: Awaited<ReturnType<typeof demarrerRecepteur>>;
+let recepteur: Recepteur;
 let cle: string;
 
 beforeAll(async () => {
