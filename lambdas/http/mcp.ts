@@ -6,19 +6,25 @@
  *
  * The tools (clients/mcp/src/serveur.ts) call the public API with the caller's own key, through the
  * TypeScript SDK, saying `Retouche-Source: mcp`: the same checks, debits, refunds and rate limit as any
- * client, and this function needs no right of its own beyond reading the key it authenticates.
+ * client, and this function needs no right of its own beyond reading the key it authenticates and
+ * counting its calls.
+ *
+ * An assistant's request is bounded as a client's is (issue 38): one POST is one message (a JSON-RPC
+ * batch is refused, so a POST cannot fan out into a hundred tool calls), and every API call a tool makes
+ * counts against the key, the public ones too, so N POSTs do at most the key's rate of API work.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { Retouche } from '../../clients/sdk/src/index';
 import { creerServeurMcp } from '../../clients/mcp/src/serveur';
+import { compterRequete } from '../core/domaine/cadence';
 import { jetonPorteur } from '../core/domaine/comptes';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
-import { dependancesAvec } from '../core/infra/dependances';
+import { dependancesAvec, type Dependances } from '../core/infra/dependances';
 import { ErreurApi } from '../core/modele/erreurs';
 import { entete } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
-import { BASE_CHEMIN } from './routes';
+import { BASE_CHEMIN, ROUTES } from './routes';
 
 /**
  * One `attendre` call waits at most this long: the answer must leave before API Gateway's 29 s, with
@@ -28,36 +34,109 @@ export const ATTENTE_MAX_DISTANTE_S = 15;
 const DELAI_APPEL_MS = 5_000;
 
 /**
- * The API the tools call: the stage's own URL (RETOUCHE_API_URL, set by the stack); locally, the
- * gateway the request came through (the local stack sets no environment per function).
+ * The API the tools call with the caller's key: the stage's own URL (RETOUCHE_API_URL, set by the stack);
+ * locally, where no function has an environment of its own, the address the local gateway listens on,
+ * which it gives as API Gateway gives its domain. Never the request's Host: the caller writes it, and the
+ * key would go wherever it names.
  */
-const apiDe = (event: APIGatewayProxyEvent): string => process.env['RETOUCHE_API_URL'] ?? `http://${entete(event, 'host') ?? 'localhost'}${BASE_CHEMIN}`;
+const apiDe = (event: APIGatewayProxyEvent): string => {
+  const configuree = process.env['RETOUCHE_API_URL'];
+  if (configuree) return configuree;
+  const { apiId, domainName } = event.requestContext;
+  if (apiId === 'local' && domainName) return `http://${domainName}${BASE_CHEMIN}`;
+  throw new Error('RETOUCHE_API_URL is not set: the MCP function has no API to call');
+};
+
+/** The routes that count each call against the key themselves (routeAuthentifiee); the tools' other calls are counted here. */
+const COMPTEES = ROUTES.filter((r) => r.authentifiee).map((r) => ({ methode: r.methode, motif: new RegExp(`^${r.chemin.replace(/\{\w+\}/g, '[^/]+')}$`) }));
+
+/**
+ * The SDK's fetch, counting against the caller's key each call its route would not count (GET /outils,
+ * public, which `outils` and `lancer` read): a refused one gets the 429 the API gives, so the tool
+ * answers `rate_limited` as for any other call.
+ */
+const fetchCompte = (d: Dependances, empreinte: string, base: string): typeof fetch => {
+  const racine = new URL(base);
+  return async (entree, init) => {
+    const url = new URL(entree instanceof Request ? entree.url : entree);
+    const methode = (init?.method ?? (entree instanceof Request ? entree.method : 'GET')).toUpperCase();
+    const chemin = url.pathname.slice(racine.pathname.length);
+    const compteeParSaRoute =
+      url.origin === racine.origin && url.pathname.startsWith(racine.pathname) && COMPTEES.some((r) => r.methode === methode && r.motif.test(chemin));
+    if (!compteeParSaRoute) {
+      try {
+        await compterRequete(d, empreinte, true);
+      } catch (e) {
+        if (!(e instanceof ErreurApi)) throw e;
+        return new Response(JSON.stringify(e.corps()), { status: e.statut, headers: { 'Content-Type': 'application/json; charset=utf-8', ...e.entetes } });
+      }
+    }
+    return fetch(entree, init);
+  };
+};
+
+/**
+ * A JSON-RPC batch, a JSON array: MCP 2025-06-18 dropped them, and here one POST runs one message, so
+ * that a request is one tool call's worth of API calls. A body that is not JSON is the transport's to refuse.
+ */
+const estUnLot = (corps: Buffer | undefined): boolean => {
+  if (corps === undefined) return false;
+  try {
+    return Array.isArray(JSON.parse(corps.toString('utf8')));
+  } catch {
+    return false;
+  }
+};
+
+/** What the transport answers an invalid request, in the same form: JSON-RPC's -32600, with a 400. */
+const LOT_REFUSE: APIGatewayProxyResult = {
+  statusCode: 400,
+  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    error: { code: -32600, message: 'Invalid Request: a JSON-RPC batch (an array) is not accepted; send one message per POST.' },
+    id: null,
+  }),
+};
 
 export const creer = (deps: FournisseurDeps) =>
-  routeAuthentifiee(deps, async ({ event, appelant }) => {
+  routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     if (appelant.source !== 'api') {
       throw new ErreurApi('forbidden', 'The MCP endpoint takes an API key as its bearer token (Authorization: Bearer rtch_…), not a web site session.');
     }
+    const corps = corpsDe(event);
+    if (estUnLot(corps)) return LOT_REFUSE;
     // The key routeAuthentifiee has just checked, read the same way.
     const cle = jetonPorteur(entete(event, 'authorization'))!;
+    const base = apiDe(event);
     // A 429 is not waited out here (its Retry-After may pass the gateway's 29 s): the assistant gets its message.
-    const retouche = new Retouche({ base: apiDe(event), cle, source: 'mcp', reessais: 1, attentes429: 0, delaiRequeteMs: DELAI_APPEL_MS });
+    const retouche = new Retouche({
+      base,
+      cle,
+      source: 'mcp',
+      reessais: 1,
+      attentes429: 0,
+      delaiRequeteMs: DELAI_APPEL_MS,
+      fetch: fetchCompte(d, appelant.empreinte, base),
+    });
     const serveur = creerServeurMcp({ retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await serveur.connect(transport);
     try {
-      const reponse = await transport.handleRequest(requeteWeb(event));
+      const reponse = await transport.handleRequest(requeteWeb(event, corps));
       return versReponseGateway(reponse);
     } finally {
       await serveur.close();
     }
   });
 
+const corpsDe = (event: APIGatewayProxyEvent): Buffer | undefined =>
+  event.body === null ? undefined : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+
 /** The gateway's event as the web Request the MCP transport reads. */
-const requeteWeb = (event: APIGatewayProxyEvent): Request => {
+const requeteWeb = (event: APIGatewayProxyEvent, corps: Buffer | undefined): Request => {
   const entetes = new Headers();
   for (const [nom, valeur] of Object.entries(event.headers ?? {})) if (valeur !== undefined) entetes.set(nom, valeur);
-  const corps = event.body === null ? undefined : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
   return new Request(`https://mcp.invalid${event.path}`, { method: event.httpMethod, headers: entetes, ...(corps ? { body: corps } : {}) });
 };
 
@@ -67,5 +146,5 @@ const versReponseGateway = async (reponse: Response): Promise<APIGatewayProxyRes
   body: await reponse.text(),
 });
 
-// DynamoDB only, to check the key and count the call; the tools go through the public API.
+// DynamoDB only, to check the key and count the calls; the tools go through the public API.
 export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv }));
