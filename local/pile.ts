@@ -266,7 +266,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       posterWebhook: creerPosteur({ boucleLocale: boucleLocale, ...(config.webhooks?.agentHttps ? { agentHttps: config.webhooks.agentHttps } : {}) }),
       ...(boucleLocale ? { webhooksBoucleLocale: true } : {}),
       ...(config.webhooks?.calendrierSecondes ? { calendrierWebhooks: config.webhooks.calendrierSecondes } : {}),
-      ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client }) } : {}),
+      ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client, jwks: cognito.jwks }) } : {}),
       horloge,
       moteur: config.moteur ?? moteurLocal,
       // Test keys' jobs: the local preview engine, whichever engine the stack was given.

@@ -3,11 +3,18 @@
  * sign-up with the emailed code, the account made at the first visit (once, even when first visits
  * race), the API page's keys (5 at most, named, shown once, last use, revoked at once), sessions
  * apart from keys (a key cannot manage keys; a session's jobs say `web`), tenant isolation, and the
- * admin CLI's web user.
+ * admin CLI's web user. And (issue 38, point 6) local sessions signed by this data folder's key only,
+ * never by the one cognito-local ships.
  */
-import { ConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { createSign } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AdminConfirmSignUpCommand, ConfirmSignUpCommand, GetUserCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeEnvoye } from '../../local/cognito';
+import { demarrerCognito, type CodeEnvoye } from '../../local/cognito';
+import { verificateurSessions } from '../../lambdas/core/infra/sessions';
 import { compteDeEmail, creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
@@ -197,5 +204,76 @@ describe('a session on the public API', () => {
     const r = await appeler(pile.urlBase, 'GET', '/solde', { cle: jeton });
     expect(r.statut).toBe(401);
     expect(r.corps.error.message).toMatch(/open the account page/);
+  });
+});
+
+describe('local sessions are this stack’s own (issue 38, point 6)', () => {
+  const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+  /** The private key cognito-local ships in its package: anyone with the project's node_modules can read it. */
+  const clePaquet = (): string =>
+    (JSON.parse(readFileSync(join(RACINE, 'node_modules', 'cognito-local', 'lib', 'keys', 'cognitoLocal.private.json'), 'utf8')) as { pem: string }).pem;
+  const partie = (jeton: string, i: number) => JSON.parse(Buffer.from(jeton.split('.')[i]!, 'base64url').toString()) as Record<string, unknown>;
+  /** The token `vrai` again, as signed by `pem` under `kid`: what cognito-local's own key would sign for that user. */
+  const resigner = (vrai: string, kid: string, pem: string) => {
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const corps = `${b64({ ...partie(vrai, 0), kid })}.${b64(partie(vrai, 1))}`;
+    return `${corps}.${createSign('RSA-SHA256').update(corps).sign(pem, 'base64url')}`;
+  };
+
+  it('refuses an ID token of an existing user signed with cognito-local’s key, under its kid or ours; the real one is accepted', async () => {
+    const { jeton } = await inscrire();
+    expect((await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton })).statut).toBe(200);
+    expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: jeton })).statut).toBe(200);
+    expect(partie(jeton, 0).kid).toMatch(/^retouche-local-/);
+    for (const kid of ['CognitoLocal', partie(jeton, 0).kid as string]) {
+      const forgee = resigner(jeton, kid, clePaquet());
+      const compte = await appeler(pile.urlBase, 'GET', '/compte', { cle: forgee });
+      expect(compte.statut).toBe(401);
+      expect(compte.corps.error.message).toMatch(/sign in to the web site again/);
+      expect((await appeler(pile.urlBase, 'GET', '/solde', { cle: forgee })).statut).toBe(401);
+    }
+  });
+
+  it('the emulator verifies an access token before it acts on it: one signed with its package’s key is refused', async () => {
+    const { email } = await inscrire();
+    const c = cognito();
+    const { AuthenticationResult } = await c.sdk.send(
+      new InitiateAuthCommand({ ClientId: c.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: MOT_DE_PASSE } }),
+    );
+    const acces = AuthenticationResult!.AccessToken!;
+    expect((await c.sdk.send(new GetUserCommand({ AccessToken: acces }))).Username).toBeDefined();
+    await expect(c.sdk.send(new GetUserCommand({ AccessToken: resigner(acces, 'CognitoLocal', clePaquet()) }))).rejects.toMatchObject({
+      name: 'InvalidParameterException',
+    });
+  });
+
+  it('a data folder of an earlier version (no key yet) gets one, owner-only, and its users sign in with it', async () => {
+    const dossier = mkdtempSync(join(tmpdir(), 'retouche-cognito-'));
+    try {
+      const email = `ancien-${crypto.randomUUID()}@example.com`;
+      const premier = await demarrerCognito({ dossier });
+      await premier.sdk.send(
+        new SignUpCommand({ ClientId: premier.client, Username: email, Password: MOT_DE_PASSE, UserAttributes: [{ Name: 'email', Value: email }] }),
+      );
+      await premier.sdk.send(new AdminConfirmSignUpCommand({ UserPoolId: premier.pool, Username: email }));
+      await premier.arreter();
+      rmSync(join(dossier, 'cognito', 'cle-jetons.json'));
+
+      const second = await demarrerCognito({ dossier });
+      try {
+        expect(second.pool).toBe(premier.pool);
+        expect(statSync(join(dossier, 'cognito', 'cle-jetons.json')).mode & 0o777).toBe(0o600);
+        expect(second.jwks.keys[0]!.kid).not.toBe(premier.jwks.keys[0]!.kid);
+        const { AuthenticationResult } = await second.sdk.send(
+          new InitiateAuthCommand({ ClientId: second.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: MOT_DE_PASSE } }),
+        );
+        const verifier = verificateurSessions({ emetteur: second.emetteur, client: second.client, jwks: second.jwks });
+        expect(await verifier(AuthenticationResult!.IdToken!)).toMatchObject({ email });
+      } finally {
+        await second.arreter();
+      }
+    } finally {
+      rmSync(dossier, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,9 @@
  * One code path for AWS and the local stack: on AWS the issuer is the user pool's https address and
  * the library fetches and caches its JWKS itself; the local Cognito emulator (local/cognito.ts) serves
  * its JWKS over http on 127.0.0.1, which the library will not fetch, so it is read here once and handed
- * to the verifier. Any other http issuer is refused.
+ * to the verifier. Any other http issuer is refused. The local stack goes further and hands over the
+ * keys themselves (`jwks`: its data folder's, local/cognito.ts), so that what the emulator serves is
+ * never what decides.
  */
 import { JwtVerifier } from 'aws-jwt-verify';
 import { FetchError } from 'aws-jwt-verify/error';
@@ -27,6 +29,8 @@ export interface ConfigurationSessions {
   emetteur: string;
   /** The web site's app client id: the ID token's audience. */
   client: string;
+  /** The only keys to verify with, given rather than fetched from the issuer (the local stack). */
+  jwks?: Jwks;
 }
 
 const estBoucleLocale = (url: URL) => url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost');
@@ -45,6 +49,7 @@ export const verificateurSessions = (config: ConfigurationSessions): VerifierSes
       if (payload.token_use !== 'id') throw new Error('not an ID token');
     },
   });
+  if (config.jwks) verificateur.cacheJwks(config.jwks);
   let jwksLocal: Promise<void> | undefined;
   const chargerJwksLocal = () =>
     (jwksLocal ??= fetch(jwksUri)
@@ -55,9 +60,10 @@ export const verificateurSessions = (config: ConfigurationSessions): VerifierSes
       }));
 
   return async (jeton) => {
-    if (estBoucleLocale(emetteur)) await chargerJwksLocal();
+    if (!config.jwks && estBoucleLocale(emetteur)) await chargerJwksLocal();
     try {
-      const charge = await verificateur.verify(jeton);
+      // Given keys are all there is: a token of another key is refused, never a reason to fetch.
+      const charge = config.jwks ? verificateur.verifySync(jeton) : await verificateur.verify(jeton);
       if (typeof charge.sub !== 'string' || typeof charge.email !== 'string') return undefined;
       return { utilisateur: charge.sub, email: charge.email };
     } catch (erreur) {
