@@ -14,6 +14,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CONCURRENCE_MAX_LIVREUR } from '../lambdas/core/infra/file-webhooks';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { accorder } from './acces';
 import { Fonction } from './fonction';
@@ -93,7 +94,7 @@ export class Webhooks extends Construct {
       },
     );
     this.autoriserEnvoi(fn);
-    fn.addEventSource(new SqsEventSource(this.file, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 20 }));
+    fn.addEventSource(new SqsEventSource(this.file, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: CONCURRENCE_MAX_LIVREUR }));
     this.livreur = fn;
     return fn;
   }

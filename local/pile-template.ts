@@ -16,8 +16,9 @@
  *   each queue named by its logical id, its RedrivePolicy's dead-letter queue and maxReceiveCount kept).
  *
  * Each AWS::Lambda::EventSourceMapping of a queue has the local SQS give that queue's messages to its
- * function's worker, in batches of its BatchSize, and reads the function's batchItemFailures only when
- * its FunctionResponseTypes says ReportBatchItemFailures, as Lambda does.
+ * function's worker, in batches of its BatchSize, at most its ScalingConfig.MaximumConcurrency batches
+ * at a time, and reads the function's batchItemFailures only when its FunctionResponseTypes says
+ * ReportBatchItemFailures, as Lambda does.
  *
  * The stand-ins are reached through the SDK's standard variables (AWS_ENDPOINT_URL_DYNAMODB, _S3,
  * _SFN, _SECRETS_MANAGER, _SQS), a region, dummy credentials (s3rver's), and RETOUCHE_S3_CHEMIN=1
@@ -547,14 +548,16 @@ export const demarrerPileTemplate = async (o: OptionsPileTemplate): Promise<Pile
       if (!fonction) throw new Error(`event source mapping ${idLien}: ${nomFonction} is no function of the template`);
       // Without ReportBatchItemFailures Lambda ignores the answer: the batch succeeded unless the function threw.
       const partiels = ((p.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures');
+      // Without it, Lambda scales the batches up to the function's concurrency: no bound here.
+      const concurrence: unknown = p.ScalingConfig?.MaximumConcurrency;
       sqs.consommer(
         file,
         async (evenement) => {
           const reponse = await workers[fonction]!.invoquer(evenement);
           return partiels ? reponse : undefined;
         },
-        // Lambda's default for a queue.
-        { tailleLot: Number(p.BatchSize ?? 10) },
+        // 10: Lambda's default batch size for a queue.
+        { tailleLot: Number(p.BatchSize ?? 10), ...(concurrence !== undefined ? { concurrenceMax: Number(concurrence) } : {}) },
       );
     }
     // Deliveries stop before the functions they call (stops run last first; a second stop does nothing).

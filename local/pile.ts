@@ -15,7 +15,7 @@ import { creerSignataire } from '../lambdas/core/infra/liens';
 import { verificateurSessions } from '../lambdas/core/infra/sessions';
 import { creerTelechargeur } from '../lambdas/core/infra/telechargement';
 import { creerPosteur, type OptionsEnvoi } from '../lambdas/core/infra/envoi-webhook';
-import { fileSqs } from '../lambdas/core/infra/file-webhooks';
+import { CONCURRENCE_MAX_LIVREUR, fileSqs } from '../lambdas/core/infra/file-webhooks';
 import type { SQSEvent } from 'aws-lambda';
 import type { HandlerHttp } from '../lambdas/http/adaptateur';
 import { ROUTES } from '../lambdas/http/routes';
@@ -277,7 +277,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
 
     // The delivery function consumes the queue, as its SQS event source does on AWS (lib/webhooks.ts).
     const livreur = (await import('../lambdas/pipeline/livreur')) as { creer: (d: () => Promise<DependancesPipeline>) => (e: SQSEvent) => Promise<unknown> };
-    sqs.consommer(FILE_WEBHOOKS, livreur.creer(fournirPour('Webhooks/Livreur')), { tailleLot: 10 });
+    sqs.consommer(FILE_WEBHOOKS, livreur.creer(fournirPour('Webhooks/Livreur')), { tailleLot: 10, concurrenceMax: CONCURRENCE_MAX_LIVREUR });
 
     // Locally the sweeper runs at start (it finishes what a stopped or killed stack left) and then
     // every few seconds: work left behind ends soon after the next start, not minutes later.

@@ -9,7 +9,9 @@
  * checks on every answer; a message whose handler failed (a throw: the whole batch; or
  * batchItemFailures: those messages) comes back after the queue's visibility timeout with its receive
  * count up, and once received maxReceiveCount times, the next receive moves it to the dead-letter
- * queue instead (its id and count kept), as SQS's redrive policy does. Errors have SQS's shape for this
+ * queue instead (its id and count kept), as SQS's redrive policy does. A consumer given concurrenceMax has
+ * at most that many batches in flight, as a mapping's ScalingConfig.MaximumConcurrency allows: further
+ * messages stay in the queue, not received, until a batch ends. Errors have SQS's shape for this
  * protocol (`__type` and the `x-amzn-query-error` header), so the SDK raises its own exception classes
  * (QueueDoesNotExist, ...). Messages live in memory: a stopped stand-in's messages are gone, as a
  * lost message is on AWS, and the service's sweeper re-sends what a lost message leaves behind.
@@ -40,9 +42,11 @@ export interface SqsLocal {
    * Event source mapping: messages of that queue are given to `handler` as an SQSEvent (batches up to
    * tailleLot, default 1). A handler that throws → every message of the batch is received again after
    * visibiliteMs; a handler answering {batchItemFailures:[{itemIdentifier: messageId}]} → only those.
-   * After maxReceptions receives a message goes to fileEchec (or is dropped if none).
+   * After maxReceptions receives a message goes to fileEchec (or is dropped if none). At most
+   * concurrenceMax batches are handled at once (2..1000, as MaximumConcurrency; default: no bound):
+   * the others wait in the queue, and the end of a batch delivers the next.
    */
-  consommer(nomFile: string, handler: (event: SQSEvent) => Promise<unknown>, options?: { tailleLot?: number }): void;
+  consommer(nomFile: string, handler: (event: SQSEvent) => Promise<unknown>, options?: { tailleLot?: number; concurrenceMax?: number }): void;
   /** Messages currently in a queue not yet consumed (for DLQ inspection in tests), with their body and receive count. */
   messages(nomFile: string): { id: string; corps: string; receptions: number }[];
   /**
@@ -62,6 +66,9 @@ const DELAI_MAX_SECONDES = 900;
 /** SQS's largest message since August 2025 (1 MiB; 256 KiB before): body and attributes, and a whole batch. */
 const TAILLE_MAX_OCTETS = 1_048_576;
 const ENTREES_MAX_PAR_LOT = 10;
+/** ScalingConfig.MaximumConcurrency's bounds on an event source mapping. */
+const CONCURRENCE_MIN = 2;
+const CONCURRENCE_MAX = 1000;
 /** The characters SQS accepts in a body (anything else is InvalidMessageContents). */
 const CARACTERE_REFUSE = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 /** Queue names and batch entry ids: the same rule on AWS. */
@@ -91,7 +98,7 @@ interface File {
   fileEchec?: string;
   visibiliteMs: number;
   messages: Message[];
-  consommateur?: { handler: (event: SQSEvent) => Promise<unknown>; tailleLot: number };
+  consommateur?: { handler: (event: SQSEvent) => Promise<unknown>; tailleLot: number; concurrenceMax: number };
   lotsEnCours: number;
   minuteur?: NodeJS.Timeout;
 }
@@ -267,7 +274,10 @@ export const demarrerSqs = async (options?: { region?: string; compte?: string }
     pomper(echec);
   };
 
-  /** Delivers what is visible now, in batches, then waits for the next message to become visible. */
+  /**
+   * Delivers what is visible now, in batches, as far as the consumer's concurrency allows, then waits
+   * for the next message to become visible; when every batch allowed is in flight, for one to end.
+   */
   const pomper = (file: File) => {
     clearTimeout(file.minuteur);
     file.minuteur = undefined;
@@ -275,8 +285,11 @@ export const demarrerSqs = async (options?: { region?: string; compte?: string }
     const consommateur = file.consommateur;
     if (consommateur) {
       const maintenant = Date.now();
+      const sature = () => file.lotsEnCours >= consommateur.concurrenceMax;
       let lot: Message[] = [];
       for (const m of [...file.messages]) {
+        // Not received at all: no receive count up, no move to the dead-letter queue.
+        if (sature()) break;
         if (m.enVol || m.visibleMs > maintenant) continue;
         if (file.maxReceptions !== undefined && m.receptions >= file.maxReceptions) {
           deplacer(file, m);
@@ -289,7 +302,8 @@ export const demarrerSqs = async (options?: { region?: string; compte?: string }
         }
       }
       if (lot.length > 0) livrer(file, lot);
-      const prochain = Math.min(...file.messages.filter((m) => !m.enVol).map((m) => m.visibleMs));
+      // Saturated, the next batch to end pumps (regler); a timer for the messages visible now would fire again and again.
+      const prochain = sature() ? Infinity : Math.min(...file.messages.filter((m) => !m.enVol).map((m) => m.visibleMs));
       // Unref'd: a pending delay never keeps a process alive on its own.
       if (Number.isFinite(prochain)) file.minuteur = setTimeout(() => pomper(file), Math.max(0, prochain - Date.now())).unref();
     }
@@ -454,7 +468,10 @@ export const demarrerSqs = async (options?: { region?: string; compte?: string }
       if (file.consommateur) throw new Error(`local SQS: queue ${nomFile} has a consumer already`);
       const tailleLot = o?.tailleLot ?? 1;
       if (!Number.isInteger(tailleLot) || tailleLot < 1) throw new Error(`local SQS: batch size ${tailleLot}`);
-      file.consommateur = { handler, tailleLot };
+      const concurrenceMax = o?.concurrenceMax ?? Infinity;
+      if (concurrenceMax !== Infinity && !(Number.isInteger(concurrenceMax) && concurrenceMax >= CONCURRENCE_MIN && concurrenceMax <= CONCURRENCE_MAX))
+        throw new Error(`local SQS: maximum concurrency ${concurrenceMax} (Lambda takes ${CONCURRENCE_MIN} to ${CONCURRENCE_MAX})`);
+      file.consommateur = { handler, tailleLot, concurrenceMax };
       pomper(file);
     },
     messages: (nomFile) => fileNommee(nomFile).messages.map((m) => ({ id: m.id, corps: m.corps, receptions: m.receptions })),

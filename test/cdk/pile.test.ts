@@ -12,6 +12,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESPACE_MESURES, MESURES } from '../../lambdas/core/infra/mesures';
+import { CONCURRENCE_MAX_LIVREUR } from '../../lambdas/core/infra/file-webhooks';
 import {
   CONSERVATION_JOURNAUX_JOURS,
   PREFIXES,
@@ -868,6 +869,7 @@ describe('the dev stage', () => {
         FunctionName: { Ref: idLivreur },
         BatchSize: 10,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: CONCURRENCE_MAX_LIVREUR },
       }),
     ]);
     const alarme = deType(s, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a.Properties.Dimensions ?? []).includes(idEchecs));

@@ -2,11 +2,12 @@
  * The local SQS (local/sqs.ts) as the code around a queue meets SQS on AWS, through the real
  * SQSClient: what it sends reaches the consumer as Lambda's SQSEvent, a delay is honoured, a failed
  * delivery comes back with its receive count up and ends in the dead-letter queue, batchItemFailures
- * returns only the messages it names, and errors are the SDK's own exceptions.
+ * returns only the messages it names, a consumer's maximum concurrency holds the other batches back,
+ * and errors are the SDK's own exceptions.
  */
 import { GetQueueUrlCommand, QueueDoesNotExist, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { demarrerSqs, type SqsLocal } from '../../local/sqs';
 
 let sqs: SqsLocal;
@@ -156,6 +157,51 @@ describe('local SQS', () => {
     );
     await sqs.attendreInactivite(1_000);
     expect(lots.map((l) => l.Records.length)).toEqual([2, 2]);
+  });
+
+  it('runs at most concurrenceMax batches at once: the others wait, unreceived, for a batch to end', async () => {
+    const { url } = sqs.creerFile('Bornee');
+    // Each batch blocks until released, as a delivery to a stalled endpoint does.
+    const liberations: (() => void)[] = [];
+    const lots: string[][] = [];
+    let enCours = 0;
+    let auPlus = 0;
+    sqs.consommer(
+      'Bornee',
+      async (e) => {
+        lots.push(e.Records.map((r) => r.body));
+        auPlus = Math.max(auPlus, ++enCours);
+        await new Promise<void>((ok) => liberations.push(ok));
+        enCours -= 1;
+      },
+      { tailleLot: 2, concurrenceMax: 2 },
+    );
+    const corps = Array.from({ length: 10 }, (_, i) => `m${i}`);
+    await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: corps.map((c) => ({ Id: c, MessageBody: c })) }));
+    await vi.waitFor(() => expect(lots).toHaveLength(2));
+    // Still two a while later, and the three other batches' messages not even received.
+    await new Promise((ok) => setTimeout(ok, 100));
+    expect(lots).toHaveLength(2);
+    expect(sqs.messages('Bornee').filter((m) => m.receptions === 0)).toHaveLength(6);
+
+    liberations.shift()!();
+    await vi.waitFor(() => expect(lots).toHaveLength(3));
+    expect(enCours).toBe(2);
+
+    // Released one at a time, each end lets the next batch in.
+    while (lots.length < 5 || liberations.length > 0) {
+      await vi.waitFor(() => expect(liberations.length).toBeGreaterThan(0));
+      liberations.shift()!();
+    }
+    await sqs.attendreInactivite();
+    expect(auPlus).toBe(2);
+    expect(lots.flat().sort()).toEqual([...corps].sort());
+    expect(lots.map((l) => l.length)).toEqual([2, 2, 2, 2, 2]);
+    expect(sqs.messages('Bornee')).toEqual([]);
+
+    // Lambda's bounds for MaximumConcurrency.
+    sqs.creerFile('Hors');
+    for (const concurrenceMax of [1, 1001, 2.5]) expect(() => sqs.consommer('Hors', async () => {}, { concurrenceMax })).toThrow(/maximum concurrency/);
   });
 
   it('answers the SDK its own errors: QueueDoesNotExist, InvalidParameterValue, UnsupportedOperation', async () => {

@@ -15,6 +15,15 @@ export interface MessageLivraison {
 
 export const DELAI_MAX_SQS_SECONDES = 900;
 
+/**
+ * Batches of the queue the delivery function handles at once (its event source's MaximumConcurrency):
+ * deliveries held by slow receivers never take more of the account's Lambda concurrency than this, and
+ * further messages wait for a batch to end. The local stack runs its stand-in with the same bound, so a
+ * test meets the contention AWS would. Here rather than in lib/webhooks.ts, which brings aws-cdk-lib: the
+ * local stack starts without it.
+ */
+export const CONCURRENCE_MAX_LIVREUR = 20;
+
 export interface FileWebhooks {
   envoyer(messages: readonly MessageLivraison[], delaiSecondes?: number): Promise<void>;
 }
