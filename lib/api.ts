@@ -120,7 +120,8 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
         ...lectureAuthentifiee(['Query'], [INDEX.parCompte]),
         miseAJour: ['cadence', 'compte', 'webhook', 'livraison'],
         creation: ['webhook', 'livraison'],
-        suppression: ['webhook'],
+        // An endpoint removed takes its deliveries with it.
+        suppression: ['webhook', 'livraison'],
       },
       signer: true,
     }),

@@ -24,22 +24,24 @@ import { BASE_CHEMIN } from './routes';
 
 type Action = (appel: AppelAuthentifie, id: string) => Promise<APIGatewayProxyResult>;
 
+/** The caller's account, and its kind of work: a test key manages only test endpoints (core/domaine/webhooks/points.ts). */
+const portee = (a: AppelAuthentifie) => ({ compte: a.appelant.compte, test: a.appelant.test === true });
+
 const corps = (a: AppelAuthentifie) => Buffer.from(a.event.body ?? '', a.event.isBase64Encoded ? 'base64' : 'utf8');
 
 /** By the route's resource path (routes.ts), as API Gateway and the local gateway give it. */
 const ACTIONS: Record<string, Action> = {
-  'POST /webhooks': async (a) =>
-    reponseJson(201, await points.creerWebhook(a.d, a.appelant.compte, lireNouveauWebhook(entete(a.event, 'content-type'), corps(a)))),
-  'GET /webhooks': async (a) => reponseJson(200, { webhooks: await points.listerWebhooks(a.d, a.appelant.compte) }),
+  'POST /webhooks': async (a) => reponseJson(201, await points.creerWebhook(a.d, portee(a), lireNouveauWebhook(entete(a.event, 'content-type'), corps(a)))),
+  'GET /webhooks': async (a) => reponseJson(200, { webhooks: await points.listerWebhooks(a.d, portee(a)) }),
   'DELETE /webhooks/{id}': async (a, id) => {
-    await points.supprimerWebhook(a.d, a.appelant.compte, id);
+    await points.supprimerWebhook(a.d, portee(a), id);
     return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
   },
-  'POST /webhooks/{id}/secret': async (a, id) => reponseJson(200, await points.tournerSecret(a.d, a.appelant.compte, id)),
-  'POST /webhooks/{id}/test': async (a, id) => reponseJson(202, await points.envoyerTest(a.d, a.appelant.compte, id)),
-  'GET /webhooks/{id}/livraisons': async (a, id) => reponseJson(200, { livraisons: await points.journalLivraisons(a.d, a.appelant.compte, id) }),
+  'POST /webhooks/{id}/secret': async (a, id) => reponseJson(200, await points.tournerSecret(a.d, portee(a), id)),
+  'POST /webhooks/{id}/test': async (a, id) => reponseJson(202, await points.envoyerTest(a.d, portee(a), id)),
+  'GET /webhooks/{id}/livraisons': async (a, id) => reponseJson(200, { livraisons: await points.journalLivraisons(a.d, portee(a), id) }),
   'POST /webhooks/{id}/livraisons/{livraison}/renvoyer': async (a, id) =>
-    reponseJson(202, await points.renvoyer(a.d, a.appelant.compte, id, a.event.pathParameters?.livraison ?? '')),
+    reponseJson(202, await points.renvoyer(a.d, portee(a), id, a.event.pathParameters?.livraison ?? '')),
 };
 
 export const creer = (deps: FournisseurDeps) =>

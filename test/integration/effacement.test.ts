@@ -6,6 +6,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as webhooksDepot from '../../lambdas/core/depots/webhooks';
 import { effacerCompte } from '../../lambdas/core/domaine/effacement/compte';
 import type { Lancement, Lot, Travail } from '../../lambdas/core/modele/enregistrements';
 import { demarrerPileTest } from '../support/pile';
@@ -538,10 +539,14 @@ describe('erasure of work still running', () => {
 
   it('a whole account: everything ended goes at once, unused uploads too; running work goes when it ends', async () => {
     const { cle, compte } = await pile.creerCompte(30);
-    // A webhook, and so deliveries (to a host this machine cannot reach: attempts that fail, logged).
-    expect((await appeler(url, 'POST', '/webhooks', { cle, json: { url: 'https://example.com/hook', evenements: ['travail.fini', 'lot.fini'] } })).statut).toBe(
-      201,
-    );
+    // Webhooks, and so deliveries (to a host this machine cannot reach: attempts that fail, logged): one kept
+    // until the erasure, one removed before it, one whose removal was cut short before its deliveries went.
+    const webhook = async () => {
+      const r = await appeler(url, 'POST', '/webhooks', { cle, json: { url: 'https://example.com/hook', evenements: ['travail.fini', 'lot.fini'] } });
+      expect(r.statut).toBe(201);
+      return r.corps.id as string;
+    };
+    const [, retire, coupe] = [await webhook(), await webhook(), await webhook()];
     const fini = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
     const lot = await appeler<Lancement>(url, 'POST', '/travaux', {
       cle,
@@ -559,6 +564,16 @@ describe('erasure of work still running', () => {
     const enCours = await appeler<Lancement>(url, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest(1)) }] } });
     const enCoursId = enCours.corps.travaux[0]!.id;
     const credits = (await appeler(url, 'GET', '/solde', { cle })).corps.credits;
+    const idsTravaux = [fini.corps.travaux[0]!.id, ...lot.corps.travaux.map((t) => t.id), lot.corps.lot!];
+
+    // An endpoint removed takes its deliveries with it, at once.
+    const livraisonsDe = async (w: string) => (await elements(pile)).filter((item) => item.genre === 'livraison' && item.webhook === w);
+    expect((await livraisonsDe(retire)).length).toBeGreaterThanOrEqual(2);
+    expect((await appeler(url, 'DELETE', `/webhooks/${retire}`, { cle })).statut).toBe(204);
+    expect(await livraisonsDe(retire)).toEqual([]);
+    // A removal cut short between the endpoint and its deliveries: they are left, naming the account and its jobs.
+    await webhooksDepot.supprimer(pile.deps, (await webhooksDepot.lire(pile.deps, coupe))!);
+    expect((await livraisonsDe(coupe)).length).toBeGreaterThanOrEqual(2);
 
     const lister = async (prefixe: string) => (await objets(pile)).filter((k) => k.startsWith(prefixe));
     const bilan = await effacerCompte(pile.deps, compte, lister);
@@ -577,6 +592,8 @@ describe('erasure of work still running', () => {
     // The account, its key and the record of its credits stay (and the balance is untouched): the account is not
     // closed, its work is erased.
     expect([...new Set(restes)].sort()).toEqual(['APPORT', 'CLE', 'COMPTE']);
+    // And nothing names its jobs or batches: no delivery, no erasure request, no stored answer.
+    expect((await traces(pile, [...idsTravaux, enCoursId])).enregistrements).toEqual([]);
     expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(credits);
     // Its upload no longer counts against the cap of outstanding uploads.
     expect((await elements(pile)).find((item) => item.pk === `COMPTE#${compte}`)).toMatchObject({ televersements_ouverts: 0 });

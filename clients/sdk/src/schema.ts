@@ -129,13 +129,13 @@ export interface paths {
     };
     /**
      * The account's webhooks (extension)
-     * @description Never a secret.
+     * @description Never a secret. A test key lists the test endpoints only; a live key or a web session, the live ones only.
      */
     get: operations['listerWebhooks'];
     put?: never;
     /**
      * Add a webhook (extension)
-     * @description An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).
+     * @description An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account; with a test key, a test endpoint (`test: true`), at most 3, which receives only the events of test work and which only test keys manage. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).
      */
     post: operations['creerWebhook'];
     delete?: never;
@@ -156,7 +156,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a webhook (extension)
-     * @description Its pending deliveries are dropped.
+     * @description Its deliveries go with it, made or not, and their log.
      */
     delete: operations['supprimerWebhook'];
     options?: never;
@@ -470,11 +470,8 @@ export interface components {
         visages: number;
         plaques: number;
       } | null;
-      /**
-       * @description Extension: present on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. Absent on a live job.
-       * @constant
-       */
-      test?: true;
+      /** @description Extension: true on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. False on a live job (always present, webhook events included, so a receiver can branch on it). */
+      test: boolean;
     };
     Lot: {
       /** Format: uuid */
@@ -488,11 +485,8 @@ export interface components {
       en_cours: number;
       zip: components['schemas']['Lien'] | null;
       travaux: components['schemas']['Travail'][];
-      /**
-       * @description Extension: present on a batch started with a test key, as on its jobs.
-       * @constant
-       */
-      test?: true;
+      /** @description Extension: true on a batch started with a test key, false on a live one, as on its jobs. */
+      test: boolean;
     };
     Lancement: {
       lot: string | null;
@@ -588,6 +582,8 @@ export interface components {
       etat: 'actif' | 'en_echec';
       /** Format: date-time */
       cree_le: string;
+      /** @description Extension: true for an endpoint made with a test key: it receives only test jobs' and batches' events, and only test keys manage it. False for a live endpoint, which never receives test work. */
+      test: boolean;
       /** @description The signing secret (Standard Webhooks): only in the answers of POST /webhooks and POST /webhooks/{id}/secret, never again. */
       secret?: string;
     };
@@ -632,12 +628,13 @@ export interface components {
        * @description When the event happened: the job or batch ended, or the test was asked.
        */
       timestamp: string;
-      /** @description travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint and a message. */
+      /** @description travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint, whether it is a test key's, and a message. `test` is always there: true only on a test key's work, delivered only to the test keys' endpoints. */
       data:
         | components['schemas']['Travail']
         | components['schemas']['Lot']
         | {
             webhook: string;
+            test: boolean;
             message: string;
           };
     };
@@ -1594,7 +1591,7 @@ export interface operations {
           'application/json': components['schemas']['Erreur'];
         };
       };
-      /** @description The account has 10 webhooks already (too_many_webhooks). */
+      /** @description The account has 10 webhooks already, or 3 test webhooks for a test key (too_many_webhooks). */
       409: {
         headers: {
           [name: string]: unknown;

@@ -28,6 +28,9 @@
  * |  (a purchase, sign-up or operator's credits; a purchase's id is its Stripe Checkout Session's)       |                   |
  * | webhook     | WEBHOOK#<id>               | WEBHOOK   | gsi1: COMPTE#<id> / WEBHOOK#<created>#<id>     | webhooks.ts       |
  * | delivery    | LIVRAISON#<webhook>#<msg id>| LIVRAISON| gsi1: WEBHOOK#<id> / LIVRAISON#<created>#<msg>| webhooks.ts       |
+ * |             |                            |           | gsi2: LIVRAISON#<account> / <created>#<msg>    |                   |
+ * |             |                            |           |   (an account's erasure finds them all, even   |                   |
+ * |             |                            |           |   those of an endpoint removed before)         |                   |
  * |             |                            |           | gsi3 (while en_attente): OUVERT#LIVRAISON /    |                   |
  * |             |                            |           |   <next attempt>#<webhook>#<msg id>            |                   |
  * |             |                            |           |   (expires through TTL, 30 days)               |                   |
@@ -46,6 +49,8 @@ export const INDEX = {
   parCompte: 'gsi1',
   /** Jobs of an account for one tool, newest first (`GET /travaux?outil=`): no filtering after the limit. */
   parOutil: 'gsi2',
+  /** The same index, for another item kind: every webhook delivery of an account (depots/webhooks.ts). */
+  livraisonsParCompte: 'gsi2',
   /**
    * Unfinished work, oldest first: jobs `en_attente` or `en_cours`, batches `en_cours`. Sparse (the
    * attributes are removed when the work ends), so the sweeper (core/domaine/balayage.ts) reads only what is open.

@@ -19,11 +19,14 @@ const cleWebhook = (id: string) => ({ pk: `${PREFIXES_TABLE.webhook}${id}`, sk: 
 const cleLivraison = (webhook: string, id: string) => ({ pk: `${PREFIXES_TABLE.livraison}${webhook}#${id}`, sk: 'LIVRAISON' });
 
 const sansCles = <T>(item: Record<string, unknown>): T => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _s1, gsi3pk: _g3, gsi3sk: _s3, genre: _g, [ATTRIBUT_TTL]: _e, ...reste } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _s1, gsi2pk: _g2, gsi2sk: _s2, gsi3pk: _g3, gsi3sk: _s3, genre: _g, [ATTRIBUT_TTL]: _e, ...reste } = item;
   return reste as T;
 };
 
-/** A new endpoint, counted on its account while it has fewer than `max`: `plein` when it has `max` already. */
+/** The account's counter of its live endpoints, or of its test ones: each kind has its own cap. */
+const compteur = (webhook: Pick<EnregistrementWebhook, 'test'>) => (webhook.test ? 'nb_webhooks_test' : 'nb_webhooks');
+
+/** A new endpoint, counted on its account while it has fewer than `max` of its kind: `plein` when it has `max` already. */
 export const creer = async (d: DepsEcriture, webhook: EnregistrementWebhook, max: number): Promise<'cree' | 'plein'> => {
   try {
     await ecrire(d, [
@@ -31,8 +34,9 @@ export const creer = async (d: DepsEcriture, webhook: EnregistrementWebhook, max
         Update: {
           TableName: d.table,
           Key: cleCompte(webhook.compte),
-          UpdateExpression: 'SET nb_webhooks = if_not_exists(nb_webhooks, :zero) + :un',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(nb_webhooks) OR nb_webhooks < :max)',
+          UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :un',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#n) OR #n < :max)',
+          ExpressionAttributeNames: { '#n': compteur(webhook) },
           ExpressionAttributeValues: { ':zero': 0, ':un': 1, ':max': max },
         },
       },
@@ -81,8 +85,9 @@ export const supprimer = async (d: Pick<Dependances, 'ddb' | 'table'>, webhook: 
         Update: {
           TableName: d.table,
           Key: cleCompte(webhook.compte),
-          UpdateExpression: 'SET nb_webhooks = nb_webhooks - :un',
-          ConditionExpression: 'nb_webhooks >= :un',
+          UpdateExpression: 'SET #n = #n - :un',
+          ConditionExpression: '#n >= :un',
+          ExpressionAttributeNames: { '#n': compteur(webhook) },
           ExpressionAttributeValues: { ':un': 1 },
         },
       },
@@ -151,6 +156,9 @@ export const creerLivraison = async (d: DepsEcriture, livraison: EnregistrementL
           ...cleLivraison(livraison.webhook, livraison.id),
           gsi1pk: `${PREFIXES_TABLE.webhook}${livraison.webhook}`,
           gsi1sk: `${PREFIXES_TABLE.livraison}${livraison.cree_le}#${livraison.id}`,
+          // By account too: an erasure finds every delivery that names the account, its endpoint removed or not.
+          gsi2pk: `${PREFIXES_TABLE.livraison}${livraison.compte}`,
+          gsi2sk: `${livraison.cree_le}#${livraison.id}`,
           ...(livraison.prochaine_tentative ? champsOuvert(livraison, livraison.prochaine_tentative) : {}),
           ...livraison,
           genre: 'livraison',
@@ -283,6 +291,17 @@ export const toutesLesLivraisons = async (d: DepsTable, webhook: string): Promis
       ExpressionAttributeValues: { ':p': `${PREFIXES_TABLE.webhook}${webhook}`, ':l': PREFIXES_TABLE.livraison },
     })
   ).map((i) => sansCles<EnregistrementLivraison>(i));
+
+/** Every delivery that names the account, whichever endpoint it was for (removed or not): its erasure takes them. */
+export const livraisonsDuCompte = async (d: DepsTable, compte: string): Promise<Pick<EnregistrementLivraison, 'webhook' | 'id'>[]> =>
+  (
+    await toutInterroger<Record<string, unknown>>(d, {
+      IndexName: INDEX.livraisonsParCompte,
+      KeyConditionExpression: 'gsi2pk = :p',
+      ExpressionAttributeValues: { ':p': `${PREFIXES_TABLE.livraison}${compte}` },
+      ProjectionExpression: 'webhook, id',
+    })
+  ).map((i) => ({ webhook: String(i.webhook), id: String(i.id) }));
 
 /** A delivery whose endpoint was removed: dropped with it. */
 export const supprimerLivraison = (d: Pick<Dependances, 'ddb' | 'table'>, l: Pick<EnregistrementLivraison, 'webhook' | 'id'>) =>

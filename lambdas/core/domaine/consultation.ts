@@ -6,7 +6,7 @@ import type { Dependances } from '../infra/dependances';
 import * as lots from '../depots/lots';
 import * as travaux from '../depots/travaux';
 import { ErreurApi } from '../modele/erreurs';
-import type { EnregistrementLot, EnregistrementTravail } from '../modele/enregistrements';
+import { memeMonde, type EnregistrementLot, type EnregistrementTravail } from '../modele/enregistrements';
 import { estOutil, OUTILS, type IdOutil } from '../modele/outils';
 import { ecrireCurseur, lireCurseur } from './curseurs';
 
@@ -21,20 +21,18 @@ export interface Lecteur {
   test?: boolean;
 }
 
-const memeMonde = (e: { test?: true }, qui: Lecteur): boolean => (e.test === true) === (qui.test === true);
-
 export const LIMITE_DEFAUT = 20;
 export const LIMITE_MAX = 100;
 
 export const travailDuCompte = async (d: DepsLecture, qui: Lecteur, id: string): Promise<EnregistrementTravail> => {
   const travail = await travaux.lire(d, id);
-  if (!travail || travail.compte !== qui.compte || !memeMonde(travail, qui)) throw new ErreurApi('not_found', `No job ${id}.`);
+  if (!travail || travail.compte !== qui.compte || !memeMonde(travail, qui.test)) throw new ErreurApi('not_found', `No job ${id}.`);
   return travail;
 };
 
 export const lotDuCompte = async (d: DepsLecture, qui: Lecteur, id: string): Promise<{ lot: EnregistrementLot; travaux: EnregistrementTravail[] }> => {
   const lot = await lots.lire(d, id);
-  if (!lot || lot.compte !== qui.compte || !memeMonde(lot, qui)) throw new ErreurApi('not_found', `No batch ${id}.`);
+  if (!lot || lot.compte !== qui.compte || !memeMonde(lot, qui.test)) throw new ErreurApi('not_found', `No batch ${id}.`);
   return { lot, travaux: await travaux.lirePlusieurs(d, lot.travaux) };
 };
 

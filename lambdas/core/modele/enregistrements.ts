@@ -133,8 +133,11 @@ export interface Travail {
    * null when no blur was asked, for a listing text, and until the job is done.
    */
   floutage: Floutage | null;
-  /** Our extension: present (true) on a job started with a test key, which cost nothing and ran the preview engine. */
-  test?: true;
+  /**
+   * Our extension: true on a job started with a test key (free, on the preview engine), false on a live
+   * one — always present, so that a platform's webhook receiver can branch on it.
+   */
+  test: boolean;
 }
 
 export interface Lot {
@@ -147,8 +150,8 @@ export interface Lot {
   en_cours: number;
   zip: Lien | null;
   travaux: Travail[];
-  /** Our extension: present (true) on a batch started with a test key. */
-  test?: true;
+  /** Our extension: true on a batch started with a test key, false on a live one, as on its jobs. */
+  test: boolean;
 }
 
 export interface EchecImage {
@@ -167,6 +170,12 @@ export interface Lancement {
 
 /** Signs a stored file's key into a link valid 24 hours. */
 export type SignerLien = (cle: string, fichier: string) => Lien;
+
+/**
+ * Whether a record (job, batch, webhook endpoint) is of this kind of work: test (made with a test key)
+ * or live. Each kind sees only its own; the other answers as if it did not exist.
+ */
+export const memeMonde = (e: { test?: boolean }, test: boolean | undefined): boolean => (e.test === true) === (test === true);
 
 export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Travail => ({
   id: e.id,
@@ -188,7 +197,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   redaction: e.statut === 'termine' ? (e.redaction ?? null) : null,
   structure: e.statut === 'termine' ? (e.structure ?? null) : null,
   floutage: e.statut === 'termine' ? (e.floutage ?? null) : null,
-  ...(e.test ? { test: true as const } : {}),
+  test: e.test === true,
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
@@ -209,6 +218,6 @@ export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], 
       const t = parId.get(id);
       return t ? [versTravail(t, signer)] : [];
     }),
-    ...(e.test ? { test: true as const } : {}),
+    test: e.test === true,
   };
 };

@@ -15,6 +15,22 @@ export const estEvenement = (x: string): x is Evenement => (EVENEMENTS as readon
 
 /** An account has at most this many endpoints (a platform needs one or two; each job end reads them all). */
 export const MAX_WEBHOOKS = 10;
+/**
+ * And at most this many test endpoints, apart (a test key fills neither the live ones' places nor the
+ * queue: its jobs are free, so each test endpoint is a delivery no one paid for).
+ */
+export const MAX_WEBHOOKS_TEST = 3;
+
+/**
+ * Who manages endpoints, and which: an account, and whether with a test key. Test endpoints are made,
+ * listed and managed with test keys only and receive only test work's events; live endpoints, with a
+ * live key, a web session or the operator, and only live events. The other kind answers as if it did
+ * not exist, as jobs do (core/domaine/consultation.ts).
+ */
+export interface Portee {
+  compte: string;
+  test: boolean;
+}
 
 /**
  * Seconds between attempts, after the first (sent at once): Standard Webhooks' own schedule (5 s,
@@ -47,6 +63,8 @@ export interface EnregistrementWebhook {
   /** After a rotation, the previous secret keeps signing too until `ancien_expire_le` (receivers switch without a gap). */
   ancien_secret_chiffre?: string;
   ancien_expire_le?: string;
+  /** Made with a test key: receives only test jobs' and batches' events. Absent on a live endpoint. */
+  test?: true;
 }
 
 export type StatutLivraison = 'en_attente' | 'reussie' | 'en_echec';
@@ -76,6 +94,8 @@ export interface Webhook {
   evenements: Evenement[];
   etat: EtatWebhook;
   cree_le: string;
+  /** True for a test key's endpoint (test events only), false for a live one. */
+  test: boolean;
   secret?: string;
 }
 
@@ -85,6 +105,7 @@ export const versWebhook = (w: EnregistrementWebhook, secret?: string): Webhook 
   evenements: w.evenements,
   etat: w.etat,
   cree_le: w.cree_le,
+  test: w.test === true,
   ...(secret ? { secret } : {}),
 });
 

@@ -41,6 +41,7 @@ const webhookExemple = {
   evenements: ['travail.fini', 'lot.fini'],
   etat: 'actif',
   cree_le: '2026-01-01T09:00:00.000Z',
+  test: false,
 };
 const livraisonExemple = {
   id: 'msg_fvyrmqvxe2yeialcpsu7xlbs6x',
@@ -203,7 +204,7 @@ export const documentOpenApi = () => ({
     'webhook.test': livraisonRecue('recevoirTest', 'Test event (POST /webhooks/{id}/test)', {
       type: 'webhook.test',
       timestamp: '2026-01-01T09:00:05.000Z',
-      data: { webhook: ID_WEBHOOK, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' },
+      data: { webhook: ID_WEBHOOK, test: false, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' },
     }),
   },
   paths: {
@@ -459,7 +460,7 @@ export const documentOpenApi = () => ({
       get: {
         operationId: 'listerWebhooks',
         summary: "The account's webhooks (extension)",
-        description: 'Never a secret.',
+        description: 'Never a secret. A test key lists the test endpoints only; a live key or a web session, the live ones only.',
         responses: {
           200: json('ListeWebhooks', 'Webhooks, oldest first.', { webhooks: { value: { webhooks: [webhookExemple] } } }),
           401: nonAutorise,
@@ -470,7 +471,7 @@ export const documentOpenApi = () => ({
         operationId: 'creerWebhook',
         summary: 'Add a webhook (extension)',
         description:
-          'An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).',
+          'An https URL (a host name, not an address; checked again at each delivery with the same SSRF guard as image URLs) and the events it receives. The answer carries its signing secret, shown this once. At most 10 per account; with a test key, a test endpoint (`test: true`), at most 3, which receives only the events of test work and which only test keys manage. Deliveries are POSTed by the pipeline when a job or batch ends, signed the Standard Webhooks way (see `webhooks` in this document).',
         requestBody: {
           required: true,
           content: {
@@ -486,7 +487,7 @@ export const documentOpenApi = () => ({
             url: exempleErreur(new ErreurApi('invalid_body', 'url must use https.', { details: [{ chemin: 'url', message: 'url must use https.' }] })),
           }),
           401: nonAutorise,
-          409: erreur('The account has 10 webhooks already (too_many_webhooks).'),
+          409: erreur('The account has 10 webhooks already, or 3 test webhooks for a test key (too_many_webhooks).'),
           415: erreur('Content-Type is not application/json.'),
           429: limite,
         },
@@ -496,7 +497,7 @@ export const documentOpenApi = () => ({
       delete: {
         operationId: 'supprimerWebhook',
         summary: 'Remove a webhook (extension)',
-        description: 'Its pending deliveries are dropped.',
+        description: 'Its deliveries go with it, made or not, and their log.',
         parameters: [idWebhook],
         responses: { 204: { description: 'Removed.' }, 401: nonAutorise, 404: webhookIntrouvable, 429: limite },
       },

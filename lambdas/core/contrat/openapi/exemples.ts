@@ -34,6 +34,7 @@ const travailEnAttente: Travail = {
   redaction: null,
   structure: null,
   floutage: null,
+  test: false,
 };
 export const travailEnCours: Travail = { ...travailEnAttente, statut: 'en_cours', commence_le: '2026-01-01T10:00:00.412Z' };
 export const travailTermine: Travail = {
@@ -87,6 +88,7 @@ export const lotTermine: Lot = {
   en_cours: 0,
   zip: lienExemple(`lot-${ID_LOT}.zip`, '2026-01-02T10:05:00.000Z'),
   travaux: travauxLot,
+  test: false,
 };
 export const lancementSimple: Lancement = { lot: null, outil: 'ciel', cout_total: 2, travaux: [travailEnAttente], echecs: [] };
 export const lancementLot: Lancement = {

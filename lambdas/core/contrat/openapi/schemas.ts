@@ -121,12 +121,10 @@ export const SchemaTravail = v.strictObject({
       "Extension: for an image result whose job asked to blur faces or number plates (valeurs.floutage), the setting and how many faces and plates were found, each blurred beyond recognition. 0 means none was found and nothing was blurred: the result's C2PA manifest then claims no blur. Null when no blur was asked, for a listing text, and until the job is done.",
     ),
   ),
-  test: v.optional(
-    v.pipe(
-      v.literal(true),
-      v.description(
-        'Extension: present on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. Absent on a live job.',
-      ),
+  test: v.pipe(
+    v.boolean(),
+    v.description(
+      'Extension: true on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. False on a live job (always present, webhook events included, so a receiver can branch on it).',
     ),
   ),
 });
@@ -141,7 +139,7 @@ export const SchemaLot = v.strictObject({
   en_cours: entier,
   zip: v.nullable(lien),
   travaux: v.array(SchemaTravail),
-  test: v.optional(v.pipe(v.literal(true), v.description('Extension: present on a batch started with a test key, as on its jobs.'))),
+  test: v.pipe(v.boolean(), v.description('Extension: true on a batch started with a test key, false on a live one, as on its jobs.')),
 });
 
 const SchemaTeleversement = v.strictObject({
@@ -227,6 +225,12 @@ export const SchemaWebhook = v.strictObject({
     v.description('en_echec once a delivery used all its attempts; a delivery answered 2xx makes it actif again.'),
   ),
   cree_le: dateHeure,
+  test: v.pipe(
+    v.boolean(),
+    v.description(
+      "Extension: true for an endpoint made with a test key: it receives only test jobs' and batches' events, and only test keys manage it. False for a live endpoint, which never receives test work.",
+    ),
+  ),
   secret: v.optional(
     v.pipe(
       v.pipe(v.string(), v.startsWith('whsec_')),
@@ -265,8 +269,10 @@ export const SchemaEvenementWebhook = v.strictObject({
   type: v.picklist([...EVENEMENTS, EVENEMENT_TEST]),
   timestamp: v.pipe(dateHeure, v.description('When the event happened: the job or batch ended, or the test was asked.')),
   data: v.pipe(
-    v.union([SchemaTravail, SchemaLot, v.strictObject({ webhook: idWebhook, message: v.string() })]),
-    v.description('travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint and a message.'),
+    v.union([SchemaTravail, SchemaLot, v.strictObject({ webhook: idWebhook, test: v.boolean(), message: v.string() })]),
+    v.description(
+      "travail.fini: a Travail; lot.fini: a Lot; webhook.test: the endpoint, whether it is a test key's, and a message. `test` is always there: true only on a test key's work, delivered only to the test keys' endpoints.",
+    ),
   ),
 });
 

@@ -11,6 +11,7 @@ import { elementTeleversementEfface, retirerTeleversement } from '../televerseme
 import { fichiersDuTravail, type DepsEffacement, type Issue } from './commun';
 import { effacerLotEnregistre } from './lot';
 import { effacerTravailEnregistre } from './travail';
+import { supprimerLivraisons } from '../webhooks/points';
 
 export interface EffacementCompte {
   compte: string;
@@ -87,9 +88,11 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
 
   for (const w of await webhooks.lister(d, compte)) {
     await webhooks.supprimer(d, w);
-    await parPaquets(await webhooks.toutesLesLivraisons(d, w.id), 8, (l) => webhooks.supprimerLivraison(d, l).then(() => undefined));
+    await supprimerLivraisons(d, w.id);
     bilan.webhooks++;
   }
+  // Deliveries whose endpoint went before without them (a removal cut short, a job's end racing it): found by account.
+  await parPaquets(await webhooks.livraisonsDuCompte(d, compte), 8, (l) => webhooks.supprimerLivraison(d, l).then(() => undefined));
 
   if (lister) {
     const protege = (cle: string) => retenus.has(cle) || [...proteges].some((id) => cle.includes(`/${id}`));

@@ -3,12 +3,14 @@
  * ended (lots.ts). Each endpoint of the account that subscribes to the event gets one delivery,
  * created once however often the step that announces it is retried (its key is the endpoint and the
  * event's id), and one message on the delivery queue. The request that started the job never
- * delivers anything: by then nothing has happened.
+ * delivers anything: by then nothing has happened. A test key's work is announced to the test
+ * endpoints only, live work to the live ones only (modele/webhooks.ts, Portee).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dependances } from '../../infra/dependances';
 import { fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
 import * as webhooks from '../../depots/webhooks';
+import { memeMonde } from '../../modele/enregistrements';
 import type { EnregistrementLivraison, EnregistrementWebhook, TypeLivraison } from '../../modele/webhooks';
 
 export type DepsAnnonce = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'fileWebhooks'>;
@@ -69,16 +71,24 @@ export const livrerA = async (
   return livraisons;
 };
 
-const annoncer = async (d: DepsAnnonce, compte: string, type: 'travail.fini' | 'lot.fini', sujet: EnregistrementLivraison['sujet'] & object, le: string) => {
-  const points = (await webhooks.lister(d, compte)).filter((w) => w.evenements.includes(type));
+/** What an event is about: a job or a batch, its account, and whether it is test work. */
+interface Fini {
+  id: string;
+  compte: string;
+  termine_le: string | null;
+  test?: true;
+}
+
+const annoncer = async (d: DepsAnnonce, fini: Fini, type: 'travail.fini' | 'lot.fini', sujet: EnregistrementLivraison['sujet'] & object) => {
+  const { compte } = fini;
+  const le = fini.termine_le ?? d.horloge().toISOString();
+  const points = (await webhooks.lister(d, compte)).filter((w) => w.evenements.includes(type) && memeMonde(w, fini.test));
   const cle = 'travail' in sujet ? sujet.travail : sujet.lot;
   await livrerA(d, points, { id: idEvenement(type, cle), compte, type, sujet, evenement_le: le });
 };
 
 /** `travail.fini`: the job is `termine` or `echec` (called again on every retry: it delivers once). */
-export const annoncerFinTravail = (d: DepsAnnonce, travail: { id: string; compte: string; termine_le: string | null }) =>
-  annoncer(d, travail.compte, 'travail.fini', { travail: travail.id }, travail.termine_le ?? d.horloge().toISOString());
+export const annoncerFinTravail = (d: DepsAnnonce, travail: Fini) => annoncer(d, travail, 'travail.fini', { travail: travail.id });
 
 /** `lot.fini`: the batch left `en_cours` (its ZIP written). */
-export const annoncerFinLot = (d: DepsAnnonce, lot: { id: string; compte: string; termine_le: string | null }) =>
-  annoncer(d, lot.compte, 'lot.fini', { lot: lot.id }, lot.termine_le ?? d.horloge().toISOString());
+export const annoncerFinLot = (d: DepsAnnonce, lot: Fini) => annoncer(d, lot, 'lot.fini', { lot: lot.id });

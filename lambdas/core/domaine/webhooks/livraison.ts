@@ -15,7 +15,7 @@ import { journal } from '../../infra/journal';
 import * as webhooks from '../../depots/webhooks';
 import * as lots from '../../depots/lots';
 import * as travaux from '../../depots/travaux';
-import { versLot, versTravail } from '../../modele/enregistrements';
+import { memeMonde, versLot, versTravail } from '../../modele/enregistrements';
 import {
   CALENDRIER_REESSAIS_SECONDES,
   DELAI_REPONSE_MS,
@@ -33,16 +33,21 @@ export const BAIL_MS = DELAI_REPONSE_MS + 45_000;
 /** What happened to one message. */
 export type IssueMessage = 'perime' | 'reporte' | 'reussie' | 'reessai' | 'en_echec' | 'abandonnee';
 
-/** The body's `data`: what GET /travaux/{id} or GET /lots/{id} would answer now; undefined once it was erased. */
-const donnees = async (d: Deps, l: EnregistrementLivraison): Promise<unknown> => {
-  if (l.type === EVENEMENT_TEST) return { webhook: l.webhook, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' };
+/**
+ * The body's `data`: what GET /travaux/{id} or GET /lots/{id} would answer now (its `test` says which
+ * kind of work it is); undefined once it was erased, or if it is not of the endpoint's kind (announced
+ * only to its own kind: annonces.ts; checked again here, since a live receiver must never see test work).
+ */
+const donnees = async (d: Deps, l: EnregistrementLivraison, point: EnregistrementWebhook): Promise<unknown> => {
+  if (l.type === EVENEMENT_TEST)
+    return { webhook: l.webhook, test: point.test === true, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' };
   if (l.sujet && 'travail' in l.sujet) {
     const travail = await travaux.lire(d, l.sujet.travail);
-    return travail && travail.compte === l.compte ? versTravail(travail, d.signer) : undefined;
+    return travail && travail.compte === l.compte && memeMonde(travail, point.test) ? versTravail(travail, d.signer) : undefined;
   }
   if (l.sujet && 'lot' in l.sujet) {
     const lot = await lots.lire(d, l.sujet.lot);
-    if (!lot || lot.compte !== l.compte) return undefined;
+    if (!lot || lot.compte !== l.compte || !memeMonde(lot, point.test)) return undefined;
     return versLot(lot, await travaux.lirePlusieurs(d, lot.travaux), d.signer);
   }
   return undefined;
@@ -76,7 +81,7 @@ export const traiterMessage = async (d: Deps, message: MessageLivraison): Promis
   const bail = new Date(maintenant.getTime() + BAIL_MS).toISOString();
   if (!(await webhooks.reclamer(d, l, message.echeance, bail))) return 'perime';
 
-  const data = await donnees(d, l);
+  const data = await donnees(d, l, point);
   if (data === undefined) {
     // Erased before it could be delivered: nothing left to say, and not the receiver's failure.
     await webhooks.consigner(d, l, bail, {

@@ -2,26 +2,32 @@
  * An account's endpoints, as the API (lambdas/http/webhooks.ts), the web site's API page and the
  * admin CLI manage them: add one (its secret answered this once), list them (never a secret),
  * remove one, rotate its secret, send it a test event, read its delivery log, resend a failed
- * delivery. Another account's endpoint is answered as one that does not exist.
+ * delivery. Another account's endpoint is answered as one that does not exist, and so is an endpoint
+ * of the other kind (a test key's endpoint to a live caller, a live one to a test key): each kind
+ * manages and receives only its own work (modele/webhooks.ts, Portee).
  */
 import { randomBytes } from 'node:crypto';
 import type { Dependances } from '../../infra/dependances';
 import { raisonRefusUrl } from '../../infra/envoi-webhook';
 import * as webhooks from '../../depots/webhooks';
 import { ErreurApi } from '../../modele/erreurs';
+import { memeMonde } from '../../modele/enregistrements';
 import {
   EVENEMENT_TEST,
   LIMITE_JOURNAL,
   MAX_WEBHOOKS,
+  MAX_WEBHOOKS_TEST,
   versLivraison,
   versWebhook,
   type EnregistrementWebhook,
   type Evenement,
   type Livraison,
+  type Portee,
   type Webhook,
 } from '../../modele/webhooks';
 import { idAleatoire, livrerA } from './annonces';
 import { fileExigee } from '../../infra/file-webhooks';
+import { parPaquets } from '../../infra/paquets';
 import { chiffrer, cleExigee, nouveauSecret } from './secrets';
 
 type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale'>;
@@ -34,42 +40,59 @@ const idWebhook = (): string => `wh_${randomBytes(12).toString('hex')}`;
 const ID_WEBHOOK = /^wh_[0-9a-f]{24}$/;
 const ID_LIVRAISON = /^msg_[a-z2-7]{26}$/;
 
-export const webhookDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<EnregistrementWebhook> => {
+export const webhookDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, qui: Portee, id: string): Promise<EnregistrementWebhook> => {
   const w = ID_WEBHOOK.test(id) ? await webhooks.lire(d, id) : undefined;
-  if (!w || w.compte !== compte) throw new ErreurApi('not_found', `No webhook ${id}.`);
+  if (!w || w.compte !== qui.compte || !memeMonde(w, qui.test)) throw new ErreurApi('not_found', `No webhook ${id}.`);
   return w;
 };
 
-export const creerWebhook = async (d: Deps, compte: string, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
+export const creerWebhook = async (d: Deps, qui: Portee, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
   const refus = raisonRefusUrl(demande.url, d.webhooksBoucleLocale);
   if (refus) throw new ErreurApi('invalid_body', refus, { details: [{ chemin: 'url', message: refus }] });
   const secret = nouveauSecret();
   const w: EnregistrementWebhook = {
     id: idWebhook(),
-    compte,
+    compte: qui.compte,
     url: demande.url,
     evenements: [...new Set(demande.evenements)],
     etat: 'actif',
     cree_le: d.horloge().toISOString(),
     secret_chiffre: chiffrer(cleExigee(d), secret),
+    ...(qui.test ? { test: true as const } : {}),
   };
-  if ((await webhooks.creer(d, w, MAX_WEBHOOKS)) === 'plein')
-    throw new ErreurApi('too_many_webhooks', `An account has at most ${MAX_WEBHOOKS} webhooks: remove one first (DELETE /webhooks/{id}).`);
+  const max = qui.test ? MAX_WEBHOOKS_TEST : MAX_WEBHOOKS;
+  if ((await webhooks.creer(d, w, max)) === 'plein')
+    throw new ErreurApi(
+      'too_many_webhooks',
+      `An account has at most ${max} ${qui.test ? 'test webhooks (made with a test key)' : 'webhooks'}: remove one first (DELETE /webhooks/{id}).`,
+    );
   return versWebhook(w, secret);
 };
 
-export const listerWebhooks = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string): Promise<Webhook[]> =>
-  (await webhooks.lister(d, compte)).map((w) => versWebhook(w));
+export const listerWebhooks = async (d: Pick<Dependances, 'ddb' | 'table'>, qui: Portee): Promise<Webhook[]> =>
+  (await webhooks.lister(d, qui.compte)).filter((w) => memeMonde(w, qui.test)).map((w) => versWebhook(w));
 
-export const supprimerWebhook = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<void> => {
-  const w = await webhookDuCompte(d, compte, id);
+export const supprimerWebhook = async (d: Pick<Dependances, 'ddb' | 'table'>, qui: Portee, id: string): Promise<void> => {
+  const w = await webhookDuCompte(d, qui, id);
   // Removed meanwhile by another call: the same outcome.
   await webhooks.supprimer(d, w);
+  await supprimerLivraisons(d, w.id);
+};
+
+/**
+ * An endpoint's deliveries go with it (its log names the account's jobs and batches). One that a job's
+ * end creates after this, or that a call cut short here leaves, is dropped by the delivery function
+ * (its endpoint is gone) or by the account's erasure, which finds every delivery by account.
+ */
+export const supprimerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>, webhook: string): Promise<number> => {
+  const livraisons = await webhooks.toutesLesLivraisons(d, webhook);
+  await parPaquets(livraisons, 8, (l) => webhooks.supprimerLivraison(d, l).then(() => undefined));
+  return livraisons.length;
 };
 
 /** A new secret (answered this once); the previous one keeps signing for CHEVAUCHEMENT_ROTATION_MS. */
-export const tournerSecret = async (d: Deps, compte: string, id: string): Promise<Webhook> => {
-  const w = await webhookDuCompte(d, compte, id);
+export const tournerSecret = async (d: Deps, qui: Portee, id: string): Promise<Webhook> => {
+  const w = await webhookDuCompte(d, qui, id);
   const secret = nouveauSecret();
   const expire = new Date(d.horloge().getTime() + CHEVAUCHEMENT_ROTATION_MS).toISOString();
   if (!(await webhooks.tournerSecret(d, id, chiffrer(cleExigee(d), secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
@@ -77,21 +100,27 @@ export const tournerSecret = async (d: Deps, compte: string, id: string): Promis
 };
 
 /** A `webhook.test` event to this endpoint only, delivered like any other (signed, retried, logged). */
-export const envoyerTest = async (d: Deps, compte: string, id: string): Promise<Livraison> => {
-  const w = await webhookDuCompte(d, compte, id);
-  const [livraison] = await livrerA(d, [w], { id: idAleatoire(), compte, type: EVENEMENT_TEST, sujet: null, evenement_le: d.horloge().toISOString() });
+export const envoyerTest = async (d: Deps, qui: Portee, id: string): Promise<Livraison> => {
+  const w = await webhookDuCompte(d, qui, id);
+  const [livraison] = await livrerA(d, [w], {
+    id: idAleatoire(),
+    compte: qui.compte,
+    type: EVENEMENT_TEST,
+    sujet: null,
+    evenement_le: d.horloge().toISOString(),
+  });
   return versLivraison(livraison!);
 };
 
 /** The endpoint's newest deliveries (the log), newest first. */
-export const journalLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>, compte: string, id: string): Promise<Livraison[]> => {
-  await webhookDuCompte(d, compte, id);
+export const journalLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>, qui: Portee, id: string): Promise<Livraison[]> => {
+  await webhookDuCompte(d, qui, id);
   return (await webhooks.listerLivraisons(d, id, LIMITE_JOURNAL)).map(versLivraison);
 };
 
 /** A delivery that used all its attempts, due again now with the same `webhook-id` (its attempts start over). */
-export const renvoyer = async (d: Deps, compte: string, id: string, livraisonId: string): Promise<Livraison> => {
-  await webhookDuCompte(d, compte, id);
+export const renvoyer = async (d: Deps, qui: Portee, id: string, livraisonId: string): Promise<Livraison> => {
+  await webhookDuCompte(d, qui, id);
   const l = ID_LIVRAISON.test(livraisonId) ? await webhooks.lireLivraison(d, id, livraisonId) : undefined;
   if (!l) throw new ErreurApi('not_found', `No delivery ${livraisonId} for webhook ${id}.`);
   if (l.statut !== 'en_echec')
