@@ -95,10 +95,12 @@ export const REGLAGES_ROUTES: Record<string, Reglage> = {
   mouvements: rapide("GET /compte/mouvements: the balance's movements, each job's debit and refund, credits added", {
     table: lectureAuthentifiee(['Query'], [INDEX.parCompte]),
   }),
-  // Stripe's webhook: records a purchase and raises the account's balance, in one transaction; reads
-  // nothing else. It reads the webhook's signing secret (granted below, with the secret).
-  'paiement-stripe': rapide('POST /paiements/stripe: a paid pack of credits, credited once', {
-    table: { actions: [], miseAJour: ['compte'], creation: ['apport'] },
+  // Stripe's webhook: records a purchase (and its payment) and raises the account's balance, in one
+  // transaction; for a refund or dispute, reads the payment and takes its credits back (the payment's
+  // count, the balance and the movement, in one transaction). It reads the webhook's signing secret
+  // (granted below, with the secret).
+  'paiement-stripe': rapide('POST /paiements/stripe: a paid pack of credits, credited once; taken back once refunded or disputed', {
+    table: { actions: ['GetItem'], miseAJour: ['compte', 'paiement'], creation: ['apport', 'paiement'] },
   }),
   // The key listing reads the keys (gsi1) and when each was last used (their CADENCE items, BatchGetItem).
   'cles-liste': rapide("GET /compte/cles: the account's API keys, never a key itself", {

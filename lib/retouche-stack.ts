@@ -138,7 +138,8 @@ export class RetoucheStack extends Stack {
     if (this.api.secretStripe) {
       new CfnOutput(this, SORTIES.webhookStripe, {
         value: `${this.api.url}/paiements/stripe`,
-        description: "Stripe's webhook endpoint URL (event checkout.session.completed and async_payment_succeeded)",
+        description:
+          "Stripe's webhook endpoint URL (events checkout.session.completed, checkout.session.async_payment_succeeded, charge.refunded, charge.dispute.created)",
       });
       new CfnOutput(this, SORTIES.secretStripe, {
         value: this.api.secretStripe.secretArn,

@@ -1,11 +1,13 @@
 /**
  * POST /paiements/stripe — Stripe's webhook: a paid Checkout Session of one of the stage's packs
- * credits the account it names, once (core/domaine/achats.ts). Public (Stripe has no key of ours): the
- * body is trusted only once its Stripe-Signature checks with the endpoint's signing secret. A 2xx tells
+ * credits the account it names, once, and a refund or dispute of its payment takes the credits back,
+ * once (core/domaine/achats.ts). Public (Stripe has no key of ours): the body is trusted only once
+ * its Stripe-Signature checks with the endpoint's signing secret. A 2xx tells
  * Stripe to stop sending the event, so everything that was handled or can never be (another event, a
  * link or account we do not know) is a 200, and only what may succeed later (our failure) is not:
  * Stripe then delivers again, for up to three days. A paid session that credits nobody is logged as
- * an error for an operator, who refunds it in Stripe.
+ * an error for an operator, who refunds it in Stripe; so is money given back whose credits no purchase
+ * of ours can return, for the operator to take them back by hand (admin -- remove-credits).
  */
 import { packsDepuisEnv, traiterEvenement } from '../core/domaine/achats';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
@@ -27,7 +29,12 @@ export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.en
     const evenement = verifierEvenement(corps, entete(event, 'stripe-signature'), signant);
     if (!evenement) throw new ErreurApi('invalid_signature', 'The Stripe-Signature header does not sign this body with this endpoint’s secret.');
     const issue = await traiterEvenement(await deps(), evenement, packs);
-    if (issue.statut === 'refuse') await signaler('error', 'paid Checkout Session credited to no account', { evenement: evenement.id, issue });
+    if (issue.statut === 'refuse') {
+      const message = evenement.type.startsWith('charge.')
+        ? 'refunded or disputed payment: no credits taken back'
+        : 'paid Checkout Session credited to no account';
+      await signaler('error', message, { evenement: evenement.id, type: evenement.type, issue });
+    }
     return reponseJson(200, { recu: true, evenement: evenement.id, ...issue });
   });
 };

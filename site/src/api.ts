@@ -88,10 +88,10 @@ export interface Pack {
   url: string;
 }
 
-/** GET /compte/mouvements: each job's debit and refund, the credits added; credits signed. */
+/** GET /compte/mouvements: each job's debit and refund, the credits added and taken back; credits signed. */
 export interface Mouvement {
   date: string;
-  type: 'debit' | 'remboursement' | 'achat' | 'inscription' | 'operateur';
+  type: 'debit' | 'remboursement' | 'achat' | 'inscription' | 'operateur' | 'achat_rembourse' | 'achat_conteste' | 'retrait_operateur';
   credits: number;
   travail: string | null;
   lot: string | null;

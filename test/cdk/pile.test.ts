@@ -665,8 +665,11 @@ describe('the dev stage', () => {
     // A user's link, their account and the record of its sign-up credits, created together at the first visit; never updated here.
     expect(declarationsMetier(s, 'Api/Compte')).toEqual(trier([lecture, cadence, ecriture(r.table, 'PutItem', ['apport', 'compte', 'utilisateur'])]));
     expect(declarationsMetier(s, 'Api/Mouvements')).toEqual(trier([lecture, cadence, { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte)] }]));
-    // Stripe's webhook: a purchase's record and the balance it raises; it reads nothing, writes no job or key.
-    expect(declarationsMetier(s, 'Api/PaiementStripe')).toEqual(trier([ecriture(r.table, 'UpdateItem', ['compte']), ecriture(r.table, 'PutItem', ['apport'])]));
+    // Stripe's webhook: a purchase's record, its payment and the balance it raises; a refund or dispute reads the payment
+    // and updates it with the balance and a record of what was taken back. No job or key.
+    expect(declarationsMetier(s, 'Api/PaiementStripe')).toEqual(
+      trier([lecture, ecriture(r.table, 'UpdateItem', ['compte', 'paiement']), ecriture(r.table, 'PutItem', ['apport', 'paiement'])]),
+    );
     expect(declarationsMetier(s, 'Api/ClesListe')).toEqual(
       trier([
         { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] },

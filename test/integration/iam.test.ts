@@ -182,14 +182,24 @@ describe('every AWS call of the integration scenarios, against the deployed poli
     const paye = JSON.stringify({
       id: 'evt_iam',
       type: 'checkout.session.completed',
-      data: { object: { id: 'cs_iam', payment_status: 'paid', payment_link: 'plink_1Iam', client_reference_id: compteWeb } },
+      data: { object: { id: 'cs_iam', payment_status: 'paid', payment_link: 'plink_1Iam', payment_intent: 'pi_iam', client_reference_id: compteWeb } },
     });
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload: paye, secret: SECRET_STRIPE });
-    const achat = await appeler(pile.urlBase, 'POST', '/paiements/stripe', {
-      corps: paye,
-      entetes: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+    const stripe = (corps: string) =>
+      appeler(pile.urlBase, 'POST', '/paiements/stripe', {
+        corps,
+        entetes: {
+          'Content-Type': 'application/json',
+          'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: corps, secret: SECRET_STRIPE }),
+        },
+      });
+    expect((await stripe(paye)).corps.statut).toBe('credite');
+    // Then refunded in part: the payment read, the credits taken back.
+    const rembourse = JSON.stringify({
+      id: 'evt_iam_remboursement',
+      type: 'charge.refunded',
+      data: { object: { id: 'ch_iam', amount: 4900, amount_refunded: 490, refunded: false, payment_intent: 'pi_iam' } },
     });
-    expect(achat.corps.statut).toBe('credite');
+    expect((await stripe(rembourse)).corps.statut).toBe('repris');
     expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: jeton })).statut).toBe(200);
 
     const { cle } = await pile.creerCompte(200);

@@ -5,12 +5,19 @@
  * an unknown account or link, an unpaid session credit nothing; the account page lists the packs as
  * links naming the account, and the movements (each job's debit and refund, purchases, sign-up and
  * operator credits) explain the balance. Events are signed by the `stripe` library's own test helper.
+ *
+ * Taking credits back (issue 38, point 4): a refund or a dispute of a credited purchase takes its
+ * credits back once — replays, races, partial refunds cumulated, a refund after a dispute —, the
+ * balance may go below zero and then no job starts (a 402 that says why) until it is back, and the
+ * operator removes credits with a reason (admin -- remove-credits); each is a movement.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
-import { ajouterCredits } from '../../lambdas/core/domaine/comptes';
+import { ajouterCredits, retirerCredits } from '../../lambdas/core/domaine/comptes';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { creer as creerWebhook } from '../../lambdas/http/paiement-stripe';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
@@ -24,11 +31,11 @@ process.env.RETOUCHE_PACKS = JSON.stringify([PACK, { lien: 'plink_1Test500', url
 process.env.RETOUCHE_STRIPE_SECRET = SECRET;
 process.env.RETOUCHE_CREDITS_INSCRIPTION = '3';
 
-/** An engine that refuses every image: each job ends `echec`, refunded. */
+/** An engine that refuses every image: each image job ends `echec`, refunded; a listing text is written (credits spent). */
 const moteurRefusant: Moteur = {
   nom: 'local',
   retoucher: () => Promise.reject(new ErreurTravail('contenu_refuse')),
-  rediger: () => Promise.reject(new ErreurTravail('contenu_refuse')),
+  rediger: () => Promise.resolve({ texte: '# Maison', redaction: { automatique: true, intelligence_artificielle: false, modele: 'test' } }),
 };
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -51,7 +58,7 @@ const utilisateur = async (): Promise<{ jeton: string; compte: string; email: st
 };
 
 /** The body Stripe sends for a Checkout Session of a Payment Link (the fields we read, and some we do not). */
-const evenement = (o: { compte: string | null; session?: string; id?: string; type?: string; paye?: boolean; lien?: string }): string =>
+const evenement = (o: { compte: string | null; session?: string; id?: string; type?: string; paye?: boolean; lien?: string; paiement?: string }): string =>
   JSON.stringify({
     id: o.id ?? `evt_${crypto.randomUUID().replaceAll('-', '')}`,
     object: 'event',
@@ -69,8 +76,62 @@ const evenement = (o: { compte: string | null; session?: string; id?: string; ty
         customer_details: { email: 'acheteur@example.com' },
         mode: 'payment',
         payment_link: o.lien ?? PACK.lien,
+        payment_intent: o.paiement ?? null,
         payment_status: o.paye === false ? 'unpaid' : 'paid',
         status: 'complete',
+      },
+    },
+  });
+
+const idStripe = (prefixe: string) => `${prefixe}_${crypto.randomUUID().replaceAll('-', '')}`;
+
+/** `charge.refunded`: the charge of a PaymentIntent, `rembourse` cents of its 4900 refunded so far (Stripe's running total). */
+const remboursement = (o: { paiement: string | null; rembourse?: number; id?: string }): string => {
+  const rembourse = o.rembourse ?? 4900;
+  return JSON.stringify({
+    id: o.id ?? idStripe('evt'),
+    object: 'event',
+    api_version: '2025-10-29.clover',
+    created: Math.floor(Date.now() / 1000),
+    type: 'charge.refunded',
+    livemode: false,
+    data: {
+      object: {
+        id: `ch_${o.paiement?.slice(3) ?? 'x'}`,
+        object: 'charge',
+        amount: 4900,
+        amount_captured: 4900,
+        amount_refunded: rembourse,
+        currency: 'eur',
+        paid: true,
+        payment_intent: o.paiement,
+        refunded: rembourse >= 4900,
+        status: 'succeeded',
+      },
+      previous_attributes: { amount_refunded: 0, refunded: false },
+    },
+  });
+};
+
+/** `charge.dispute.created`: the buyer's bank disputes the whole charge (a chargeback). */
+const litige = (o: { paiement: string }): string =>
+  JSON.stringify({
+    id: idStripe('evt'),
+    object: 'event',
+    api_version: '2025-10-29.clover',
+    created: Math.floor(Date.now() / 1000),
+    type: 'charge.dispute.created',
+    livemode: false,
+    data: {
+      object: {
+        id: idStripe('dp'),
+        object: 'dispute',
+        amount: 4900,
+        charge: `ch_${o.paiement.slice(3)}`,
+        currency: 'eur',
+        payment_intent: o.paiement,
+        reason: 'fraudulent',
+        status: 'needs_response',
       },
     },
   });
@@ -215,5 +276,180 @@ describe('the account page: packs and movements', () => {
     expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle })).statut).toBe(403);
     const autre = await utilisateur();
     expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: autre.jeton })).corps.mouvements).toEqual([]);
+  });
+});
+
+describe('a refunded or disputed payment takes its credits back (issue 38, point 4)', () => {
+  /** A pack of 100 credits bought and credited, paid by the PaymentIntent it returns. */
+  const acheter = async (compte: string): Promise<{ paiement: string; session: string }> => {
+    const paiement = idStripe('pi');
+    const session = idStripe('cs_test');
+    expect((await envoyer(evenement({ compte, session, paiement }))).corps).toMatchObject({ statut: 'credite', credits: 100 });
+    return { paiement, session };
+  };
+  const mouvements = async (jeton: string): Promise<[string, number][]> =>
+    ((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: jeton })).corps.mouvements as { type: string; credits: number }[]).map((m) => [
+      m.type,
+      m.credits,
+    ]);
+
+  it('a full refund takes the pack back once: its replay, deliveries that race and a later dispute take nothing more', async () => {
+    const { jeton, compte } = await utilisateur();
+    const { paiement, session } = await acheter(compte);
+    const corps = remboursement({ paiement });
+    const reponses = await Promise.all(Array.from({ length: 6 }, () => envoyer(corps)));
+    expect(reponses.map((r) => r.statut)).toEqual(Array(6).fill(200));
+    expect(reponses.filter((r) => r.corps.statut === 'repris').map((r) => r.corps)).toEqual([
+      expect.objectContaining({ recu: true, compte, credits: 100, repris: 100, pack: 100 }),
+    ]);
+    expect(reponses.filter((r) => r.corps.statut === 'deja_repris')).toHaveLength(5);
+    expect((await envoyer(corps)).corps).toMatchObject({ statut: 'deja_repris', compte, repris: 100 });
+    expect((await envoyer(litige({ paiement }))).corps).toMatchObject({ statut: 'deja_repris', repris: 100 });
+    // The purchase's own events, delivered again, credit nothing: the once-per-session credit holds after a refund too.
+    expect((await envoyer(evenement({ compte, session, paiement }))).corps).toMatchObject({ statut: 'deja_credite' });
+    expect((await envoyer(evenement({ compte, session, paiement, type: 'checkout.session.async_payment_succeeded' }))).corps.statut).toBe('deja_credite');
+    expect(await solde(jeton)).toBe(0);
+    expect(await mouvements(jeton)).toEqual([
+      ['achat_rembourse', -100],
+      ['achat', 100],
+    ]);
+  });
+
+  it('partial refunds take their share, rounded up and cumulated; a dispute then takes the rest; nothing beyond the pack', async () => {
+    const { jeton, compte } = await utilisateur();
+    const { paiement } = await acheter(compte);
+    // 10.00 € of 49.00 €: 100 × 1000 / 4900 = 20.4, rounded up.
+    expect((await envoyer(remboursement({ paiement, rembourse: 1000 }))).corps).toMatchObject({ statut: 'repris', credits: 21, repris: 21 });
+    // 25.00 € refunded in all (Stripe's running total): 52 due, 31 more.
+    expect((await envoyer(remboursement({ paiement, rembourse: 2500 }))).corps).toMatchObject({ statut: 'repris', credits: 31, repris: 52 });
+    // The first refund's event, delivered late: already taken.
+    expect((await envoyer(remboursement({ paiement, rembourse: 1000 }))).corps).toMatchObject({ statut: 'deja_repris', repris: 52 });
+    expect((await envoyer(litige({ paiement }))).corps).toMatchObject({ statut: 'repris', credits: 48, repris: 100 });
+    expect((await envoyer(remboursement({ paiement }))).corps).toMatchObject({ statut: 'deja_repris', repris: 100 });
+    expect(await solde(jeton)).toBe(0);
+    expect(await mouvements(jeton)).toEqual([
+      ['achat_conteste', -48],
+      ['achat_rembourse', -31],
+      ['achat_rembourse', -21],
+      ['achat', 100],
+    ]);
+  });
+
+  it('a refund and a dispute that race take the pack once between them', async () => {
+    const { jeton, compte } = await utilisateur();
+    const { paiement } = await acheter(compte);
+    const corpsRemboursement = remboursement({ paiement });
+    const corpsLitige = litige({ paiement });
+    const reponses = await Promise.all(Array.from({ length: 8 }, (_, i) => envoyer(i % 2 ? corpsLitige : corpsRemboursement)));
+    expect(reponses.map((r) => r.statut)).toEqual(Array(8).fill(200));
+    expect(reponses.filter((r) => r.corps.statut === 'repris').reduce((s, r) => s + r.corps.credits, 0)).toBe(100);
+    expect(await solde(jeton)).toBe(0);
+    expect((await mouvements(jeton)).reduce((s, [, n]) => s + n, 0)).toBe(0);
+  });
+
+  it('buy, spend, charge back: below zero no job starts, test keys and uploads included, with a 402 that says why, until credits bring it back', async () => {
+    const { jeton, compte } = await utilisateur();
+    const { paiement } = await acheter(compte);
+    const annonce = { outil: 'annonce', valeurs: { lieu: 'Lyon 6e' } };
+    const lance = await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: annonce });
+    expect(lance.statut, JSON.stringify(lance.corps)).toBe(202);
+    expect(await attendreTravail(pile.urlBase, jeton, lance.corps.travaux[0].id)).toMatchObject({ statut: 'termine', rembourse: false });
+    expect(await solde(jeton)).toBe(97);
+    expect((await envoyer(litige({ paiement }))).corps).toMatchObject({ statut: 'repris', credits: 100 });
+    expect(await solde(jeton)).toBe(-3);
+
+    const test = (await appeler(pile.urlBase, 'POST', '/compte/cles', { cle: jeton, json: { nom: 'essais', test: true } })).corps.cle as string;
+    const refus = [
+      await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: annonce }),
+      // A test key's job costs nothing, and is refused all the same.
+      await appeler(pile.urlBase, 'POST', '/travaux', { cle: test, json: annonce }),
+      await appeler(pile.urlBase, 'POST', '/televersements', { cle: test, json: { fichiers: [{ type: 'image/jpeg', taille: 1000 }] } }),
+      await appeler(pile.urlBase, 'POST', '/televersements', { cle: jeton, json: { fichiers: [{ type: 'image/jpeg', taille: 1000 }] } }),
+    ];
+    for (const r of refus) {
+      expect(r.statut, JSON.stringify(r.corps)).toBe(402);
+      expect(r.corps.error).toMatchObject({ code: 'insufficient_credits', credits: -3 });
+      expect(r.corps.error.message).toMatch(/balance is -3 credits, below zero: credits were taken back \(a purchase refunded or disputed/);
+      expect(r.corps.error.message).toMatch(/No job starts, test jobs included, until credits bring the balance back to zero or above\./);
+    }
+    // Back to zero: the test key's free job starts; a paid one still needs its cost.
+    await ajouterCredits(pile.deps, compte, 3);
+    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle: test, json: annonce })).statut).toBe(202);
+    const pauvre = await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: annonce });
+    expect([pauvre.statut, pauvre.corps.error.message]).toEqual([402, 'This request costs 3 credits; the balance is 0.']);
+    await ajouterCredits(pile.deps, compte, 5);
+    expect((await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: annonce })).statut).toBe(202);
+    await pile.attendreInactivite();
+    expect((await mouvements(jeton)).slice(-4)).toEqual([
+      ['operateur', 3],
+      ['achat_conteste', -100],
+      ['debit', -3],
+      ['achat', 100],
+    ]);
+  });
+
+  it('answers 200 and takes nothing for a payment it does not know: logged for the operator', async () => {
+    const { jeton, compte } = await utilisateur();
+    // A purchase credited without its PaymentIntent (as before payments were recorded): its refund cannot find it.
+    expect((await envoyer(evenement({ compte }))).corps.statut).toBe('credite');
+    for (const corps of [remboursement({ paiement: idStripe('pi') }), remboursement({ paiement: null }), litige({ paiement: idStripe('pi') })]) {
+      const r = await envoyer(corps);
+      expect(r.statut).toBe(200);
+      expect(r.corps).toMatchObject({ statut: 'refuse', raison: 'paiement_inconnu' });
+    }
+    expect(await solde(jeton)).toBe(100);
+  });
+
+  it('refuses a refund or a dispute not signed with the endpoint’s secret', async () => {
+    const { jeton, compte } = await utilisateur();
+    const { paiement } = await acheter(compte);
+    for (const corps of [remboursement({ paiement }), litige({ paiement })]) {
+      const r = await envoyer(corps, Stripe.webhooks.generateTestHeaderString({ payload: corps, secret: 'whsec_autre' }));
+      expect([r.statut, r.corps.error.code]).toEqual([400, 'invalid_signature']);
+    }
+    expect(await solde(jeton)).toBe(100);
+  });
+
+  it('the operator removes credits with a reason (admin -- remove-credits), not below zero unless told', async () => {
+    const { jeton, compte, email } = await utilisateur();
+    await ajouterCredits(pile.deps, compte, 10);
+    const admin = async (...args: string[]) => {
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'exploitation/admin.ts', ...args], {
+          env: { ...process.env, RETOUCHE_DATA_DIR: pile.dossier },
+        });
+        return { code: 0, sortie: JSON.parse(stdout) as Record<string, unknown>, erreur: '' };
+      } catch (e) {
+        const echec = e as { code: number; stderr: string };
+        return { code: echec.code, sortie: {}, erreur: echec.stderr };
+      }
+    };
+    const retire = await admin('remove-credits', '--account', compte, '--credits', '4', '--reason', 'Refunded by bank transfer, ticket 812');
+    expect(retire, retire.erreur).toMatchObject({ code: 0, sortie: { account: compte, removed: 4, credits: 6 } });
+    expect(await admin('remove-credits', '--account', compte, '--credits', '4')).toMatchObject({ code: 2, erreur: /--reason is required/ });
+    // The rules the command applies, without a process each.
+    await expect(retirerCredits(pile.deps, compte, 0, 'x')).rejects.toThrow(/1 or more/);
+    await expect(retirerCredits(pile.deps, compte, 4, '  ')).rejects.toThrow(/a reason is required/);
+    await expect(retirerCredits(pile.deps, compte, 4, 'x'.repeat(501))).rejects.toThrow(/500 characters at most/);
+    await expect(retirerCredits(pile.deps, crypto.randomUUID(), 4, 'x')).rejects.toThrow(/no account/);
+    const tropLoin = await admin('remove-credits', '--account', compte, '--credits', '20', '--reason', 'Chargeback outside Stripe');
+    expect(tropLoin).toMatchObject({ code: 1, erreur: /has 6 credits, fewer than 20: nothing removed \(--allow-negative/ });
+    expect(await solde(jeton)).toBe(6);
+    const negatif = await admin('remove-credits', '--email', email, '--credits', '20', '--reason', 'Chargeback outside Stripe', '--allow-negative');
+    expect(negatif, negatif.erreur).toMatchObject({ code: 0, sortie: { account: compte, removed: 20, credits: -14 } });
+    expect(await mouvements(jeton)).toEqual([
+      ['retrait_operateur', -20],
+      ['retrait_operateur', -4],
+      ['operateur', 10],
+    ]);
+    // The reason is recorded for the operators; the account page shows the movement, not the note.
+    const { duCompte } = await import('../../lambdas/core/depots/apports');
+    expect((await duCompte(pile.deps, compte, 10)).map((a) => a.raison)).toEqual([
+      'Chargeback outside Stripe',
+      'Refunded by bank transfer, ticket 812',
+      undefined,
+    ]);
+    const { corps } = await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: jeton });
+    expect(Object.keys(corps.mouvements[0]).sort()).toEqual(['credits', 'date', 'lot', 'outil', 'travail', 'type']);
   });
 });

@@ -25,7 +25,10 @@
  * |             |                            |           |   (expires through TTL)                        |                   |
  * | erasure     | EFFACEMENT#<job or batch>  | EFFACEMENT| gsi3 (while pending): EFFACEMENT / <asked>#<id>| effacements.ts    |
  * | credits in  | APPORT#<id>                | APPORT    | gsi1: COMPTE#<id> / APPORT#<created>#<id>      | apports.ts        |
- * |  (a purchase, sign-up or operator's credits; a purchase's id is its Stripe Checkout Session's)       |                   |
+ * |  (a purchase, sign-up or operator's credits; a purchase's id is its Stripe Checkout Session's;      |                   |
+ * |   credits taken back are recorded here too, negative: a refund, a dispute, an operator's removal)  |                   |
+ * | payment     | PAIEMENT#<Stripe PaymentIntent> | PAIEMENT | (what a refund or dispute names: the purchase's | apports.ts    |
+ * |             |                            |           |   account, pack credits, credits taken back)   |                   |
  * | webhook     | WEBHOOK#<id>               | WEBHOOK   | gsi1: COMPTE#<id> / WEBHOOK#<created>#<id>     | webhooks.ts       |
  * | delivery    | LIVRAISON#<webhook>#<msg id>| LIVRAISON| gsi1: WEBHOOK#<id> / LIVRAISON#<created>#<msg>| webhooks.ts       |
  * |             |                            |           | gsi2: LIVRAISON#<account> / <created>#<msg>    |                   |
@@ -101,6 +104,8 @@ export const PREFIXES_TABLE = {
   effacement: 'EFFACEMENT#',
   /** Credits added to an account (a purchase, the sign-up's, an operator's): its movements page reads them. */
   apport: 'APPORT#',
+  /** A purchase by its Stripe PaymentIntent: how a refund or a dispute finds the credits to take back. */
+  paiement: 'PAIEMENT#',
   /** An account's webhook endpoints (depots/webhooks.ts). */
   webhook: 'WEBHOOK#',
   /** Webhook deliveries, one per endpoint and event, kept 30 days for the delivery log. */

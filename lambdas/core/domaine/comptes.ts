@@ -140,6 +140,31 @@ export const ajouterCredits = async (d: DepsComptes, compte: string, credits: nu
   return { compte, credits: (await comptes.lire(d, compte))!.credits };
 };
 
+/** The longest reason an operator may give for removing credits: a sentence, or a ticket's reference. */
+export const MAX_CARACTERES_RAISON = 500;
+
+/**
+ * An operator's removal of credits (the admin CLI), recorded with its reason among the account's
+ * movements. By default the balance must cover it: an operator correcting a mistake should not leave an
+ * account owing credits by a slip of a number; `soldeNegatif` allows it (taking back what was spent),
+ * and then no job starts until the balance is back (facturation.ts, verifierSolde).
+ */
+export const retirerCredits = async (d: DepsComptes, compte: string, credits: number, raison: string, options: { soldeNegatif?: boolean } = {}) => {
+  if (!Number.isSafeInteger(credits) || credits < 1) throw new ErreurCompte('credits must be a whole number, 1 or more');
+  const motif = raison.trim();
+  if (!motif || motif.length > MAX_CARACTERES_RAISON) throw new ErreurCompte(`a reason is required, ${MAX_CARACTERES_RAISON} characters at most`);
+  const issue = await apports.retirer(
+    d,
+    { id: randomUUID(), compte, credits: -credits, origine: 'retrait_operateur', cree_le: d.horloge().toISOString(), raison: motif },
+    options.soldeNegatif ? undefined : 0,
+  );
+  if (issue.issue === 'sans_compte') throw new ErreurCompte(`no account ${compte}`);
+  if (issue.issue === 'solde_insuffisant') {
+    throw new ErreurCompte(`account ${compte} has ${issue.credits} credits, fewer than ${credits}: nothing removed (--allow-negative takes them all the same)`);
+  }
+  return { compte, credits: (await comptes.lire(d, compte))!.credits };
+};
+
 export interface Appelant {
   compte: string;
   /** Hash of the key used (of the user's id for a web session): the rate limit is counted per key. */

@@ -30,12 +30,19 @@ export const MARGE_DEBIT_MS = 4_000;
 /** What a client should wait before retrying a request we could not finish in time. */
 const ATTENTE_INDISPONIBLE_SECONDES = 5;
 
+/**
+ * Why a balance below zero starts nothing, in the 402's words: it is the only case where a test key's
+ * free job is refused, and the client should know it is not this request's cost.
+ */
+export const messageSoldeNegatif = (credits: number): string =>
+  `The balance is ${credits} credits, below zero: credits were taken back (a purchase refunded or disputed, or an operator's correction) ` +
+  'after they were spent. No job starts, test jobs included, until credits bring the balance back to zero or above.';
+
 export const verifierSolde = (credits: number, enAttente: number, cout: number, nombre: number): void => {
-  if (credits < cout) {
-    throw new ErreurApi('insufficient_credits', `This request costs ${cout} credits; the balance is ${credits}.`, {
-      credits,
-      requis: cout,
-    });
+  // The debit's condition (credits >= cost, depots/comptes.ts) refuses a negative balance even at no cost.
+  if (credits < cout || credits < 0) {
+    const message = credits < 0 ? messageSoldeNegatif(credits) : `This request costs ${cout} credits; the balance is ${credits}.`;
+    throw new ErreurApi('insufficient_credits', message, { credits, requis: cout });
   }
   if (enAttente + nombre > MAX_TRAVAUX_EN_ATTENTE) {
     throw new ErreurApi(

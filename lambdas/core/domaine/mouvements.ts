@@ -1,8 +1,9 @@
 /**
  * An account's movements of credits, newest first (GET /compte/mouvements, the web site's account
  * page): each job's debit and, when it failed, its refund, read from the job's own record (so a
- * movement always links to its job, and there is no second ledger to drift from it), and the credits
- * added (a purchase, the sign-up's, an operator's: depots/apports.ts). A job's movements go with the
+ * movement always links to its job, and there is no second ledger to drift from it), the credits
+ * added (a purchase, the sign-up's, an operator's: depots/apports.ts) and those taken back (a purchase
+ * refunded or disputed, an operator's removal: negative, from the same records). A job's movements go with the
  * job: at the end of its retention, or when it is erased.
  */
 import * as apports from '../depots/apports';

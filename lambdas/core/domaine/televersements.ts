@@ -87,6 +87,15 @@ const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
 const refusAnnonce = (compte: CompteRefusant, nombre: number, creditsMin: number): ErreurApi => {
   if (!compte) return new ErreurApi('unauthorized', 'The account of this key no longer exists.');
   const credits = Number(compte.credits ?? 0);
+  // Below zero, even a test key's uploads are refused (its condition is credits >= 0): not a matter of price.
+  if (credits < 0) {
+    return new ErreurApi(
+      'insufficient_credits',
+      `Uploads are for jobs, and the balance is ${credits} credits, below zero: credits were taken back (a purchase refunded or disputed, ` +
+        "or an operator's correction) after they were spent. No job starts, test jobs included, until credits bring the balance back to zero or above.",
+      { credits, requis: creditsMin },
+    );
+  }
   if (credits < creditsMin) {
     return new ErreurApi(
       'insufficient_credits',
