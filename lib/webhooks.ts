@@ -84,12 +84,13 @@ export class Webhooks extends Construct {
       },
     });
     // The delivery and its endpoint (read, claimed, recorded; a removed endpoint's deliveries deleted),
-    // the job or batch it is about (a batch's jobs together), and the key of the links and the secrets.
+    // the account's places in flight (taken and given back), the job or batch it is about (a batch's
+    // jobs together), and the key of the links and the secrets.
     accorder(
       fn,
       { table: p.table, secret: p.liens.secret },
       {
-        table: { actions: ['GetItem', 'BatchGetItem'], miseAJour: ['livraison', 'webhook'], suppression: ['livraison'] },
+        table: { actions: ['GetItem', 'BatchGetItem'], miseAJour: ['livraison', 'webhook', 'creneau'], suppression: ['livraison'] },
         signer: true,
       },
     );

@@ -34,6 +34,8 @@
  * |             |                            |           | gsi2: LIVRAISON#<account> / <created>#<msg>    |                   |
  * |             |                            |           |   (an account's erasure finds them all, even   |                   |
  * |             |                            |           |   those of an endpoint removed before)         |                   |
+ * | attempts in | CRENEAUX#<account>         | CRENEAUX  | (places as leases; expires through TTL a day   | creneaux.ts       |
+ * |  flight     |                            |           |   after its last attempt)                      |                   |
  * |             |                            |           | gsi3 (while en_attente): OUVERT#LIVRAISON /    |                   |
  * |             |                            |           |   <next attempt>#<webhook>#<msg id>            |                   |
  * |             |                            |           |   (expires through TTL, 30 days)               |                   |
@@ -110,6 +112,8 @@ export const PREFIXES_TABLE = {
   webhook: 'WEBHOOK#',
   /** Webhook deliveries, one per endpoint and event, kept 30 days for the delivery log. */
   livraison: 'LIVRAISON#',
+  /** An account's webhook attempts in flight, as leases on places (depots/creneaux.ts): the delivery function's to write. */
+  creneau: 'CRENEAUX#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
 export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;

@@ -124,6 +124,35 @@ export const tournerSecret = async (
   }
 };
 
+/**
+ * Counts a test event sent to the endpoint in this calendar minute: false when it had `max` already
+ * (the minute's count starts over with the next minute, as the keys' rate windows do).
+ */
+export const compterTest = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string, minute: number, max: number): Promise<boolean> => {
+  const essayer = async (UpdateExpression: string, ConditionExpression: string) => {
+    try {
+      await d.ddb.send(
+        new UpdateCommand({
+          TableName: d.table,
+          Key: cleWebhook(id),
+          UpdateExpression,
+          ConditionExpression: `attribute_exists(pk) AND ${ConditionExpression}`,
+          ExpressionAttributeValues: { ':m': minute, ':un': 1, ...(ConditionExpression.includes(':max') ? { ':max': max } : {}) },
+        }),
+      );
+      return true;
+    } catch (erreur) {
+      if (estConditionEchouee(erreur)) return false;
+      throw erreur;
+    }
+  };
+  // This minute's count, below the cap; or a count of an earlier minute (or none), started over.
+  return (
+    (await essayer('SET tests_nb = tests_nb + :un', 'tests_minute = :m AND tests_nb < :max')) ||
+    (await essayer('SET tests_minute = :m, tests_nb = :un', '(attribute_not_exists(tests_minute) OR tests_minute <> :m)'))
+  );
+};
+
 /** `actif` ↔ `en_echec`, written only when it changes (and never on an endpoint removed meanwhile). */
 export const marquer = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string, etat: EnregistrementWebhook['etat']): Promise<void> => {
   try {
@@ -235,7 +264,7 @@ export const consigner = async (
         TableName: d.table,
         Key: cleLivraison(l.webhook, l.id),
         UpdateExpression: `SET statut = :s, tentatives = tentatives + :un, derniere_tentative = :t, prochaine_tentative = :p${
-          attente ? ', gsi3sk = :tri' : ' REMOVE gsi3pk, gsi3sk'
+          attente ? ', gsi3sk = :tri REMOVE attentes_place' : ' REMOVE gsi3pk, gsi3sk, attentes_place'
         }`,
         ConditionExpression: 'statut = :attente AND prochaine_tentative = :bail',
         ExpressionAttributeValues: {
@@ -247,6 +276,33 @@ export const consigner = async (
           ':bail': bail,
           ...(attente ? { ':tri': champsOuvert(l, issue.prochaine!).gsi3sk } : {}),
         },
+      }),
+    );
+    return true;
+  } catch (erreur) {
+    if (estConditionEchouee(erreur)) return false;
+    throw erreur;
+  }
+};
+
+/**
+ * The attempt due at `echeance` put off to `plus_tard`, for want of a place in flight (no attempt made,
+ * none counted): false when it was claimed or moved meanwhile.
+ */
+export const differer = async (
+  d: Pick<Dependances, 'ddb' | 'table'>,
+  l: Pick<EnregistrementLivraison, 'webhook' | 'id'>,
+  echeance: string,
+  plusTard: string,
+) => {
+  try {
+    await d.ddb.send(
+      new UpdateCommand({
+        TableName: d.table,
+        Key: cleLivraison(l.webhook, l.id),
+        UpdateExpression: 'SET prochaine_tentative = :p, gsi3sk = :tri ADD attentes_place :un',
+        ConditionExpression: 'statut = :attente AND prochaine_tentative = :echeance',
+        ExpressionAttributeValues: { ':p': plusTard, ':tri': champsOuvert(l, plusTard).gsi3sk, ':un': 1, ':attente': 'en_attente', ':echeance': echeance },
       }),
     );
     return true;

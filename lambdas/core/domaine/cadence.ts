@@ -19,13 +19,12 @@ export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'hor
   const minute = Math.floor(maintenant.getTime() / 60_000);
   const compte = await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant);
   if (compte === 1 && noterUtilisation) await cadences.noterUtilisation(d, empreinte, maintenant);
-  if (compte === undefined) {
-    const attente = Math.max(1, Math.ceil(((minute + 1) * 60_000 - maintenant.getTime()) / 1000));
-    throw new ErreurApi(
-      'rate_limited',
-      `More than ${REQUETES_PAR_MINUTE} requests per minute on this key: retry in ${attente} s.`,
-      { retry_after: attente },
-      { 'Retry-After': String(attente) },
-    );
-  }
+  if (compte === undefined)
+    throw limiteDeLaMinute(maintenant, (attente) => `More than ${REQUETES_PAR_MINUTE} requests per minute on this key: retry in ${attente} s.`);
+};
+
+/** The 429 of a count per calendar minute: retry when the next minute starts (Retry-After, and `retry_after` in the body). */
+export const limiteDeLaMinute = (maintenant: Date, message: (attente: number) => string): ErreurApi => {
+  const attente = Math.max(1, Math.ceil((60_000 - (maintenant.getTime() % 60_000)) / 1000));
+  return new ErreurApi('rate_limited', message(attente), { retry_after: attente }, { 'Retry-After': String(attente) });
 };

@@ -42,6 +42,20 @@ export const CALENDRIER_REESSAIS_SECONDES = [5, 300, 1800, 7200, 18_000, 36_000,
 /** A receiver has this long to answer (Standard Webhooks suggests seconds, not minutes). */
 export const DELAI_REPONSE_MS = 15_000;
 
+/**
+ * Attempts in flight at once, per endpoint and per account (issue 38): a receiver that never answers
+ * holds a delivery worker for DELAI_REPONSE_MS, so one account with a dead endpoint could otherwise fill
+ * every worker of the shared queue (its event source runs 20 batches at most: CONCURRENCE_MAX_LIVREUR)
+ * and delay every other tenant's deliveries. An attempt that finds no free place waits in the queue,
+ * a little longer each time (ATTENTE_PLACE_MAX_S at most), without holding a worker.
+ */
+export const EN_VOL_PAR_WEBHOOK = 2;
+export const EN_VOL_PAR_COMPTE = 4;
+export const ATTENTE_PLACE_MAX_S = 60;
+
+/** Test events (`POST /webhooks/{id}/test`) an endpoint may be sent per minute: a 429 with Retry-After beyond. */
+export const TESTS_PAR_MINUTE = 5;
+
 /** Delivery records are kept this long for the log (`GET /webhooks/{id}/livraisons`), then expire. */
 export const RETENTION_LIVRAISONS_JOURS = 30;
 
@@ -85,6 +99,8 @@ export interface EnregistrementLivraison {
   prochaine_tentative: string | null;
   derniere_tentative: { le: string; statut_http: number | null; erreur: string | null } | null;
   cree_le: string;
+  /** Times this attempt waited for a place in flight (EN_VOL_PAR_WEBHOOK, EN_VOL_PAR_COMPTE): each wait is longer. */
+  attentes_place?: number;
 }
 
 /** What the API answers for an endpoint; `secret` only in the answers that create or rotate it. */

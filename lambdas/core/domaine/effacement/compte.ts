@@ -1,6 +1,7 @@
 /** Erasing all of an account's work (the admin CLI's `erase-account`): batches, jobs, uploads, webhooks, stray files. */
 import { prefixesDuCompte } from '../../modele/cles-s3';
 import * as lots from '../../depots/lots';
+import * as creneaux from '../../depots/creneaux';
 import * as webhooks from '../../depots/webhooks';
 import { duCompte as televersementsDuCompte } from '../../depots/televersements';
 import { ecrire } from '../../depots/transactions';
@@ -93,6 +94,8 @@ export const effacerCompte = async (d: DepsEffacement, compte: string, lister?: 
   }
   // Deliveries whose endpoint went before without them (a removal cut short, a job's end racing it): found by account.
   await parPaquets(await webhooks.livraisonsDuCompte(d, compte), 8, (l) => webhooks.supprimerLivraison(d, l).then(() => undefined));
+  // Its places in flight name it too (an attempt running now gives its place back to nothing: harmless).
+  await creneaux.effacer(d, compte);
 
   if (lister) {
     const protege = (cle: string) => retenus.has(cle) || [...proteges].some((id) => cle.includes(`/${id}`));

@@ -8,17 +8,25 @@
  * A message is acted on only if it is for the attempt the record says is due (`echeance`): a message
  * received twice, or one the sweeper sent again, finds the attempt claimed or done and is dropped.
  * An attempt due more than 15 minutes ahead (SQS's longest delay) travels as a chain of messages.
+ *
+ * An attempt holds a place of its endpoint and one of its account while it runs (depots/creneaux.ts):
+ * one that finds none waits in the queue instead of in a worker, so a tenant whose receiver never
+ * answers holds at most EN_VOL_PAR_COMPTE of the queue's workers, and the others' deliveries go on.
  */
 import type { Dependances } from '../../infra/dependances';
 import { DELAI_MAX_SQS_SECONDES, fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
 import { journal } from '../../infra/journal';
+import * as creneaux from '../../depots/creneaux';
 import * as webhooks from '../../depots/webhooks';
 import * as lots from '../../depots/lots';
 import * as travaux from '../../depots/travaux';
 import { memeMonde, versLot, versTravail } from '../../modele/enregistrements';
 import {
+  ATTENTE_PLACE_MAX_S,
   CALENDRIER_REESSAIS_SECONDES,
   DELAI_REPONSE_MS,
+  EN_VOL_PAR_COMPTE,
+  EN_VOL_PAR_WEBHOOK,
   EVENEMENT_TEST,
   type EnregistrementLivraison,
   type EnregistrementWebhook,
@@ -31,7 +39,7 @@ type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'signer' | 'fileWebh
 export const BAIL_MS = DELAI_REPONSE_MS + 45_000;
 
 /** What happened to one message. */
-export type IssueMessage = 'perime' | 'reporte' | 'reussie' | 'reessai' | 'en_echec' | 'abandonnee';
+export type IssueMessage = 'perime' | 'reporte' | 'sans_place' | 'reussie' | 'reessai' | 'en_echec' | 'abandonnee';
 
 /**
  * The body's `data`: what GET /travaux/{id} or GET /lots/{id} would answer now (its `test` says which
@@ -62,8 +70,13 @@ const secretsActifs = (d: Deps, w: EnregistrementWebhook, maintenant: Date): str
   return secrets;
 };
 
-export const traiterMessage = async (d: Deps, message: MessageLivraison): Promise<IssueMessage> => {
-  if (!d.fileWebhooks || !d.posterWebhook) throw new Error('the delivery function needs the webhook queue and its sender');
+/** What an attempt needs: the queue to put the next one on, and the sender. */
+type DepsEnvoi = Deps & Required<Pick<Deps, 'fileWebhooks' | 'posterWebhook'>>;
+
+export const traiterMessage = async (deps: Deps, message: MessageLivraison): Promise<IssueMessage> => {
+  const { fileWebhooks, posterWebhook } = deps;
+  if (!fileWebhooks || !posterWebhook) throw new Error('the delivery function needs the webhook queue and its sender');
+  const d: DepsEnvoi = { ...deps, fileWebhooks, posterWebhook };
   const l = await webhooks.lireLivraison(d, message.webhook, message.id);
   if (!l || l.statut !== 'en_attente' || l.prochaine_tentative !== message.echeance) return 'perime';
   const maintenant = d.horloge();
@@ -79,7 +92,33 @@ export const traiterMessage = async (d: Deps, message: MessageLivraison): Promis
     return 'abandonnee';
   }
   const bail = new Date(maintenant.getTime() + BAIL_MS).toISOString();
-  if (!(await webhooks.reclamer(d, l, message.echeance, bail))) return 'perime';
+  const creneau = await creneaux.prendre(d, { compte: l.compte, webhook: l.webhook, livraison: l.id, jusqua: bail }, PLACES);
+  if (!creneau) return attendrePlace(d, l, message.echeance);
+  try {
+    return await tenter(d, l, point, message.echeance, bail);
+  } finally {
+    await creneaux.rendre(d, creneau);
+  }
+};
+
+const PLACES = { parPoint: EN_VOL_PAR_WEBHOOK, parCompte: EN_VOL_PAR_COMPTE };
+
+/**
+ * No place in flight: the attempt is put off, 1 s, then 2, 4… up to ATTENTE_PLACE_MAX_S (with some
+ * jitter, so that the waiting ones do not all come back together), by a message that holds no worker.
+ */
+const attendrePlace = async (d: DepsEnvoi, l: EnregistrementLivraison, echeance: string): Promise<IssueMessage> => {
+  const pause = Math.min(ATTENTE_PLACE_MAX_S, 2 ** (l.attentes_place ?? 0)) * (0.75 + Math.random() / 2);
+  const plusTard = new Date(d.horloge().getTime() + pause * 1000).toISOString();
+  if (!(await webhooks.differer(d, l, echeance, plusTard))) return 'perime';
+  await d.fileWebhooks.envoyer([{ webhook: l.webhook, id: l.id, echeance: plusTard }], pause);
+  return 'sans_place';
+};
+
+/** One attempt, its places held: claimed, sent, its outcome recorded and the next one queued. */
+const tenter = async (d: DepsEnvoi, l: EnregistrementLivraison, point: EnregistrementWebhook, echeance: string, bail: string): Promise<IssueMessage> => {
+  const maintenant = d.horloge();
+  if (!(await webhooks.reclamer(d, l, echeance, bail))) return 'perime';
 
   const data = await donnees(d, l, point);
   if (data === undefined) {

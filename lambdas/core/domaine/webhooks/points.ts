@@ -17,6 +17,7 @@ import {
   LIMITE_JOURNAL,
   MAX_WEBHOOKS,
   MAX_WEBHOOKS_TEST,
+  TESTS_PAR_MINUTE,
   versLivraison,
   versWebhook,
   type EnregistrementWebhook,
@@ -25,6 +26,7 @@ import {
   type Portee,
   type Webhook,
 } from '../../modele/webhooks';
+import { limiteDeLaMinute } from '../cadence';
 import { idAleatoire, livrerA } from './annonces';
 import { fileExigee } from '../../infra/file-webhooks';
 import { parPaquets } from '../../infra/paquets';
@@ -102,6 +104,11 @@ export const tournerSecret = async (d: Deps, qui: Portee, id: string): Promise<W
 /** A `webhook.test` event to this endpoint only, delivered like any other (signed, retried, logged). */
 export const envoyerTest = async (d: Deps, qui: Portee, id: string): Promise<Livraison> => {
   const w = await webhookDuCompte(d, qui, id);
+  // Free to ask, and each a delivery: bounded per endpoint, so that tests cannot flood the shared queue.
+  const maintenant = d.horloge();
+  const minute = Math.floor(maintenant.getTime() / 60_000);
+  if (!(await webhooks.compterTest(d, w.id, minute, TESTS_PAR_MINUTE)))
+    throw limiteDeLaMinute(maintenant, (attente) => `At most ${TESTS_PAR_MINUTE} test events per minute to a webhook: retry in ${attente} s.`);
   const [livraison] = await livrerA(d, [w], {
     id: idAleatoire(),
     compte: qui.compte,
