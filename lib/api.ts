@@ -42,7 +42,10 @@ interface Reglage {
   memoire: number;
   delai: Duration;
   acces: Acces;
-  /** Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some). */
+  /**
+   * Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some) and which engine
+   * runs them (RETOUCHE_MOTEUR: GET /outils says, and each job records, whether it is the preview).
+   */
   catalogue?: boolean;
   /** Sends to the webhook delivery queue (test events, resends: lib/webhooks.ts). */
   webhooks?: boolean;
@@ -280,6 +283,7 @@ export class Api extends Construct {
             : {}),
           ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
           ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
+          ...(reglage.catalogue ? { RETOUCHE_MOTEUR: config.moteur } : {}),
           // Every route that authenticates takes a web session too (its jobs say `source: web`).
           ...(route.authentifiee ? sessions : {}),
           ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),

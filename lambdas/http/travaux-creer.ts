@@ -9,7 +9,8 @@ import { objetsDepuisEnv } from '../core/infra/objets';
 import { dependancesAvec } from '../core/infra/dependances';
 import { ENTETE_SOURCE, sourceDesTravaux } from '../core/domaine/comptes';
 import { lancer } from '../core/domaine/lancement';
-import { outilsOfferts } from '../core/modele/outils';
+import { langueDemandee } from '../core/contrat/langue';
+import { apercuDeLaPile, outilsOfferts } from '../core/modele/outils';
 import { entete, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
 
@@ -19,8 +20,10 @@ const OUTILS = outilsOfferts();
 /** Time to serialise and send the answer once the work is done. */
 const MARGE_REPONSE_MS = 1_000;
 
-export const creer = (deps: FournisseurDeps) =>
-  routeAuthentifiee(deps, async ({ event, contexte, d, appelant }) => {
+/** `env`: the stage's engine (RETOUCHE_MOTEUR), read once per container like the rest. */
+export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) => {
+  const apercu = apercuDeLaPile(env);
+  return routeAuthentifiee(deps, async ({ event, contexte, d, appelant }) => {
     const lancement = await lancer(d, {
       echeance: Date.now() + contexte.getRemainingTimeInMillis() - MARGE_REPONSE_MS,
       compte: appelant.compte,
@@ -30,8 +33,11 @@ export const creer = (deps: FournisseurDeps) =>
       outils: OUTILS,
       source: sourceDesTravaux(appelant, entete(event, ENTETE_SOURCE)),
       ...(appelant.test ? { test: true } : {}),
+      apercu,
+      langue: langueDemandee(entete(event, 'accept-language')),
     });
     return reponseJson(202, lancement);
   });
+};
 // DynamoDB, S3 (inputs) and Step Functions; no link secret: a job just created has nothing to link to.
 export const handler = creer(dependancesAvec({ ddb: documentDepuisEnv, objets: objetsDepuisEnv, sfn: () => new SFNClient({}) }));

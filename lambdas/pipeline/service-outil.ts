@@ -76,11 +76,17 @@ export const executerOutil = async (
     const { texte, redaction } = await d.moteur.rediger({ valeurs: travail.valeurs, images, travail: travail.id });
     const cleObjet = cleTexte(travail.compte, travail.id);
     await deposer(d, etat, travail, cleObjet, texte, 'text/markdown; charset=utf-8');
-    return { resultats: [], texte: cleObjet, graine: null, redaction };
+    return { resultats: [], texte: cleObjet, graine: null, redaction, apercu: d.moteur.nom === 'local' };
   }
   const [entree] = entrees;
   if (!entree) throw new ErreurTravail('image_illisible', 'The job has no input image.');
-  const sortie = await d.moteur.retoucher({ outil: travail.outil, valeurs: travail.valeurs, image: entree.octets, travail: travail.id });
+  const sortie = await d.moteur.retoucher({
+    outil: travail.outil,
+    valeurs: travail.valeurs,
+    image: entree.octets,
+    travail: travail.id,
+    ...(travail.langue_apercu ? { langue: travail.langue_apercu } : {}),
+  });
   // Signed last: nothing may re-encode the file after its C2PA manifest binds its bytes.
   const marquee = await d.c2pa.marquer(sortie.image, sortie.format, {
     outil: travail.outil,
@@ -92,5 +98,13 @@ export const executerOutil = async (
   });
   const [resultat] = resultatsDuTravail(travail, [sortie.format]);
   await deposer(d, etat, travail, resultat!.cle, marquee, TYPES_MIME[sortie.format]);
-  return { resultats: [{ format: sortie.format }], texte: null, graine: sortie.graine, structure: sortie.structure, floutage: sortie.floutage };
+  return {
+    resultats: [{ format: sortie.format }],
+    texte: null,
+    graine: sortie.graine,
+    structure: sortie.structure,
+    floutage: sortie.floutage,
+    // The preview marks its results (moteurs/commun/apercu.ts); the job says so too.
+    apercu: d.moteur.nom === 'local',
+  };
 };

@@ -40,7 +40,13 @@ export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: str
     try {
       return await fetch(`${api}${chemin}`, {
         method: methode,
-        headers: { Authorization: `Bearer ${jeton}`, ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }), ...entetes },
+        // The page's language, not the browser's: what the preview engine writes its mark in (docs/api.md).
+        headers: {
+          Authorization: `Bearer ${jeton}`,
+          'Accept-Language': i18n.global.locale.value,
+          ...(corps === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...entetes,
+        },
         body: corps === undefined ? undefined : JSON.stringify(corps),
       });
     } catch {

@@ -26,6 +26,12 @@ export const router = createRouter({
       meta: { titre: 'studio.titre', session: true },
     },
     { path: '/historique', component: () => import('./pages/Historique.vue'), meta: { titre: 'historique.titre', session: true } },
+    {
+      path: '/apercu',
+      // What the preview engine can and cannot do: its text is in the studio's messages, which link to it.
+      component: () => Promise.all([import('./pages/Apercu.vue'), chargerMessagesStudio()]).then(([page]) => page),
+      meta: { titre: 'pageApercu.titre' },
+    },
     { path: '/confidentialite', component: () => import('./pages/Confidentialite.vue'), meta: { titre: 'confidentialite.titre' } },
     { path: '/:chemin(.*)*', component: () => import('./pages/Introuvable.vue'), meta: { titre: 'introuvable.titre' } },
   ],

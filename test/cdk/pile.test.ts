@@ -941,6 +941,9 @@ describe('the dev stage', () => {
     expect(ressources).toContain('foundation-model/stability.stable-image-inpaint-v1:0');
     expect(ressources).not.toMatch(/foundation-model\/\*|inference-profile\/\*/);
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('bedrock');
+    // GET /outils says, and each new job records, that this stage's live jobs are no previews (issue 39).
+    for (const api of ['Api/Outils', 'Api/TravauxCreer'])
+      expect(fonctionDuModule(s, api)[1].Properties.Environment.Variables.RETOUCHE_MOTEUR, api).toBe('bedrock');
     // The first use of a model goes through AWS Marketplace with the operator's rights, never the function's.
     expect(JSON.stringify(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('aws-marketplace');
     // The operator's check-models reads the Region and models from this output (issue 28, point 2).
@@ -1295,6 +1298,8 @@ describe('the LocalStack fallback (-c liens=api -c moteur=local)', () => {
     expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain('bedrock:InvokeModel');
     for (const action of ACTIONS_REKOGNITION) expect(actionsDe(declarationsDuRole(s, outil.Properties.Role['Fn::GetAtt'][0]))).not.toContain(action);
     expect(outil.Properties.Environment.Variables.RETOUCHE_MOTEUR).toBe('local');
+    for (const api of ['Api/Outils', 'Api/TravauxCreer'])
+      expect(fonctionDuModule(s, api)[1].Properties.Environment.Variables.RETOUCHE_MOTEUR, api).toBe('local');
     const nag = s.rapportNag.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
     expect(nag?.violations).toEqual([]);
   });

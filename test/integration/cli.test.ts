@@ -92,8 +92,10 @@ describe('retouche, the command', () => {
     const { code, stdout, stderr } = await retouche(['lancer', 'ciel', PHOTO_A, '--attendre', '--sortie', vers, '--json']);
     expect(code, stderr).toBe(0);
     const travail = JSON.parse(stdout) as Travail;
-    expect(travail).toMatchObject({ outil: 'ciel', statut: 'termine' });
+    expect(travail).toMatchObject({ outil: 'ciel', statut: 'termine', apercu: true });
     expect(readdirSync(vers)).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg']);
+    // A preview says so beside its file (issue 39).
+    expect(stderr).toMatch(/Saved .*facade-ciel-blanc_polyhaven-cambridge-a-ciel\.jpg \(preview engine, no trained model: marked "Preview"\)/);
     expect(await format(join(vers, 'facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg'))).toBe('jpeg');
     expect(stderr).toContain('Uploading');
     expect(stderr).toContain(`Job ${travail.id}: termine`);

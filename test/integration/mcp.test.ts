@@ -80,7 +80,11 @@ describe('retouche mcp (stdio)', () => {
     expect(lancer.inputSchema.required).toEqual(['outil']);
     expect(lancer.description).toContain('credits');
     expect(tools.find((t) => t.name === 'effacer')!.annotations?.destructiveHint).toBe(true);
-    expect(texte(await appeler(client, 'outils'))).toMatch(/^vider — .*4 credits per job/m);
+    const catalogue = await appeler(client, 'outils');
+    expect(texte(catalogue)).toMatch(/^vider — .*4 credits per job/m);
+    // The local stack runs the preview engine: said before anything is started (issue 39).
+    expect(texte(catalogue)).toMatch(/^This stage runs the preview engine/);
+    expect(catalogue.structuredContent).toMatchObject({ apercu: true });
     expect(texte(await appeler(client, 'solde'))).toBe('40 credits.');
   });
 
@@ -99,6 +103,9 @@ describe('retouche mcp (stdio)', () => {
     expect(etat).toMatchObject({ statut: 'termine', termines: 2, total: 2 });
     expect(texte(fin)).toContain(`Batch ${lot} (ciel): termine, 2 done, 0 failed`);
     expect(texte(fin)).toContain('ZIP of every result: http');
+    // Each result line says it is a preview, as the image says in its corner.
+    expect(texte(fin)).toContain('Made by the preview engine, a stand-in without a trained model');
+    expect(texte(fin).match(/Result \(preview, marked\): http/g)).toHaveLength(2);
     // Progress only grows (MCP's rule), counts the batch's ended jobs out of 2. (The last one may be missed: the
     // SDK's client hands a notification to its handler a microtask later, and a response read in the same chunk
     // removes the handler first; the answer says the same.)

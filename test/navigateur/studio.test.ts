@@ -28,13 +28,15 @@ let origine: string;
 let violationsCsp: string[];
 let telechargements: string;
 /** Every request the page sends, as `METHOD url`, with the Idempotency-Key of a POST /travaux. */
-const requetes: { methode: string; url: string; cle?: string }[] = [];
+const requetes: { methode: string; url: string; cle?: string; langue?: string }[] = [];
 
 beforeAll(async () => {
   telechargements = mkdtempSync(join(tmpdir(), 'retouche-studio-telechargements-'));
   service = await demarrerService({ prefixe: 'retouche-studio-', langue: 'en-US' });
   ({ page, origine, violationsCsp } = service);
-  page.on('request', (r: HTTPRequest) => requetes.push({ methode: r.method(), url: r.url(), cle: r.headers()['idempotency-key'] }));
+  page.on('request', (r: HTTPRequest) =>
+    requetes.push({ methode: r.method(), url: r.url(), cle: r.headers()['idempotency-key'], langue: r.headers()['accept-language'] }),
+  );
   await service.navigateur.defaultBrowserContext().overridePermissions(origine, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
   const cdp = await service.navigateur.target().createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: telechargements });
@@ -93,6 +95,10 @@ describe('the studio, in Chromium', () => {
     const outils = (await (await fetch(`${origine}/api/v1/outils`)).json()) as { outils: { id: string }[] };
     expect(await page.evaluate("[...document.querySelectorAll('input[name=outil]')].map((r) => r.value)")).toEqual(outils.outils.map((o) => o.id));
     expect(await texte()).toContain('2 credits per photo');
+    // npm start runs the preview engine: said once, at the top, with a link to what it cannot do.
+    expect(await page.$$eval('#avis-apercu', (e) => e.length)).toBe(1);
+    expect(await page.$eval('#avis-apercu', (e) => e.textContent ?? '')).toContain('This stage runs the preview engine');
+    expect(await page.$eval('#avis-apercu a', (a) => a.getAttribute('href'))).toBe('/apercu');
     expect(await accessibilite()).toEqual([]);
   });
 
@@ -128,7 +134,12 @@ describe('the studio, in Chromium', () => {
     expect(lancements).toHaveLength(2);
     expect(lancements[0]!.cle).toMatch(/^[0-9a-f-]{36}$/);
     expect(lancements[1]!.cle).toBe(lancements[0]!.cle);
+    // The page's language, which the preview writes its mark in.
+    expect(lancements[0]!.langue).toBe('en');
     await contient('Structure kept:');
+    // Said beside the result, as the image says in its corner.
+    await contient('Made by the preview engine, not a trained model');
+    expect(await page.$eval('section.lancement .nom-photo .marque-apercu', (e) => e.textContent?.trim())).toBe('Preview');
     expect(await texte()).toContain('Content Credentials (C2PA)');
     await contient('Charged: 2 credits.');
     await contient(`Your balance: ${CREDITS - 2} credits`);
@@ -191,6 +202,24 @@ describe('the studio, in Chromium', () => {
     await contient('Text copied.');
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(annonce);
     expect(await accessibilite()).toEqual([]);
+  });
+
+  it('links from its preview notice to what the preview engine can and cannot do, tool by tool', async () => {
+    // In a tab of its own: the studio keeps its launches for the tests after this one.
+    const lien = (await page.$eval('#avis-apercu a', (a) => a.getAttribute('href'))) as string;
+    const onglet = await service.navigateur.newPage();
+    try {
+      await onglet.goto(`${origine}${lien}`, { waitUntil: 'networkidle0' });
+      await onglet.waitForFunction("document.body.innerText.includes('What it cannot do')");
+      expect(new URL(onglet.url()).pathname).toBe('/apercu');
+      expect(await onglet.evaluate('document.title')).toBe('The preview engine · Retouche');
+      const texteApercu = (await onglet.evaluate('document.body.innerText')) as string;
+      for (const morceau of ['Empty the room', 'rien_a_retirer', 'a roof is not told from a wall', 'hiver_introuvable', 'Preview'])
+        expect(texteApercu).toContain(morceau);
+      expect(await accessibiliteDe(onglet)).toEqual([]);
+    } finally {
+      await onglet.close();
+    }
   });
 
   it('refuses a launch the balance cannot pay, says so, and sends nothing', async () => {

@@ -15,6 +15,7 @@ import { detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { trouverObjets } from '../../lambdas/moteurs/local/objets-nanodet';
 import { trouverVisages } from '../../lambdas/moteurs/local/visages-blazeface';
+import { sansMarque } from '../support/apercu';
 import { apparier, photo, rectangle, verite } from '../support/verite';
 
 const VERITE = verite();
@@ -72,8 +73,8 @@ describe('vider and staging on real photos (local engine)', () => {
     const base = (await decoder(source)).pixels;
     const zone = await zoneVider(base, await detecteurLocal.detecter(base));
     const { image } = await moteur.retoucher({ outil: 'vider', valeurs: {}, image: source, travail: 't' });
-    const apres = (await decoder(image)).pixels;
     const { largeur: l, hauteur: h } = base;
+    const apres = { data: await sansMarque((await decoder(image)).pixels.data, base.data, l, h) };
     const lit = vrais(nom, 'meuble', 'Bed')[0]!;
     let [dansLit, changesDansLit] = [0, 0];
     for (let p = 0; p < l * h; p++) {
@@ -268,8 +269,8 @@ describe('renovation on real facades (local engine)', () => {
       const source = await sharp(photo(nom)).png().toBuffer();
       const avant = (await decoder(source)).pixels;
       const { image } = await moteur.retoucher({ outil: 'renovation', valeurs: { zone: 'facade' }, image: source, travail: 't' });
-      const apres = (await decoder(image)).pixels;
       const { largeur: l, hauteur: h } = avant;
+      const apres = { data: await sansMarque((await decoder(image)).pixels.data, avant.data, l, h) };
       // The bottom fifth of these photos is ground: the share of it repainted.
       let [n, changes] = [0, 0];
       for (let p = Math.floor(h * 0.8) * l; p < l * h; p++, n++)

@@ -98,8 +98,10 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     .description('the tools this stage offers, their cost and settings')
     .option('--json', 'print the answer as JSON on stdout')
     .action(async (options: { json?: boolean }, commande: Command) => {
-      const outils = await client(commande.optsWithGlobals<OptionsGlobales>()).outils({ signal: arret.signal });
-      if (options.json) return void json({ outils });
+      const catalogue = await client(commande.optsWithGlobals<OptionsGlobales>()).catalogue({ signal: arret.signal });
+      if (options.json) return void json(catalogue);
+      const { outils } = catalogue;
+      if (catalogue.apercu) message('This stage runs the preview engine (no trained model): results are marked "Preview".');
       for (const outil of outils) {
         const champs = outil.champs.map((c) => `${c.nom}${c.requis ? '*' : ''}${c.valeurs ? `=${c.valeurs.join('|')}` : ''}`).join(' ');
         flux.stdout.write(
@@ -133,7 +135,8 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
       };
       const page = await client(commande.optsWithGlobals<OptionsGlobales>()).pageTravaux(parametres, { signal: arret.signal });
       if (options.json) return void json(page);
-      for (const t of page.travaux) flux.stdout.write(`${t.id}  ${t.outil.padEnd(10)} ${t.statut.padEnd(10)} ${t.cree_le}  ${t.nom ?? ''}\n`);
+      for (const t of page.travaux)
+        flux.stdout.write(`${t.id}  ${t.outil.padEnd(10)} ${t.statut.padEnd(10)} ${t.cree_le}  ${t.nom ?? ''}${t.apercu ? '  (preview)' : ''}\n`);
       if (page.suivant) message(`More: retouche travaux${options.limite ? ` --limite ${options.limite}` : ''} --apres ${page.suivant}`);
     });
 
@@ -324,7 +327,8 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
         message(`Job ${t.id}${t.nom ? ` (${t.nom})` : ''} failed: ${cause}${t.rembourse ? ` Its ${t.cout} credits were refunded.` : ''}`);
         continue;
       }
-      for (const chemin of await ecrireResultats(retouche, t, options.sortie, pris, arret.signal)) message(`Saved ${chemin}`);
+      // A preview is said beside its file, so that nobody takes it for the production engine's work.
+      for (const chemin of await ecrireResultats(retouche, t, options.sortie, pris, arret.signal)) message(`Saved ${chemin}${t.apercu ? APERCU : ''}`);
     }
     if (options.json) json(fin);
     return echecs ? SORTIE.echec : SORTIE.ok;
@@ -488,7 +492,7 @@ export class Progres {
     // A job has no measurable progress: its state is the bar's label, full once it has ended.
     this.#demarrer('Job      [{bar}] {statut}', 1, { statut: travail.statut });
     this.#barre?.update(travail.statut === 'termine' || travail.statut === 'echec' ? 1 : 0, { statut: travail.statut });
-    this.#ligne(`Job ${travail.id}: ${travail.statut}${travail.test ? ' (test: free, preview engine)' : ''}`);
+    this.#ligne(`Job ${travail.id}: ${travail.statut}${travail.test ? ' (test: free, preview engine)' : travail.apercu ? ' (preview engine)' : ''}`);
   }
 
   arreter() {
@@ -496,5 +500,8 @@ export class Progres {
     this.#barre = undefined;
   }
 }
+
+/** What a preview's result line adds (the image itself carries the mark: docs/engines.md). */
+const APERCU = ' (preview engine, no trained model: marked "Preview")';
 
 const mo = (octets: number) => `${(octets / 1_048_576).toFixed(1)} MB`;

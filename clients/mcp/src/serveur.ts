@@ -49,13 +49,18 @@ export const creerServeurMcp = (options: OptionsServeurMcp): McpServer => {
     {
       title: 'List the tools',
       description:
-        "The tools this Retouche stage offers: each one's id, what it does, its cost in credits per job, the photos it takes and its settings (name, whether required, allowed values, default).",
+        "The tools this Retouche stage offers: each one's id, what it does, its cost in credits per job, the photos it takes and its settings (name, whether required, allowed values, default); and whether the stage runs the preview engine.",
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (extra) =>
       appel(async () => {
-        const outils = await retouche.outils({ signal: extra.signal });
-        return reponse(outils.map(decrireOutil).join('\n\n'), { outils });
+        const catalogue = await retouche.catalogue({ signal: extra.signal });
+        const apercu = catalogue.apercu
+          ? [
+              'This stage runs the preview engine: a stand-in without a trained model, for trying the service; its results are marked "Preview" and are not production quality.',
+            ]
+          : [];
+        return reponse([...apercu, ...catalogue.outils.map(decrireOutil)].join('\n\n'), catalogue);
       }),
   );
 
@@ -270,15 +275,20 @@ const decrire = (etat: Travail | Lot): string => (estLot(etat) ? decrireLot(etat
 
 const decrireTravail = (t: Travail, retrait = ''): string => {
   const nom = t.nom ? `, ${t.nom}` : '';
-  // A test key's job: said, so an assistant does not present a preview result as the real one.
+  // A preview (every test key's job, and a stage that runs the preview engine): said, so that an assistant
+  // does not present its result as the production engine's.
   const test = t.test ? ' Test job: free, made by the preview engine.' : '';
-  const lignes = [`${retrait}Job ${t.id} (${t.outil}${nom}): ${t.statut}.${test}`];
+  const apercu =
+    t.apercu && !t.test
+      ? ' Made by the preview engine, a stand-in without a trained model: not production quality; each result image is marked "Preview".'
+      : '';
+  const lignes = [`${retrait}Job ${t.id} (${t.outil}${nom}): ${t.statut}.${test}${apercu}`];
   if (t.statut === 'echec') {
     lignes.push(
       `${retrait}Failed: ${t.erreur ? `${t.erreur.code}: ${t.erreur.message}` : 'no cause given'}${t.rembourse ? ` Its ${t.cout} credits were refunded.` : ''}`,
     );
   }
-  for (const lien of t.resultats) lignes.push(`${retrait}Result: ${lien.url} (valid until ${lien.expire_le})`);
+  for (const lien of t.resultats) lignes.push(`${retrait}Result${t.apercu ? ' (preview, marked)' : ''}: ${lien.url} (valid until ${lien.expire_le})`);
   if (t.texte) lignes.push(`${retrait}Listing text (Markdown):\n\n${t.texte}`);
   return lignes.join('\n');
 };

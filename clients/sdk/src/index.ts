@@ -19,6 +19,7 @@ import { telechargerOctets, telechargerVers, type OptionsTelechargement } from '
 import { envoyer, envoyerJson, pause, type ReglagesTransport, type Requete } from './transport.js';
 import { verifierDemande } from './verification.js';
 import type {
+  Catalogue,
   Effacement,
   FichierAnnonce,
   ImageApi,
@@ -189,7 +190,12 @@ export class Retouche {
 
   /** GET /outils: the tools this stage offers, their costs and settings. */
   async outils(options: OptionsAppel = {}): Promise<Outil[]> {
-    return (await this.#api<{ outils: Outil[] }>('GET', '/outils', options)).outils;
+    return (await this.catalogue(options)).outils;
+  }
+
+  /** GET /outils as a whole: the tools, and whether this stage runs the preview engine (`apercu`). */
+  catalogue(options: OptionsAppel = {}): Promise<Catalogue> {
+    return this.#api<Catalogue>('GET', '/outils', options);
   }
 
   /** GET /solde: the account's balance, `{credits}`. */

@@ -195,7 +195,7 @@ export interface paths {
     put?: never;
     /**
      * Send a test event (extension)
-     * @description A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery.
+     * @description A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery. At most 5 a minute per webhook (then 429 with Retry-After).
      */
     post: operations['testerWebhook'];
     delete?: never;
@@ -472,6 +472,8 @@ export interface components {
       } | null;
       /** @description Extension: true on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. False on a live job (always present, webhook events included, so a receiver can branch on it). */
       test: boolean;
+      /** @description Extension: true when the job runs (or ran) on the preview engine: a stand-in without a trained generative model, which marks every result image visibly ("Preview" in a lower corner, in the request's Accept-Language among the six languages of annonce, else English) and whose listing text is a fixed template. Test keys' jobs always, and every job of a stage deployed with the preview engine (GET /outils says which). False on the production engine. Always present. */
+      apercu: boolean;
     };
     Lot: {
       /** Format: uuid */
@@ -519,6 +521,8 @@ export interface components {
     };
     Outils: {
       outils: components['schemas']['Outil'][];
+      /** @description Extension: true when this stage runs its live jobs on the preview engine (no trained generative model; every result image marked "Preview", jobs apercu: true); false when it runs the production engine. A test key's jobs run the preview on every stage. */
+      apercu: boolean;
     };
     Solde: {
       credits: number;
@@ -896,7 +900,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The tool catalogue. */
+      /** @description The tool catalogue, and whether this stage runs the preview engine. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1026,6 +1030,8 @@ export interface operations {
         'Idempotency-Key'?: string;
         /** @description Extension: where the jobs come from, as their `source` says. `mcp` for a client acting for an AI assistant (Retouche's own MCP servers send it). With an API key only: a web site session's jobs are `web`, and `web` cannot be claimed (400 invalid_parameter). */
         'Retouche-Source'?: 'api' | 'mcp';
+        /** @description Extension: the language of the mark a preview engine draws on its results ("Aperçu", "Preview"…; jobs with apercu: true), the first of French, English, Dutch, German, Spanish and Italian the header prefers; English otherwise. */
+        'Accept-Language'?: string;
       };
       path?: never;
       cookie?: never;

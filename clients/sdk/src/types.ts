@@ -9,6 +9,8 @@ type Schemas = components['schemas'];
 
 export type IdOutil = Schemas['IdOutil'];
 export type Outil = Schemas['Outil'];
+/** GET /outils as a whole: the tools, and `apercu`, whether this stage runs the preview engine. */
+export type Catalogue = Schemas['Outils'];
 export type Champ = Schemas['Champ'];
 export type Solde = Schemas['Solde'];
 export type Travail = Schemas['Travail'];

@@ -36,7 +36,10 @@ const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_
 
 /** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
 export const nouveau = (
-  champs: Pick<EnregistrementTravail, 'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees' | 'test'>,
+  champs: Pick<
+    EnregistrementTravail,
+    'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees' | 'test' | 'apercu' | 'langue_apercu'
+  >,
 ): EnregistrementTravail => ({
   id: champs.id,
   compte: champs.compte,
@@ -59,6 +62,7 @@ export const nouveau = (
   graine: null,
   tentative: 1,
   ...(champs.test ? { test: true as const } : {}),
+  ...(champs.apercu ? { apercu: true, ...(champs.langue_apercu ? { langue_apercu: champs.langue_apercu } : {}) } : {}),
 });
 
 /**
@@ -235,6 +239,8 @@ export interface Aboutissement {
   redaction: Redaction | null;
   structure: ControleStructure | null;
   floutage: Floutage | null;
+  /** Whether the preview engine made it (the tool step says which engine ran). */
+  apercu: boolean;
 }
 
 /** The transaction item of `en_cours` → `termine` with its results; the job leaves `ouverts`. */
@@ -245,7 +251,7 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
       TableName: table,
       Key: cleItem(id),
       UpdateExpression:
-        'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure, floutage = :floutage REMOVE gsi3pk, gsi3sk',
+        'SET statut = :termine, termine_le = :maintenant, resultats = :resultats, texte = :texte, graine = :graine, redaction = :redaction, #structure = :structure, floutage = :floutage, apercu = :apercu REMOVE gsi3pk, gsi3sk',
       ConditionExpression: `statut = :en_cours${garde.condition}`,
       ExpressionAttributeValues: {
         ...garde.valeurs,
@@ -258,6 +264,7 @@ export const elementTerminer = (table: string, id: string, fin: Aboutissement, t
         ':redaction': fin.redaction,
         ':structure': fin.structure,
         ':floutage': fin.floutage,
+        ':apercu': fin.apercu,
       },
       // Named through a placeholder: an attribute name never collides with DynamoDB's reserved words.
       ExpressionAttributeNames: { '#structure': 'structure' },

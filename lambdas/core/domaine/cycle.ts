@@ -114,6 +114,8 @@ export const terminerTravail = async (
     redaction: sortie.redaction ?? null,
     structure: sortie.structure ?? null,
     floutage: sortie.floutage ?? null,
+    // An output from before the step said its engine: the job's own word, from its creation.
+    apercu: sortie.apercu ?? (travail.apercu === true || travail.test === true),
   };
   if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, tentative, d.horloge()), 'termines', 0))) {
     const actuel = await travaux.lire(d, id);

@@ -23,7 +23,7 @@ import { TYPES_MIME } from '../modele/images';
 import { cleEntree } from '../modele/cles-s3';
 import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from '../modele/enregistrements';
 import { versTravail } from '../modele/enregistrements';
-import { CATALOGUE, type IdOutil } from '../modele/outils';
+import { CATALOGUE, type IdOutil, type Langue } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
 import { signaler } from '../infra/signalement';
 import { verifierTeleversements } from './televersements';
@@ -36,6 +36,10 @@ export interface RequeteLancement extends RequeteIdempotente {
   outils?: readonly IdOutil[];
   /** Where the jobs come from: the caller's credential says (comptes.ts authentifier); `api` when absent. */
   source?: Source;
+  /** This stage's live jobs run the preview engine (outils.ts, apercuDeLaPile); a test key's always do. */
+  apercu?: boolean;
+  /** The request's language (contrat/langue.ts), for the preview's mark on its results. */
+  langue?: Langue;
 }
 
 /** Without a deadline from the caller (tests, scripts), the gateway's 29 s less a margin. */
@@ -62,6 +66,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   const test = requete.test === true;
   const cout = test ? 0 : outil.cout;
   const cout_total = groupes.length * cout;
+  const apercu = test || requete.apercu === true;
 
   // A first, non-binding look at the balance spares uploading inputs for a request that must fail;
   // the transaction is what decides.
@@ -94,6 +99,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       cree_le: maintenant,
       entrees,
       ...(test ? { test: true as const } : {}),
+      ...(apercu ? { apercu, ...(requete.langue ? { langue_apercu: requete.langue } : {}) } : {}),
     });
   });
   const lot: EnregistrementLot | null = lotId

@@ -3,7 +3,7 @@
  * Records keep S3 keys, never links: links are signed afresh on every read (liens.ts).
  */
 import type { CodeTravail } from './erreurs';
-import type { IdOutil } from './outils';
+import type { IdOutil, Langue } from './outils';
 import type { ControleStructure, Floutage, Redaction } from './sorties';
 
 export type StatutTravail = 'en_attente' | 'en_cours' | 'termine' | 'echec';
@@ -66,6 +66,13 @@ export interface EnregistrementTravail {
    * and read only with test keys. Absent on a live job.
    */
   test?: true;
+  /**
+   * Run on the preview engine (test jobs, and every job of a stage deployed with it): said at creation from
+   * the stage's engine, then by the tool step from the engine that actually ran. Absent: the production engine.
+   */
+  apercu?: boolean;
+  /** The request's language (Accept-Language), in which the preview writes its mark; English when absent. */
+  langue_apercu?: Langue;
 }
 
 export interface EnregistrementLot {
@@ -138,6 +145,11 @@ export interface Travail {
    * one — always present, so that a platform's webhook receiver can branch on it.
    */
   test: boolean;
+  /**
+   * Our extension: true when the job runs (or ran) on the preview engine, which has no trained generative
+   * model and marks every result image visibly as a preview; false on the production engine. Always present.
+   */
+  apercu: boolean;
 }
 
 export interface Lot {
@@ -198,6 +210,8 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   structure: e.statut === 'termine' ? (e.structure ?? null) : null,
   floutage: e.statut === 'termine' ? (e.floutage ?? null) : null,
   test: e.test === true,
+  // A test job runs the preview whatever the stage (pipeline/outil.ts), including records made before `apercu` was.
+  apercu: e.apercu === true || e.test === true,
 });
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */

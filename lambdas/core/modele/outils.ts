@@ -207,3 +207,10 @@ export const outilsOfferts = (env: NodeJS.ProcessEnv = process.env): readonly Id
   if (inconnus.length > 0) throw new Error(`RETOUCHE_OUTILS names no tool: ${inconnus.join(', ')} (tools: ${OUTILS.join(', ')})`);
   return OUTILS.filter((o) => noms.includes(o));
 };
+
+/**
+ * Whether this stage's live jobs run the preview engine: `RETOUCHE_MOTEUR`, `local` unless the stage was
+ * deployed with `bedrock` (moteurs/choix.ts). Said by GET /outils and recorded on each job (`apercu`); a
+ * test key's jobs run the preview on every stage.
+ */
+export const apercuDeLaPile = (env: NodeJS.ProcessEnv = process.env): boolean => (env.RETOUCHE_MOTEUR ?? 'local') === 'local';

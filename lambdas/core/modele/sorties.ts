@@ -55,4 +55,6 @@ export interface SortieOutil {
   structure?: ControleStructure | null;
   /** For an image: what the blur found and blurred, when one was asked (moteurs/commun/floutage.ts). */
   floutage?: Floutage | null;
+  /** Made by the preview engine (local), not the production one: recorded on the job as `apercu`. */
+  apercu?: boolean;
 }

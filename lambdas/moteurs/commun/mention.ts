@@ -32,8 +32,21 @@ const chargerPolice = (): Promise<Font> =>
     parse(o.buffer.slice(o.byteOffset, o.byteOffset + o.byteLength) as ArrayBuffer),
   ));
 
-/** The notice as an SVG: white text on a translucent dark plate, sized from the photo's short side. */
-export const svgMention = async (texte: string, largeur: number, hauteur: number): Promise<{ svg: string; l: number; h: number }> => {
+/** A plate's colour behind the white text: the staging notice's is dark; the preview mark's is its own (apercu.ts). */
+export interface Fond {
+  couleur: string;
+  opacite: number;
+}
+
+const FOND_MENTION: Fond = { couleur: '#000', opacite: 0.62 };
+
+/** A notice as an SVG: white text on a translucent plate, sized from the photo's short side. */
+export const svgMention = async (
+  texte: string,
+  largeur: number,
+  hauteur: number,
+  fond: Fond = FOND_MENTION,
+): Promise<{ svg: string; l: number; h: number }> => {
   const font = await chargerPolice();
   // Legible on a thumbnail, discreet on the full photo.
   const taille = Math.max(11, Math.round(Math.min(largeur, hauteur) * 0.032));
@@ -45,21 +58,30 @@ export const svgMention = async (texte: string, largeur: number, hauteur: number
   const chemin = font.getPath(texte, marge, ligneDeBase, taille).toPathData(2);
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${l}" height="${h}">` +
-    `<rect width="${l}" height="${h}" rx="${Math.round(taille * 0.3)}" fill="#000" fill-opacity="0.62"/>` +
+    `<rect width="${l}" height="${h}" rx="${Math.round(taille * 0.3)}" fill="${fond.couleur}" fill-opacity="${fond.opacite}"/>` +
     `<path d="${chemin}" fill="#fff"/></svg>`;
   return { svg, l, h };
 };
 
-/** The photo with the notice in its lower left corner; every other pixel unchanged. */
-export const ajouterMention = async (p: Pixels, langue: Langue): Promise<Pixels> => {
-  const { svg, l, h } = await svgMention(MENTIONS[langue], p.largeur, p.hauteur);
+/** Where a notice of `l` × `h` goes in a lower corner of the photo, a little off its edges. */
+export const placeEtiquette = (p: Pick<Pixels, 'largeur' | 'hauteur'>, l: number, h: number, coin: 'gauche' | 'droite') => {
   const ecart = Math.round(Math.min(p.largeur, p.hauteur) * 0.025);
+  const gauche = coin === 'gauche' ? Math.max(0, Math.min(ecart, p.largeur - l)) : Math.max(0, p.largeur - l - ecart);
+  return { left: gauche, top: Math.max(0, p.hauteur - h - ecart) };
+};
+
+/** The photo with `texte` on a plate in a lower corner; every other pixel unchanged. */
+export const poserEtiquette = async (p: Pixels, texte: string, coin: 'gauche' | 'droite', fond?: Fond): Promise<Pixels> => {
+  const { svg, l, h } = await svgMention(texte, p.largeur, p.hauteur, fond);
   return versPixels(
     depuisPixels(p)
-      .composite([{ input: Buffer.from(svg), left: Math.max(0, Math.min(ecart, p.largeur - l)), top: Math.max(0, p.hauteur - h - ecart) }])
+      .composite([{ input: Buffer.from(svg), ...placeEtiquette(p, l, h, coin) }])
       .removeAlpha(),
   );
 };
+
+/** The photo with the notice in its lower left corner; every other pixel unchanged. */
+export const ajouterMention = (p: Pixels, langue: Langue): Promise<Pixels> => poserEtiquette(p, MENTIONS[langue], 'gauche');
 
 export const estLangue = (v: string | undefined): v is Langue => v !== undefined && Object.hasOwn(MENTIONS, v);
 

@@ -8,7 +8,7 @@
  * retried by the state machine; `contenu_refuse` and `moteur_en_echec` end the job (refunded).
  */
 import { createHash } from 'node:crypto';
-import type { OutilImage } from '../../core/modele/outils';
+import type { Langue, OutilImage } from '../../core/modele/outils';
 import type { FormatImage } from '../../core/modele/images';
 import type { ControleStructure, Floutage, Redaction } from '../../core/modele/sorties';
 
@@ -20,6 +20,8 @@ export interface DemandeRetouche {
   image: Buffer;
   /** Job id: lets an engine derive a reproducible seed and label its logs. */
   travail: string;
+  /** The request's language, when it named one: the preview writes its mark in it (commun/apercu.ts). */
+  langue?: Langue;
 }
 
 export interface ImageRetouchee {

@@ -1,10 +1,11 @@
 /**
  * Every retouched file leaves an engine through here, so that the local preview and Bedrock finish
  * their results the same way: faces and plates blurred when asked (after the edit and its structure
- * check, before anything is drawn or signed), the visible staging notice when asked, the provenance
- * EXIF, and the input's own format.
+ * check, before anything is drawn or signed), the visible staging notice when asked, the preview's
+ * visible mark on every preview (apercu.ts), the provenance EXIF, and the input's own format.
  */
-import type { OutilImage } from '../../core/modele/outils';
+import type { Langue, OutilImage } from '../../core/modele/outils';
+import { ajouterMarqueApercu } from './apercu';
 import type { Floutage } from '../../core/modele/sorties';
 import { appliquerFloutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
@@ -18,8 +19,10 @@ const QUALITE = 90;
 export interface Marquage {
   outil: OutilImage;
   valeurs: Readonly<Record<string, string>>;
-  /** A local preview, not the production model: said in the metadata. */
+  /** A local preview, not the production model: said in the metadata, and on the image by its mark. */
   apercu: boolean;
+  /** The mark's language (the request's); English when absent. */
+  langue?: Langue;
   graine: number | null;
   /** Finds the faces and plates the `floutage` setting asks to blur (Rekognition, or the local stand-in). */
   personnes: DetecteurPersonnes;
@@ -30,7 +33,8 @@ export interface Marquage {
 export const fichierResultat = async (p: Pixels, format: FormatImage, m: Marquage): Promise<{ fichier: Buffer; floutage: Floutage | null }> => {
   const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes, m.avant);
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
-  const finale = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;
+  const avecMention = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;
+  const finale = m.apercu ? await ajouterMarqueApercu(avecMention, m.langue) : avecMention;
   const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };
   const image = depuisPixels(finale).withExif(exifDeProvenance(provenance)).withXmp(xmpDeProvenance(provenance));
   const fichier = await (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();

@@ -11,7 +11,7 @@
  * passes the same structure check (commun/controle.ts). Pixels outside the edited area are exactly the
  * photo's, as the production engine composites the model's answer into the original; `ciel`, as in
  * production, first corrects the light and verticals of the whole photo. Results say in their
- * metadata that they are previews (commun/resultat.ts).
+ * metadata that they are previews, and on the image by a mark in a corner (commun/resultat.ts, apercu.ts).
  *
  * This file is the factory; one recipe per tool beside it (vider.ts, staging.ts with the furniture
  * of dessin.ts, renovation.ts, saison.ts, ciel.ts; couleurs.ts and neige.ts what they share), and the
@@ -79,6 +79,7 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
       outil: demande.outil,
       valeurs: demande.valeurs,
       apercu: true,
+      ...(demande.langue ? { langue: demande.langue } : {}),
       graine,
       personnes: options.personnes ?? detecteurPersonnesLocal,
       avant: base,

@@ -34,7 +34,8 @@ export const typeImage = async (fichier: File): Promise<TypeImage | null> => {
   return null;
 };
 
-export const lireOutils = async (): Promise<Outil[]> => (await appeler<{ outils: Outil[] }>('GET', '/outils')).outils;
+/** The catalogue, and whether this stage runs the preview engine (`apercu`: the studio says so at its top). */
+export const lireOutils = (): Promise<{ outils: Outil[]; apercu: boolean }> => appeler<{ outils: Outil[]; apercu: boolean }>('GET', '/outils');
 
 export const annoncer = async (fichiers: { nom: string; type: TypeImage; taille: number }[]): Promise<Televersement[]> =>
   (await appeler<{ televersements: Televersement[] }>('POST', '/televersements', { fichiers })).televersements;

@@ -214,7 +214,9 @@ export const documentOpenApi = () => ({
         security: [],
         summary: 'The tools',
         responses: {
-          200: json('Outils', 'The tool catalogue.', { catalogue: { value: { outils: OUTILS.map((id) => CATALOGUE[id]) } } }),
+          200: json('Outils', 'The tool catalogue, and whether this stage runs the preview engine.', {
+            catalogue: { value: { outils: OUTILS.map((id) => CATALOGUE[id]), apercu: false } },
+          }),
           429: limite,
         },
       },
@@ -269,6 +271,13 @@ export const documentOpenApi = () => ({
             schema: { type: 'string', enum: ['api', 'mcp'], default: 'api' },
             description:
               "Extension: where the jobs come from, as their `source` says. `mcp` for a client acting for an AI assistant (Retouche's own MCP servers send it). With an API key only: a web site session's jobs are `web`, and `web` cannot be claimed (400 invalid_parameter).",
+          },
+          {
+            name: 'Accept-Language',
+            in: 'header',
+            schema: { type: 'string', maxLength: 512 },
+            description:
+              'Extension: the language of the mark a preview engine draws on its results ("Aperçu", "Preview"…; jobs with apercu: true), the first of French, English, Dutch, German, Spanish and Italian the header prefers; English otherwise.',
           },
         ],
         requestBody: {
@@ -521,7 +530,8 @@ export const documentOpenApi = () => ({
       post: {
         operationId: 'testerWebhook',
         summary: 'Send a test event (extension)',
-        description: 'A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery.',
+        description:
+          'A webhook.test event to this webhook, whatever it subscribes to: signed, retried and logged like any delivery. At most 5 a minute per webhook (then 429 with Retry-After).',
         parameters: [idWebhook],
         responses: {
           202: json('Livraison', 'The delivery, due now.', { test: { value: livraisonExemple } }),

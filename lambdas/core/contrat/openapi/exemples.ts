@@ -35,6 +35,7 @@ const travailEnAttente: Travail = {
   structure: null,
   floutage: null,
   test: false,
+  apercu: false,
 };
 export const travailEnCours: Travail = { ...travailEnAttente, statut: 'en_cours', commence_le: '2026-01-01T10:00:00.412Z' };
 export const travailTermine: Travail = {

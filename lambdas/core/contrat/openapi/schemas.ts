@@ -127,6 +127,12 @@ export const SchemaTravail = v.strictObject({
       'Extension: true on a job started with a test key (rtch_test_…): it cost nothing, ran the local preview engine, and only test keys list or read it. False on a live job (always present, webhook events included, so a receiver can branch on it).',
     ),
   ),
+  apercu: v.pipe(
+    v.boolean(),
+    v.description(
+      'Extension: true when the job runs (or ran) on the preview engine: a stand-in without a trained generative model, which marks every result image visibly ("Preview" in a lower corner, in the request\'s Accept-Language among the six languages of annonce, else English) and whose listing text is a fixed template. Test keys\' jobs always, and every job of a stage deployed with the preview engine (GET /outils says which). False on the production engine. Always present.',
+    ),
+  ),
 });
 
 export const SchemaLot = v.strictObject({
@@ -200,7 +206,15 @@ const SchemaOutil = v.strictObject({
   champs: v.array(SchemaChamp),
 });
 
-export const SchemaOutils = v.strictObject({ outils: v.array(SchemaOutil) });
+export const SchemaOutils = v.strictObject({
+  outils: v.array(SchemaOutil),
+  apercu: v.pipe(
+    v.boolean(),
+    v.description(
+      'Extension: true when this stage runs its live jobs on the preview engine (no trained generative model; every result image marked "Preview", jobs apercu: true); false when it runs the production engine. A test key\'s jobs run the preview on every stage.',
+    ),
+  ),
+});
 export const SchemaSolde = v.strictObject({ credits: entier });
 export const SchemaListeTravaux = v.strictObject({
   travaux: v.array(SchemaTravail),
