@@ -122,14 +122,15 @@ describe('admin CLI', () => {
       events: ['lot.fini'],
       state: 'actif',
       created_at: expect.any(String),
+      test: false,
       secret: expect.stringMatching(/^whsec_/),
     });
     const id = ajoute.sortie.id as string;
     // The API sees it, as the account's own: never with its secret.
     const api = await appeler(pile.urlBase, 'GET', '/webhooks', { cle });
-    expect(api.corps.webhooks).toEqual([{ id, url, evenements: ['lot.fini'], etat: 'actif', cree_le: ajoute.sortie.created_at }]);
+    expect(api.corps.webhooks).toEqual([{ id, url, evenements: ['lot.fini'], etat: 'actif', cree_le: ajoute.sortie.created_at, test: false }]);
     const liste = await admin('list-webhooks', '--account', account);
-    expect(liste.sortie).toEqual({ account, webhooks: [{ id, url, events: ['lot.fini'], state: 'actif', created_at: ajoute.sortie.created_at }] });
+    expect(liste.sortie).toEqual({ account, webhooks: [{ id, url, events: ['lot.fini'], state: 'actif', created_at: ajoute.sortie.created_at, test: false }] });
     expect((await admin('add-webhook', '--account', account, '--url', 'https://retouche-admin.invalid/tout')).sortie.events).toEqual([
       'travail.fini',
       'lot.fini',

@@ -224,7 +224,7 @@ describe('webhooks with the SDK', () => {
     expect(w).toMatchObject({ id: expect.stringMatching(/^wh_[0-9a-f]{24}$/), url: recepteur.url('/sdk'), evenements: ['travail.fini'], etat: 'actif' });
     expect(w.secret).toMatch(/^whsec_/);
     const liste = await retouche.webhooks();
-    expect(liste).toEqual([{ id: w.id, url: w.url, evenements: ['travail.fini'], etat: 'actif', cree_le: w.cree_le }]);
+    expect(liste).toEqual([{ id: w.id, url: w.url, evenements: ['travail.fini'], etat: 'actif', cree_le: w.cree_le, test: false }]);
 
     const test = await retouche.testerWebhook(w.id);
     expect(test).toMatchObject({ id: expect.stringMatching(/^msg_/), webhook: w.id, type: 'webhook.test', statut: 'en_attente', travail: null, lot: null });

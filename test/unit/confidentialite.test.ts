@@ -59,7 +59,7 @@ describe('docs/privacy.md', () => {
       'Execution history': `${HISTORIQUE_EXECUTIONS_JOURS} days after the job's end (AWS's figure)`,
       // No TTL on them (lambdas/core/depots/apports.ts).
       'Credits added (purchases)': 'as long as the account: they are its record of what it paid for',
-      'Webhook endpoints': "until removed (`DELETE /webhooks/{id}`) or the account's work is erased",
+      'Webhook endpoints': "until removed (`DELETE /webhooks/{id}`, which takes its deliveries too) or the account's work is erased",
       'Webhook deliveries': `${RETENTION_LIVRAISONS_JOURS} days after the event`,
     };
     expect(Object.fromEntries(tableau())).toEqual(attendu);
