@@ -1,6 +1,7 @@
 /**
  * Local preview engine: time per tool on 12 MP JPEGs (4000 × 3000), as `npm start` runs it (NanoDet
- * for every tool): real photos of test/photos enlarged — a furnished bedroom for vider, the empty room
+ * for every tool): real photos of test/photos enlarged — a living room with its sofa for vider (one it
+ * delivers: the bedrooms' beds are most of the frame, refused as remplissage_insuffisant), the empty room
  * for staging, a facade under a blue sky for renovation and ciel, a courtyard under a grey winter sky
  * for saison (a blue sky has nothing for it to turn). Each
  * figure includes decoding, detection, the zone, the structure check, the C2PA signing and encoding.
@@ -15,7 +16,7 @@ const repetitions = Number(process.argv[2] ?? 5);
 const [largeur, hauteur] = [4000, 3000];
 const agrandir = (nom: string) => sharp(photo(nom)).resize(largeur, hauteur, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
 const PHOTOS: Record<OutilImage, string> = {
-  vider: 'chambre_coco403353.jpg',
+  vider: 'sejour_polyhaven-fireplace-b.jpg',
   staging: 'piece-vide_polyhaven-old-hall.jpg',
   renovation: 'facade-ciel-bleu_polyhaven-palermo.jpg',
   saison: 'facade-ciel-blanc_polyhaven-cambridge-b.jpg',

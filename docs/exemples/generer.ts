@@ -10,7 +10,6 @@ import sharp from 'sharp';
 import type { IdOutil, OutilImage } from '../../lambdas/core/modele/outils';
 import { redigerAnnonceLocale } from '../../lambdas/moteurs/local/annonce-locale';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
-import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { rendreScenes, type Scenes } from './scenes';
 
 export interface Exemple {
@@ -55,8 +54,9 @@ const avantApres = async (avant: Buffer, apres: Buffer): Promise<Buffer> => {
 export const genererExemples = async (dossier: string): Promise<Record<IdOutil, string>> => {
   await mkdir(dossier, { recursive: true });
   const scenes = await rendreScenes();
-  // The scenes are drawn: their flat-coloured furniture is what the colour rules find, not the trained model.
-  const moteur = creerMoteurLocal({ detecteur: detecteurCouleurs });
+  // The engine as `npm start` runs it, trained detector included (the colour rules vouch for what it half sees
+  // in a drawing): the examples show what a customer gets, and a drawn rug or picture is not furniture to remove.
+  const moteur = creerMoteurLocal();
   const fichiers = {} as Record<IdOutil, string>;
   for (const { outil, scene, valeurs } of EXEMPLES) {
     const { image } = await moteur.retoucher({ outil, valeurs, image: scenes[scene], travail: `exemple-${outil}` });

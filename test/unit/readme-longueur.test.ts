@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
 it('the README stays within 300 lines', () => {
-  const lignes = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').trimEnd().split('\n');
+  const lignes = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    .trimEnd()
+    .split('\n');
   expect(lignes.length).toBeLessThanOrEqual(300);
 });

@@ -141,7 +141,7 @@ describe('zoneStaging (zones.ts)', () => {
   it('salon: a room with its sofa is furnished already: sol_introuvable, saying so', async () => {
     await expect(zoneStaging(salon, enObjets(verite.salon))).rejects.toMatchObject({
       name: 'sol_introuvable',
-      message: expect.stringContaining('already furnished (couch found)'),
+      message: expect.stringContaining('already furnished (a sofa found, at the bottom right)'),
     });
   });
 
@@ -162,8 +162,8 @@ describe('zoneStaging (zones.ts)', () => {
   it('a bathroom (a toilet, or a washbasin with no cooker beside it) is refused as one; a kitchen sink is not', async () => {
     const objet = (nom: string, x0: number): ObjetDetecte => ({ nom, nature: 'fixe', confiance: 0.4, boite: { x0, y0: 0.3, x1: x0 + 0.08, y1: 0.45 } });
     for (const [objets, quoi] of [
-      [[objet('Toilet', 0.05)], 'toilet found'],
-      [[objet('Sink', 0.05)], 'a washbasin found'],
+      [[objet('Toilet', 0.05)], 'a toilet found, on the left'],
+      [[objet('Sink', 0.05)], 'a washbasin found, on the left'],
     ] as const)
       await expect(zoneStaging(pieceVide, objets)).rejects.toMatchObject({ name: 'sol_introuvable', message: expect.stringContaining(`bathroom (${quoi})`) });
     // A sink beside an oven: a kitchen, which staging furnishes.
@@ -179,6 +179,35 @@ describe('zoneStaging (zones.ts)', () => {
       (e: Error) => e.message,
     );
     expect(issue).not.toContain('taken outside');
+  });
+
+  it('the room the request names beats a weak guess: a washbasin, a kitchen sink, a vehicle or a toilet at a low score', async () => {
+    const objet = (nom: string, confiance: number, nature: ObjetDetecte['nature'] = 'fixe'): ObjetDetecte => ({
+      nom,
+      nature,
+      confiance,
+      boite: { x0: 0.05, y0: 0.3, x1: 0.13, y1: 0.45 },
+    });
+    const meublee = async (objets: ObjetDetecte[], piece: string) => part((await zoneStaging(pieceVide, [], objets, piece)).masque);
+    // A washbasin in a bedroom, a kitchen's sink read as one, whatever their score: the agent's word stands.
+    expect(await meublee([objet('Sink', 0.9)], 'bedroom')).toBeGreaterThan(0.1);
+    expect(await meublee([objet('Sink', 0.9)], "children's bedroom")).toBeGreaterThan(0.1);
+    expect(await meublee([objet('Sink', 0.45)], 'kitchen')).toBeGreaterThan(0.1);
+    // A toilet or a car the model half sees (under 0.4) is a guess…
+    expect(await meublee([objet('Toilet', 0.32)], 'bedroom')).toBeGreaterThan(0.1);
+    expect(await meublee([objet('Car', 0.32)], 'living room')).toBeGreaterThan(0.1);
+    // …seen plainly, it is evidence, said in an agent's words.
+    await expect(zoneStaging(pieceVide, [], [objet('Toilet', 0.6)], 'bedroom')).rejects.toMatchObject({
+      name: 'sol_introuvable',
+      message: expect.stringContaining('bathroom (a toilet found, on the left)'),
+    });
+    await expect(zoneStaging(pieceVide, [], [objet('Car', 0.55)], 'bedroom')).rejects.toMatchObject({
+      name: 'sol_introuvable',
+      message: expect.stringContaining('taken outside (a car found, on the left)'),
+    });
+    // A blue sky in view is too (the drawn garden's: blue minus red about 30).
+    const jardin = (await decoder(await imageTest(1, 'png', 240, 160))).pixels;
+    await expect(zoneStaging(jardin, [], [], 'bedroom')).rejects.toMatchObject({ message: expect.stringContaining('taken outside (the sky is in view') });
   });
 
   it('no floor in view (a sky): sol_introuvable', async () => {

@@ -90,6 +90,9 @@ export const CODES_TRAVAIL = {
   moteur_en_echec: 'The model could not process this image.',
   /** vider: nothing to remove was found in the photo (no furniture or clutter); refunded rather than repainting the room. */
   rien_a_retirer: 'No furniture or clutter was found in this photo: there is nothing to remove.',
+  /** vider, preview engine: the area to rebuild is too large, or its fill would be a blur rather than the floor and walls continued (local/qualite-remplissage.ts); the message says which. */
+  remplissage_insuffisant:
+    'The preview engine could not rebuild the area behind the furniture with the floor and walls around it, so no blurred result was delivered.',
   /** staging: no free floor was found to place furniture on (no floor in view, an exterior, or a room already furnished); the message says which. */
   sol_introuvable: 'No free floor was found in this photo to place furniture on.',
   /** saison, preview engine: nothing wintry was found to turn to summer (no snow on the ground, no grey sky, or a photo taken inside); the message says which. */

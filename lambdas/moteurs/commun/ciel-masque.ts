@@ -14,9 +14,13 @@
  * - one sky has one colour: beside a clearly blue part, a separate grey patch reaching the top is a
  *   facade's shaded corner (found on a real photo, test/unit/moteur-reel.test.ts).
  * - a bare tree's crown is sky in part: between the twigs, the sky's hue at the sky's light.
- * Its limits: a perfectly neutral overcast sky over a scene of the same grey (a snowy roof under a
- * white sky), a blue wall that reaches the top of the frame, a pavement seen from above, are misread;
- * the production model finds the sky itself.
+ * - snow is textured where an overcast sky is smooth: in the grey, faint lines (a roof's courses under
+ *   the snow, its crust, the soft edge where a white roof meets a white sky) stop the sky, so a snowy roof
+ *   under a white sky stays a roof (the drawn winter house of docs/exemples; common in winter listings).
+ * Its limits: fresh snow with no line at all, meeting a white sky with no step (a roof's ridge lost in the
+ * sky), a blue wall that reaches the top of the frame, a smooth pavement seen from above, are misread; grey
+ * clouds with crisp folds (a sunset's band at the horizon) are left as they are; the production model
+ * finds the sky itself.
  */
 import sharp from 'sharp';
 import { composantes, sommesRectangles } from './masques';
@@ -26,7 +30,7 @@ import { luminance, type Pixels } from './pixels';
 const COTE_ANALYSE = 640;
 
 /** Sky over this share of the frame, seen from its top: the photo was taken outside. */
-const PART_CIEL_DEHORS = 0.05;
+export const PART_CIEL_DEHORS = 0.05;
 
 /** Below this share of the frame a top-connected smooth patch is a gap in foliage, not a sky. */
 const AIRE_MIN = 0.005;
@@ -61,8 +65,29 @@ export const cielDehors = (ciel: Uint8Array): boolean => ciel.reduce((n, v) => n
 /** Whether a copy made by `copieAnalyse` was taken outside. */
 export const priseDehors = (analyse: Pixels): boolean => cielDehors(cielAnalyse(analyse));
 
+/**
+ * The sky of a copy made by `copieAnalyse`: its share of the frame and its mean blue minus red (0
+ * without sky). A daylight sky, overcast ones too, is bluer than the white walls and tiles the colour
+ * rules may still take for one (zones.ts weighs it against the room a request names).
+ */
+export const mesurerCiel = (analyse: Pixels): { part: number; bleu: number } => {
+  const ciel = cielAnalyse(analyse);
+  let [n, bleu] = [0, 0];
+  for (let p = 0; p < ciel.length; p++) if (ciel[p]) (n++, (bleu += analyse.data[p * 3 + 2]! - analyse.data[p * 3]!));
+  return { part: n / ciel.length, bleu: n ? bleu / n : 0 };
+};
+
+/** What a pixel may be of the sky by its colour alone: blue (clear, hazy, blue hour), or grey (overcast, and as well snow or a white wall). */
+const [BLEU, GRIS] = [1, 2];
+
 /** The sky on a copy made by `copieAnalyse`, one byte per pixel (1 = sky). */
-export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Array => {
+export const cielAnalyse = (analyse: Pixels): Uint8Array => lireCiel(analyse).masque;
+
+/**
+ * The sky, and what faint lines held back from it (`retenu`: a snowy roof under a white sky), which
+ * the sky seen through branches must not take back either.
+ */
+const lireCiel = ({ data, largeur: l, hauteur: h }: Pixels): { masque: Uint8Array; retenu: Uint8Array } => {
   const n = l * h;
   const L = new Float32Array(n);
   const teinte = new Int16Array(n);
@@ -85,23 +110,15 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
       const bleuFranc = bleu >= 25 && b >= g - 6 && l0 >= 45; // clear sky, blue hour
       const voile = bleu >= 10 && b >= g - 6 && l0 >= 90; // hazy, pale blue
       const gris = sat <= 32 && l0 >= 105 && bleu >= -3; // overcast, clouds: neutral or cool, never warm
-      if (bleuFranc || voile || gris) candidat[p] = 1;
+      if (bleuFranc || voile) candidat[p] = BLEU;
+      else if (gris) candidat[p] = GRIS;
     }
   }
 
-  // From the top row down, through sky-like pixels only.
-  const masque = new Uint8Array(n);
-  const pile: number[] = [];
-  for (let x = 0; x < l; x++) if (candidat[x]) ((masque[x] = 1), pile.push(x));
-  while (pile.length) {
-    const p = pile.pop()!;
-    const [x, y] = [p % l, (p / l) | 0];
-    for (const q of [x > 0 ? p - 1 : -1, x < l - 1 ? p + 1 : -1, y > 0 ? p - l : -1, y < h - 1 ? p + l : -1]) {
-      if (q < 0 || masque[q] || !candidat[q]) continue;
-      masque[q] = 1;
-      pile.push(q);
-    }
-  }
+  const masque = depuisLeHaut(candidat, lignesDansLeGris(candidat, L, l, h), l, h);
+  const retenu = depuisLeHaut(candidat, null, l, h);
+  for (let p = 0; p < n; p++) retenu[p] = retenu[p]! & (1 - masque[p]!);
+  const rien = { masque: new Uint8Array(n), retenu };
 
   sansMursGris(masque, teinte, l, h);
 
@@ -110,15 +127,90 @@ export const cielAnalyse = ({ data, largeur: l, hauteur: h }: Pixels): Uint8Arra
   let [aire, teinteCiel, teinteReste, lumCiel] = [0, 0, 0, 0];
   const reste: number[] = [];
   for (let p = 0; p < n; p++) masque[p] ? (aire++, (teinteCiel += teinte[p]!), (lumCiel += L[p]!)) : ((teinteReste += teinte[p]!), reste.push(L[p]!));
-  if (aire < n * AIRE_MIN || aire === n) return new Uint8Array(n);
+  if (aire < n * AIRE_MIN || aire === n) return rien;
   reste.sort((a, b) => a - b);
   const plusFroid = teinteCiel / aire - teinteReste / (n - aire) >= 4;
   const plusClair = lumCiel / aire >= reste[Math.floor(reste.length / 2)]!;
-  if (!plusFroid && !plusClair) return new Uint8Array(n);
+  if (!plusFroid && !plusClair) return rien;
   // A small white patch, all the "sky" there is, is a picture's mat or a ceiling's corner cut by the frame
   // (a real bedroom's ciel painted one blue): a sky that small and that grey is left alone.
-  if (aire < PETIT_CIEL * n && teinteCiel / aire < BLEU_PETIT_CIEL) return new Uint8Array(n);
-  return fermer(masque, l, h);
+  if (aire < PETIT_CIEL * n && teinteCiel / aire < BLEU_PETIT_CIEL) return rien;
+  return { masque: fermer(masque, l, h), retenu };
+};
+
+/**
+ * A faint line in the grey: the luminance differences between two sky-like pixels ECART_LIGNE apart
+ * on either side (horizontally plus vertically, analysis copy) reach LIGNE_DOUCE. Measured: a snowy
+ * roof's courses and crust, the soft edge where a white roof meets a white sky and the step across its
+ * ridge reach it (the drawn winter house of docs/exemples/scenes.ts); the overcast skies of test/photos
+ * (the Cambridge courts, a Paris street in winter) and of test/support/scenes-lumiere.ts do not: their
+ * masks are unchanged, while a kitchen's white wall, a bathroom's tiles and a pavement seen from above,
+ * which passed for sky, no longer do. The sunset of test/photos loses the grey folds of its cloud band
+ * at the horizon (35 % of the frame as sky, then 32 %).
+ */
+const [ECART_LIGNE, LIGNE_DOUCE] = [3, 6];
+/** How far (analysis pixels) a faint line holds the sky's growth back: the gaps between a roof's courses. */
+const PORTEE_LIGNE = 2;
+
+/**
+ * The faint lines among the grey candidates, grown by PORTEE_LIGNE: snow is textured where an overcast
+ * sky is smooth. Both ends of a difference must be sky-like, so the outline of a facade or a tree
+ * against the sky is no line, while a roof's dark ridge between a white sky and a whiter roof is one.
+ * Blue candidates are not held to it: a clear sky's gradient and haze, and its clouds, are not snow.
+ */
+const lignesDansLeGris = (candidat: Uint8Array, L: Float32Array, l: number, h: number): Uint8Array => {
+  const barriere = new Uint8Array(l * h);
+  const [e, v] = [ECART_LIGNE, ECART_LIGNE * l];
+  for (let y = e; y < h - e; y++)
+    for (let x = e; x < l - e; x++) {
+      const p = y * l + x;
+      if (candidat[p] !== GRIS) continue;
+      const dx = candidat[p - e] && candidat[p + e] ? Math.abs(L[p + e]! - L[p - e]!) : 0;
+      const dy = candidat[p - v] && candidat[p + v] ? Math.abs(L[p + v]! - L[p - v]!) : 0;
+      if (dx + dy < LIGNE_DOUCE) continue;
+      for (let yy = y - PORTEE_LIGNE; yy <= y + PORTEE_LIGNE; yy++)
+        barriere.fill(1, yy * l + Math.max(0, x - PORTEE_LIGNE), yy * l + Math.min(l, x + PORTEE_LIGNE + 1));
+    }
+  return barriere;
+};
+
+/**
+ * From the top row down, through sky-like pixels only, never across a faint line in the grey (a white
+ * roof under a white sky, drawn or photographed in winter, is not more sky); then back up to those lines,
+ * as far as they held the sky back, so that the sky still meets the roofline and the trees.
+ */
+const depuisLeHaut = (candidat: Uint8Array, barriere: Uint8Array | null, l: number, h: number): Uint8Array => {
+  const masque = new Uint8Array(l * h);
+  let front: number[] = [];
+  for (let x = 0; x < l; x++) if (candidat[x] && !barriere?.[x]) ((masque[x] = 1), front.push(x));
+  const voisins = (p: number, ajouter: (q: number) => void) => {
+    const x = p % l;
+    if (x > 0) ajouter(p - 1);
+    if (x < l - 1) ajouter(p + 1);
+    if (p >= l) ajouter(p - l);
+    if (p < l * (h - 1)) ajouter(p + l);
+  };
+  const pile = [...front];
+  while (pile.length)
+    voisins(pile.pop()!, (q) => {
+      if (masque[q] || !candidat[q] || barriere?.[q]) return;
+      masque[q] = 1;
+      pile.push(q);
+    });
+  if (!barriere) return masque;
+  front = [];
+  for (let p = 0; p < l * h; p++) if (masque[p]) front.push(p);
+  for (let pas = 0; pas <= PORTEE_LIGNE && front.length; pas++) {
+    const suivant: number[] = [];
+    for (const p of front)
+      voisins(p, (q) => {
+        if (masque[q] || !candidat[q]) return;
+        masque[q] = 1;
+        suivant.push(q);
+      });
+    front = suivant;
+  }
+  return masque;
 };
 
 /** Half-width of the window (analysis pixels) where the sky around a pixel is looked at. */
@@ -161,9 +253,11 @@ const autourDuCiel = (masque: Uint8Array, data: Buffer, l: number, h: number): {
  * part stays, its sky part takes the new sky. A wall beside the sky is warmer than it (or darker) and
  * stays out.
  */
-const dansLesBranches = async (p: Pixels, analyse: Pixels, masque: Uint8Array, alpha: Buffer): Promise<void> => {
+const dansLesBranches = async (p: Pixels, analyse: Pixels, masque: Uint8Array, retenu: Uint8Array, alpha: Buffer): Promise<void> => {
   const { largeur: l, hauteur: h } = analyse;
   const { bord, couleur } = autourDuCiel(masque, analyse.data, l, h);
+  // A snowy roof is as bright and as neutral as the white sky beside it: what the sky stopped at stays.
+  for (let q = 0; q < bord.length; q++) if (retenu[q]) bord[q] = 0;
   if (!bord.includes(1)) return;
   const agrandir = (octets: Buffer, canaux: 1 | 3) => {
     const image = sharp(octets, { raw: { width: l, height: h, channels: canaux } }).resize(p.largeur, p.hauteur, { fit: 'fill', kernel: 'linear' });
@@ -282,9 +376,10 @@ export interface Ciel {
  */
 export const trouverCiel = async (p: Pixels, { interieur = false } = {}): Promise<Ciel> => {
   const analyse = await copieAnalyse(p);
-  const masqueAnalyse = interieur ? new Uint8Array(analyse.largeur * analyse.hauteur) : cielAnalyse(analyse);
+  const vide = new Uint8Array(analyse.largeur * analyse.hauteur);
+  const { masque: masqueAnalyse, retenu } = interieur ? { masque: vide, retenu: vide } : lireCiel(analyse);
   const alpha = await adoucir(masqueAnalyse, analyse, p);
-  await dansLesBranches(p, analyse, masqueAnalyse, alpha);
+  await dansLesBranches(p, analyse, masqueAnalyse, retenu, alpha);
   return { analyse, masqueAnalyse, alpha };
 };
 

@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
-import { priseDehors } from './ciel-masque';
+import { mesurerCiel, PART_CIEL_DEHORS } from './ciel-masque';
 import { adoucirInterieur, bornesRectangle, type Rectangle } from './masques';
 import { preuveDExterieur, preuveDInterieur, type ObjetDetecte } from './detection';
 import type { Pixels } from './pixels';
@@ -117,39 +117,88 @@ const SANITAIRES = new Set(['Toilet', 'Bathtub', 'Shower']);
 const CUISINE = new Set(['Oven', 'Stove', 'Refrigerator', 'Microwave']);
 
 /**
+ * When the request names the room (`piece`), what a detector found refuses it only from this score:
+ * the agent who took the photo knows the room, a guess does not. Measured on test/photos (NanoDet): the
+ * cars and trucks that tell a street score 0.48 to 0.62, no vehicle in an interior over 0.16.
+ * Rekognition's labels come at 0.5 and more (bedrock/rekognition.ts).
+ */
+const PREUVE_FORTE = 0.4;
+/**
+ * …and the sky from this mean blue minus red (ciel-masque.ts mesurerCiel): the skies of test/photos,
+ * overcast and sunset ones included, are 17 to 91; the white wall of a kitchen the sky rule still takes
+ * for one is 7 (a bathroom's blue tiles are 47, but its washbasin tells an interior first).
+ */
+const BLEU_CIEL_FRANC = 15;
+
+/** What the detectors' names are in an agent's words. */
+const MOTS: Readonly<Record<string, string>> = {
+  Couch: 'sofa',
+  Sink: 'washbasin',
+  Bathtub: 'bath',
+};
+
+/** "a car found, at the bottom left": what was seen and where, for a refusal an agent can check on the photo. */
+const vu = ({ nom, boite: b }: ObjetDetecte): string => {
+  const mot = MOTS[nom] ?? nom.toLowerCase();
+  const [x, y] = [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
+  const [vertical, horizontal] = [y < 1 / 3 ? 'top' : y > 2 / 3 ? 'bottom' : '', x < 1 / 3 ? 'left' : x > 2 / 3 ? 'right' : ''];
+  const ou =
+    vertical && horizontal ? `at the ${vertical} ${horizontal}` : vertical ? `at the ${vertical}` : horizontal ? `on the ${horizontal}` : 'in the middle';
+  return `${/^[aeiou]/.test(mot) ? 'an' : 'a'} ${mot} found, ${ou}`;
+};
+
+/**
  * Staging furnishes an empty room seen from inside: an exterior (sky in view, a lawn for a floor), a
  * bathroom or a room that already has its bed, sofa or table is refused, refunded, rather than charged
  * for furniture drawn on a lawn, over a toilet or over a bed. `indices`: the looser reading that tells
  * an interior and a bathroom (the local engine's; the objects themselves in production).
+ * `piece`: the room the request names. Then the agent's word beats a guess: the photo is called
+ * outside or a bathroom only on strong evidence (a vehicle or a toilet found at PREUVE_FORTE, a sky
+ * with a daylight blue), never on a washbasin (many bedrooms have one, every kitchen its sink, which the
+ * model calls one when it misses the cooker) nor on white walls the sky rule reads as an overcast sky
+ * (an emptied living room, whose sofa no longer says "inside").
  */
-const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[]): void => {
+const verifierPieceVide = (analyse: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[], piece?: string): void => {
+  const fort = (o: ObjetDetecte) => !piece || o.confiance >= PREUVE_FORTE;
   // A bed, a sink or an oven in view: inside, even if a white wall reaches the top of the frame like a
   // sky. Otherwise a car or a traffic light says outside where no sky does (a street, a square at night).
   if (!preuveDInterieur(indices)) {
-    const vu = preuveDExterieur(indices);
-    const pourquoi = vu ? `${vu.nom.toLowerCase()} found` : priseDehors(analyse) ? 'the sky is in view' : null;
-    if (pourquoi)
-      throw new ErreurTravail('sol_introuvable', `This photo was taken outside (${pourquoi}): staging furnishes an empty room photographed from inside.`);
+    const dehors = preuveDExterieur(indices.filter(fort));
+    const ciel = dehors ? null : mesurerCiel(analyse);
+    const cielVu = ciel !== null && ciel.part >= PART_CIEL_DEHORS && (!piece || ciel.bleu >= BLEU_CIEL_FRANC);
+    if (dehors || cielVu)
+      throw new ErreurTravail(
+        'sol_introuvable',
+        `This photo was taken outside (${dehors ? vu(dehors) : `the sky is in view at the top, ${Math.round(100 * ciel!.part)} % of the photo`}): staging furnishes an empty room photographed from inside.`,
+      );
   }
-  const sanitaire = indices.find((o) => SANITAIRES.has(o.nom)) ?? (indices.some((o) => CUISINE.has(o.nom)) ? undefined : indices.find((o) => o.nom === 'Sink'));
+  const sanitaire =
+    indices.find((o) => SANITAIRES.has(o.nom) && fort(o)) ??
+    (piece || indices.some((o) => CUISINE.has(o.nom)) ? undefined : indices.find((o) => o.nom === 'Sink'));
   if (sanitaire)
     throw new ErreurTravail(
       'sol_introuvable',
-      `This looks like a bathroom (${sanitaire.nom === 'Sink' ? 'a washbasin' : sanitaire.nom.toLowerCase()} found): staging furnishes living rooms, bedrooms, kitchens, dining rooms and offices.`,
+      `This looks like a bathroom (${vu(sanitaire)}): staging furnishes living rooms, bedrooms, kitchens, dining rooms and offices.`,
     );
-  const piece = objets.find((o) => o.nature === 'meuble' && PIECES_MAITRESSES.has(o.nom) && aire(o.boite) >= PART_PIECE_MAITRESSE);
-  if (piece)
-    throw new ErreurTravail(
-      'sol_introuvable',
-      `This room is already furnished (${piece.nom.toLowerCase()} found): staging furnishes empty rooms; vider can empty it first.`,
-    );
+  const meuble = objets.find((o) => o.nature === 'meuble' && PIECES_MAITRESSES.has(o.nom) && aire(o.boite) >= PART_PIECE_MAITRESSE);
+  if (meuble)
+    throw new ErreurTravail('sol_introuvable', `This room is already furnished (${vu(meuble)}): staging furnishes empty rooms; vider can empty it first.`);
 };
 
-export const zoneStaging = async (photo: Pixels, objets: readonly ObjetDetecte[], indices: readonly ObjetDetecte[] = objets): Promise<ZoneOutil> => {
+/**
+ * `piece`: the room the request names, if it does (staging's setting): what the detectors guess
+ * otherwise then refuses the photo only on strong evidence (verifierPieceVide).
+ */
+export const zoneStaging = async (
+  photo: Pixels,
+  objets: readonly ObjetDetecte[],
+  indices: readonly ObjetDetecte[] = objets,
+  piece?: string,
+): Promise<ZoneOutil> => {
   const { largeur, hauteur } = photo;
   const { analyse, sol } = await trouverSol(photo);
   const { largeur: l, hauteur: h } = analyse;
-  verifierPieceVide(analyse, objets, indices);
+  verifierPieceVide(analyse, objets, indices, piece);
   // What stands on the floor or must not move is not free floor: out on the analysis copy first.
   const occupe = Buffer.concat([remplirBoites(l, h, objets, 'meuble', 0), remplirBoites(l, h, objets, 'fixe', MARGE_FIXE)]);
   const libre = Uint8Array.from(sol, (v, p) => (v && !occupe[p] && !occupe[p + l * h] ? 1 : 0));

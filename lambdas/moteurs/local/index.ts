@@ -58,7 +58,12 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
     // Inside, ciel paints no sky, saison has nothing to turn and staging no lawn to stay off: a
     // bathroom's white tiles are no overcast sky.
     const indices = options.detecteur ? objets : await indicesLocaux(base);
-    const zone = demande.outil === 'vider' ? await zoneVider(base, objets) : demande.outil === 'staging' ? await zoneStaging(base, objets, indices) : null;
+    const zone =
+      demande.outil === 'vider'
+        ? await zoneVider(base, objets)
+        : demande.outil === 'staging'
+          ? await zoneStaging(base, objets, indices, demande.valeurs.piece)
+          : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
       ciel: () => apercuCiel(base, pixels, { interieur: preuveDInterieur(indices) !== undefined }),
