@@ -83,6 +83,10 @@ export const executerOutil = async (
   const sortie = await d.moteur.retoucher({
     outil: travail.outil,
     valeurs: travail.valeurs,
+    // A job recorded before its record kept the names cannot tell its room from the default: it gets the
+    // stricter rules of an unnamed room, whose mistake is a refund (a bedroom with a washbasin refused)
+    // rather than a charge for a bathroom furnished as a living room.
+    nommees: travail.valeurs_nommees ?? [],
     image: entree.octets,
     travail: travail.id,
     ...(travail.langue_apercu ? { langue: travail.langue_apercu } : {}),

@@ -14,7 +14,13 @@ import { estJson, lireCorpsJson, typeMedia } from './json';
 /** A request read from JSON or multipart: images carry their bytes when they came in the body. */
 export interface Demande {
   outil: IdOutil;
+  /** With defaults applied: what the job stores and shows. */
   valeurs: Record<string, string>;
+  /**
+   * The settings the request itself gave, by name: a default is no one's choice, and the engine weighs
+   * a room the agent named against its detectors' guesses, not a default (moteurs/commun/zones.ts).
+   */
+  nommees: string[];
   images: { index: number; nom: string | null; url?: string; octets?: Buffer; base64?: string; televersement?: string }[];
 }
 
@@ -85,9 +91,14 @@ const nomDepuisUrl = (url: string): string | null => {
   return nom.slice(0, 255);
 };
 
-const depuisValidee = (outil: IdOutil, valeurs: Record<string, string>, images: ImageEntree[], octets: (Buffer | undefined)[]): Demande => ({
+/** The names of the settings as sent (`brutes`, already checked: no unknown name), before defaults fill the rest. */
+const nommees = (brutes: unknown, valeurs: Record<string, string>): string[] =>
+  brutes !== null && typeof brutes === 'object' ? Object.keys(brutes).filter((nom) => Object.hasOwn(valeurs, nom)) : [];
+
+const depuisValidee = (outil: IdOutil, valeurs: Record<string, string>, brutes: unknown, images: ImageEntree[], octets: (Buffer | undefined)[]): Demande => ({
   outil,
   valeurs,
+  nommees: nommees(brutes, valeurs),
   images: images.map((image, index) => {
     if ('url' in image) return { index, nom: image.nom ?? nomDepuisUrl(image.url), url: image.url };
     if ('televersement' in image) return { index, nom: image.nom ?? null, televersement: image.televersement.toLowerCase() };
@@ -100,7 +111,7 @@ const lireJson = async (corps: Buffer): Promise<Demande> => {
   const outil = await verifierOutil(objet.outil, 'json', Object.keys(objet));
   if (Array.isArray(objet.images)) verifierNombre(outil, objet.images.length);
   const validee = await valider(outil, objet);
-  return depuisValidee(outil, validee.valeurs, validee.images, []);
+  return depuisValidee(outil, validee.valeurs, objet.valeurs, validee.images, []);
 };
 
 const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Demande> => {
@@ -136,6 +147,7 @@ const lireFormulaire = async (corps: Buffer, contentType: string): Promise<Deman
   return depuisValidee(
     outil,
     validee.valeurs,
+    valeurs,
     validee.images,
     formulaire.fichiers.map((f) => f.contenu),
   );

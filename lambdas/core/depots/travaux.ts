@@ -38,7 +38,21 @@ const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_
 export const nouveau = (
   champs: Pick<
     EnregistrementTravail,
-    'id' | 'compte' | 'outil' | 'cout' | 'valeurs' | 'lot' | 'index' | 'nom' | 'source' | 'cree_le' | 'entrees' | 'test' | 'apercu' | 'langue_apercu'
+    | 'id'
+    | 'compte'
+    | 'outil'
+    | 'cout'
+    | 'valeurs'
+    | 'valeurs_nommees'
+    | 'lot'
+    | 'index'
+    | 'nom'
+    | 'source'
+    | 'cree_le'
+    | 'entrees'
+    | 'test'
+    | 'apercu'
+    | 'langue_apercu'
   >,
 ): EnregistrementTravail => ({
   id: champs.id,
@@ -47,6 +61,7 @@ export const nouveau = (
   statut: 'en_attente',
   cout: champs.cout,
   valeurs: champs.valeurs,
+  ...(champs.valeurs_nommees ? { valeurs_nommees: champs.valeurs_nommees } : {}),
   lot: champs.lot,
   index: champs.index,
   nom: champs.nom,

@@ -92,6 +92,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       outil: demande.outil,
       cout,
       valeurs: demande.valeurs,
+      valeurs_nommees: demande.nommees,
       lot: lotId,
       index: groupe[0]?.index ?? 0,
       nom: outil.images.par_lot ? (groupe[0]?.nom ?? null) : null,

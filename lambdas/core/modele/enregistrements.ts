@@ -35,7 +35,15 @@ export interface EnregistrementTravail {
   outil: IdOutil;
   statut: StatutTravail;
   cout: number;
+  /** With defaults applied, as the job shows them. */
   valeurs: Record<string, string>;
+  /**
+   * The settings the request itself gave, by name (contrat/demande.ts): the engine weighs a room the agent
+   * named, not a default, against its detectors' guesses (moteurs/commun/zones.ts). Kept off the API's view.
+   * Absent on a job recorded before it was kept: the tool step then counts none as named
+   * (pipeline/service-outil.ts).
+   */
+  valeurs_nommees?: string[];
   lot: string | null;
   /** Position of the image in its request (0-based); orders the jobs of a batch and its ZIP. */
   index: number;

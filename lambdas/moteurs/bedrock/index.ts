@@ -19,7 +19,7 @@ import { avecControle, regionStructure } from '../commun/controle';
 import type { Detecteur } from '../commun/detection';
 import type { DetecteurPersonnes } from '../commun/personnes';
 import { creerDetecteurPersonnesRekognition } from './rekognition-personnes';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
+import { graineDe, valeurNommee, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
 import { adoucirInterieur, recomposer } from '../commun/masques';
 import { decoder, type Pixels } from '../commun/pixels';
 import { fichierResultat } from '../commun/resultat';
@@ -72,9 +72,13 @@ export interface OptionsMoteurBedrock {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The edited area when it comes from the photo (vider, staging); null when the model finds it or edits all. */
-const zoneDe = (recette: Recette, photo: Pixels, objets: Parameters<typeof zoneVider>[1]): Promise<ZoneOutil> | null =>
-  recette.zone.type === 'objets' ? zoneVider(photo, objets) : recette.zone.type === 'sol' ? zoneStaging(photo, objets) : null;
+/**
+ * The edited area when it comes from the photo (vider, staging); null when the model finds it or edits all.
+ * `piece`: the room the request named, if it did (`valeurNommee`): Rekognition's labels are both the objects
+ * and the clues to the room, and weigh against a named room as the preview's do (zones.ts).
+ */
+const zoneDe = (recette: Recette, photo: Pixels, objets: Parameters<typeof zoneVider>[1], piece: string | undefined): Promise<ZoneOutil> | null =>
+  recette.zone.type === 'objets' ? zoneVider(photo, objets) : recette.zone.type === 'sol' ? zoneStaging(photo, objets, objets, piece) : null;
 
 /** The second run asks another seed, still derived from the job alone. */
 const graineEssai = (travail: string, essai: 1 | 2): number => graineStability((graineDe(travail) + essai - 1) % GRAINE_MAX || 1);
@@ -96,7 +100,7 @@ export const creerMoteurBedrock = (options: OptionsMoteurBedrock = {}): Moteur =
       const { largeur, hauteur } = base;
 
       const objets = await detecteur.detecter(base);
-      const zone = await zoneDe(recette, base, objets);
+      const zone = await zoneDe(recette, base, objets, valeurNommee(demande, 'piece'));
       const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
 
       // Only the part around the edited area goes to the model, at the largest size it accepts.

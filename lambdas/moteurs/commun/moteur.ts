@@ -16,6 +16,11 @@ export interface DemandeRetouche {
   outil: OutilImage;
   /** Settings with defaults applied (see core/modele/outils.ts). */
   valeurs: Readonly<Record<string, string>>;
+  /**
+   * Which of `valeurs` the request itself gave (the job's `valeurs_nommees`); the others hold their
+   * default. Absent: every value counts as given (`valeurNommee`).
+   */
+  nommees?: readonly string[];
   /** The input image bytes (JPEG, PNG or WebP; already checked). */
   image: Buffer;
   /** Job id: lets an engine derive a reproducible seed and label its logs. */
@@ -54,6 +59,15 @@ export interface Moteur {
   /** Writes the listing text, in Markdown, in `valeurs.langue`. */
   rediger(demande: DemandeAnnonce): Promise<TexteRedige>;
 }
+
+/**
+ * A setting's value when the request gave it, undefined when it holds only its default: staging's room
+ * weighs against the detectors' guesses only when an agent named it (commun/zones.ts). Without `nommees`
+ * every value counts as given: a direct call (a test, a bench) means the values it passes. The tool step
+ * always says (pipeline/service-outil.ts).
+ */
+export const valeurNommee = (demande: Pick<DemandeRetouche, 'valeurs' | 'nommees'>, nom: string): string | undefined =>
+  !demande.nommees || demande.nommees.includes(nom) ? demande.valeurs[nom] : undefined;
 
 /** A job's seed: stable for a job id, so a result can be reproduced from the job alone. */
 export const graineDe = (travail: string): number => createHash('sha256').update(travail).digest().readUInt32BE(0);

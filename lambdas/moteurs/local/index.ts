@@ -24,7 +24,7 @@ import type { OutilImage } from '../../core/modele/outils';
 import { avecControle, regionStructure } from '../commun/controle';
 import { preuveDInterieur, type Detecteur } from '../commun/detection';
 import type { Redaction } from '../../core/modele/sorties';
-import { graineDe, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
+import { graineDe, valeurNommee, type DemandeRetouche, type ImageRetouchee, type Moteur } from '../commun/moteur';
 import type { DetecteurPersonnes } from '../commun/personnes';
 import { decoder } from '../commun/pixels';
 import { redresser } from '../commun/redressement';
@@ -58,11 +58,13 @@ export const creerMoteurLocal = (options: { delaiMs?: number; detecteur?: Detect
     // Inside, ciel paints no sky, saison has nothing to turn and staging no lawn to stay off: a
     // bathroom's white tiles are no overcast sky.
     const indices = options.detecteur ? objets : await indicesLocaux(base);
+    // The room the request names weighs against the detectors' guesses (zones.ts): a washbasin does not make a
+    // bedroom a bathroom. Named, not defaulted: `living room` by default is no one's word against a washbasin.
     const zone =
       demande.outil === 'vider'
         ? await zoneVider(base, objets)
         : demande.outil === 'staging'
-          ? await zoneStaging(base, objets, indices, demande.valeurs.piece)
+          ? await zoneStaging(base, objets, indices, valeurNommee(demande, 'piece'))
           : null;
     const region = await regionStructure(demande.outil, base, objets, zone?.masque ?? null);
     const traitements: Record<OutilImage, (graine: number) => Promise<Buffer>> = {
