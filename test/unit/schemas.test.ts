@@ -87,7 +87,7 @@ describe('validerRequete', () => {
 
 describe('catalogue and OpenAPI document', () => {
   it('describes each setting with its allowed values, default and maximum length', () => {
-    expect(v.safeParse(SchemaOutils, { outils: OUTILS.map((o) => CATALOGUE[o]) }).success).toBe(true);
+    expect(v.safeParse(SchemaOutils, { outils: OUTILS.map((o) => CATALOGUE[o]), apercu: false }).success).toBe(true);
     const lieu = CATALOGUE.annonce.champs.find((c) => c.nom === 'lieu');
     expect(lieu).toMatchObject({ requis: true, longueur_max: 1000 });
     expect(CATALOGUE.staging.champs.find((c) => c.nom === 'style')?.valeurs).toContain('japandi');
