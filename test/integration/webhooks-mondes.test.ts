@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerCle } from '../../lambdas/core/domaine/comptes';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
-import { demarrerRecepteur, type Recepteur, type Recu } from '../support/recepteur';
+import { attendre, demarrerRecepteur, type Recepteur, type Recu } from '../support/recepteur';
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 let recepteur: Recepteur;
@@ -27,16 +27,6 @@ afterAll(async () => {
   await pile?.arreter();
   await recepteur?.arreter();
 });
-
-const attendre = async <T>(quoi: string, fn: () => T | undefined | false, delaiMs = 20_000): Promise<T> => {
-  const fin = Date.now() + delaiMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > fin) throw new Error(`still waiting: ${quoi}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 type Cree = { id: string; secret: string; test: boolean };
 const creer = async (cle: string, chemin: string): Promise<Cree> => {

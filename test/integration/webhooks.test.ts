@@ -10,17 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerPosteur } from '../../lambdas/core/infra/envoi-webhook';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
-import { demarrerRecepteur, type Recepteur, type Recu } from '../support/recepteur';
-
-const attendre = async <T>(quoi: string, fn: () => T | undefined | false, delaiMs = 20_000): Promise<T> => {
-  const fin = Date.now() + delaiMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > fin) throw new Error(`still waiting: ${quoi}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+import { attendre, demarrerRecepteur, type Recepteur, type Recu } from '../support/recepteur';
 
 type Livraison = {
   id: string;

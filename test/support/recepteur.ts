@@ -42,3 +42,14 @@ export const demarrerRecepteur = async () => {
   };
 };
 export type Recepteur = Awaited<ReturnType<typeof demarrerRecepteur>>;
+
+/** Waits until `fn` gives something (a delivery has come), polling every 25 ms; `quoi` names it when it never does. */
+export const attendre = async <T>(quoi: string, fn: () => T | undefined | false, delaiMs = 20_000): Promise<T> => {
+  const fin = Date.now() + delaiMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > fin) throw new Error(`still waiting: ${quoi}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
