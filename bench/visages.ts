@@ -44,3 +44,33 @@ const taille = (dossier: string): number =>
 const paquets = ['@vladmandic/human', '@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'];
 const octets = paquets.reduce((t, p) => t + taille(path.join(racine, 'node_modules', p)), 0);
 console.log(`installed size of ${paquets.join(', ')}: ${(octets / 2 ** 20).toFixed(0)} MB`);
+
+// The engine's whole detector (personnes-local.ts: BlazeFace, and the plate reader on NanoDet's vehicles) on
+// 12 MP street photos, as a job with `floutage` runs it once on the photo; the vehicles are found first, as
+// the tool itself has (objets-nanodet.ts keeps its reading per photo). Wall time and this process's CPU time.
+const { detecteurPersonnesLocal } = await import('../lambdas/moteurs/local/personnes-local');
+const { trouverObjets } = await import('../lambdas/moteurs/local/objets-nanodet');
+for (const nom of ['rue-bus_coco423617.jpg', 'rue-personnes_coco005001.jpg']) {
+  const { pixels } = await decoder(
+    await sharp(readFileSync(path.join(racine, 'test', 'photos', nom)))
+      .resize(4000, 3000, { fit: 'fill' })
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+  );
+  await trouverObjets(pixels);
+  for (const [reglage, genres] of [
+    ['faces', ['visage']],
+    ['plates', ['plaque']],
+    ['faces and plates', ['visage', 'plaque']],
+  ] as const) {
+    const [temps, cpu]: [number[], number[]] = [[], []];
+    let trouves = 0;
+    for (let i = 0; i < 4; i++) {
+      const [t, c] = [performance.now(), process.cpuUsage()];
+      trouves = (await detecteurPersonnesLocal.detecter(pixels, new Set(genres))).length;
+      const u = process.cpuUsage(c);
+      if (i > 0) (temps.push(performance.now() - t), cpu.push((u.user + u.system) / 1000));
+    }
+    console.log(`${nom} at 4000×3000, ${reglage}: median ${Math.round(mediane(temps))} ms (CPU ${Math.round(mediane(cpu))} ms) over 3 calls, ${trouves} found`);
+  }
+}

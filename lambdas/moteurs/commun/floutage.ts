@@ -150,7 +150,9 @@ export const flouterEnPlace = async (p: Pixels, regions: readonly RegionPersonne
  * `avant`: the photo the tool edited, in the result's geometry (after ciel's straightening). It is looked
  * at too, and what is found in either is blurred: an edit that recolours a plate (saison) or repaints a
  * facade around a person (renovation) must not let them through because the detector no longer
- * recognises them, while the person or the plate is still there to be recognised by a reader.
+ * recognises them, while the person or the plate is still there to be recognised by a reader. A
+ * detector whose engine adds no one (`photoSuffit`: the local preview) reads the photo alone, which
+ * halves the blur's time.
  */
 export const appliquerFloutage = async (
   p: Pixels,
@@ -161,7 +163,7 @@ export const appliquerFloutage = async (
   const genres = genresDe(reglage);
   if (genres.size === 0 || reglage === undefined) return { pixels: p, floutage: null };
   const meme = avant !== undefined && avant !== p && avant.largeur === p.largeur && avant.hauteur === p.hauteur;
-  const trouves = [...(meme ? await detecteur.detecter(avant, genres) : []), ...(await detecteur.detecter(p, genres))];
+  const trouves = [...(meme ? await detecteur.detecter(avant, genres) : []), ...(meme && detecteur.photoSuffit ? [] : await detecteur.detecter(p, genres))];
   const regions = fusionner(trouves.filter((r) => genres.has(r.genre) && valide(r.boite)));
   await flouterEnPlace(p, regions);
   return {

@@ -23,6 +23,13 @@ export interface RegionPersonnelle {
 
 export interface DetecteurPersonnes {
   readonly nom: string;
+  /**
+   * True when the engine's edits never add a face or a plate (the local preview paints no one and
+   * copies only floor and wall): what the photo before the edit shows is then all there is to find,
+   * and the result is not read a second time (floutage.ts). A generative model may paint a person, so
+   * Rekognition reads both.
+   */
+  readonly photoSuffit?: boolean;
   /** Finds only the kinds asked: a job that blurs faces pays no plate detection, and the other way round. */
   detecter(photo: Pixels, genres: ReadonlySet<Genre>): Promise<RegionPersonnelle[]>;
 }

@@ -24,7 +24,7 @@ const requerir = createRequire(import.meta.url);
  * Where a package is installed: next to the bundle on AWS, in node_modules locally. Found as Node finds
  * it, folder by folder, by its package.json: a package of weights has no entry point to resolve.
  */
-const dossierPaquet = (paquet: string): string => {
+export const dossierPaquet = (paquet: string): string => {
   const dossier = (requerir.resolve.paths(paquet) ?? []).map((d) => path.join(d, paquet)).find((d) => existsSync(path.join(d, 'package.json')));
   if (!dossier) throw new Error(`The package ${paquet} is not installed.`);
   return dossier;

@@ -1,6 +1,8 @@
 /**
  * The face and plate detector of the local preview engine (`npm start`, the tests), in place of
- * Rekognition: a deterministic reading of a copy of at most 1280 px, no model, a few tens of ms.
+ * Rekognition: trained models (BlazeFace, and PP-OCRv4's text detector on NanoDet's vehicles; at the
+ * end of this file), and colour rules for the drawn streets of the tests, described here: a
+ * deterministic reading of a copy of at most 1280 px, a few tens of ms.
  *
  * - A face is a blob of skin colour (the classic YCbCr skin box: Cb 77–122, Cr 140–173, not dark), about
  *   as tall as wide to twice as tall, filling an ellipse-like share of its box, that holds two dark
@@ -171,17 +173,27 @@ export const detecteurCouleurs: DetecteurPersonnes = {
 };
 
 /**
- * The local engine's detector: faces by BlazeFace (visages-blazeface.ts, loaded at the first job that
- * asks for faces, so a cold start without a blur pays nothing) and by the colour rule, plates by the
- * colour rule; what two of them found is one region (personnes.ts, `fusionner`). A false face costs a
- * blurred patch; a missed one costs a person's privacy, so both are kept.
+ * The local engine's detector: faces by BlazeFace (visages-blazeface.ts), plates by the text detector
+ * on the vehicles NanoDet finds (plaques-ocr.ts) and by the colour rule; each model loaded at the first
+ * job that asks for its kind, so a cold start without a blur pays nothing. What two of them found is
+ * one region (personnes.ts, `fusionner`). The colour rule for faces is left out: BlazeFace finds the
+ * drawn faces of the tests too (scores above 0.9), and on photographs the rule took a door and a lit
+ * window for faces, which a job would then have reported as blurred.
  */
 export const detecteurPersonnesLocal: DetecteurPersonnes = {
   nom: 'local',
+  // The preview's edits move and add no one (a fill copies floor and wall, staging draws furniture): the photo before the edit is enough.
+  photoSuffit: true,
   async detecter(photo: Pixels, genres: ReadonlySet<Genre>): Promise<RegionPersonnelle[]> {
-    const regles = await detecteurCouleurs.detecter(photo, genres);
-    if (!genres.has('visage')) return regles;
-    const { trouverVisages } = await import('./visages-blazeface');
-    return fusionner([...regles, ...(await trouverVisages(photo))]);
+    const trouves: RegionPersonnelle[] = [];
+    if (genres.has('visage')) {
+      const { trouverVisages } = await import('./visages-blazeface');
+      trouves.push(...(await trouverVisages(photo)));
+    }
+    if (genres.has('plaque')) {
+      const { trouverPlaques } = await import('./plaques-ocr');
+      trouves.push(...(await detecteurCouleurs.detecter(photo, new Set(['plaque']))), ...(await trouverPlaques(photo)));
+    }
+    return fusionner(trouves);
   },
 };
