@@ -71,7 +71,7 @@ describe('C2PA Content Credentials in every result', () => {
   it('every file inside a batch ZIP is the signed result itself', async () => {
     const { cle } = await pile.creerCompte(20);
     const images = [{ base64: enBase64(await imageTest(5)) }, { base64: enBase64(await imageTest(6, 'png')) }];
-    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'saison', images } });
+    const { corps } = await appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images } });
     const lot = await attendreLot(pile.urlBase, cle, corps.lot!);
     const fichiers = await lireZip(await telecharger(lot.zip!.url));
     expect(fichiers.size).toBe(2);

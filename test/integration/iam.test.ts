@@ -225,7 +225,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
 
     // A batch: one image downloaded, one refused by the SSRF check (refunded), one refused by the model (refunded), one file; its ZIP.
     const lot = await poster(cle, {
-      outil: 'saison',
+      outil: 'ciel',
       images: [
         { url: 'https://photos.exemple.test/a.jpg' },
         { url: 'https://127.0.0.1/interdit.jpg' },
