@@ -9,7 +9,7 @@
  * packed, installed outside the repository, imported from a plain .mjs script.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -452,6 +452,28 @@ describe('retries', () => {
   });
 });
 
+/** A lockfile for an application that depends on the SDK's tarball: its dependencies' entries, taken from the project's lockfile. */
+const verrouAppli = (paquet: string) => {
+  const projet = (
+    JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as {
+      packages: Record<string, { dependencies?: Record<string, string> }>;
+    }
+  ).packages;
+  const sdk = JSON.parse(readFileSync(join(DOSSIER_SDK, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+  const paquets: Record<string, unknown> = {
+    '': { name: 'appli', version: '1.0.0', dependencies: { '@retouche/sdk': paquet } },
+    'node_modules/@retouche/sdk': { version: sdk.version, resolved: paquet, dependencies: sdk.dependencies },
+  };
+  const aVoir = Object.keys(sdk.dependencies);
+  for (let nom = aVoir.pop(); nom !== undefined; nom = aVoir.pop()) {
+    const entree = projet[`node_modules/${nom}`];
+    if (!entree || paquets[`node_modules/${nom}`]) continue;
+    paquets[`node_modules/${nom}`] = entree;
+    aVoir.push(...Object.keys(entree.dependencies ?? {}));
+  }
+  return { name: 'appli', version: '1.0.0', lockfileVersion: 3, requires: true, packages: paquets };
+};
+
 describe('the package', () => {
   /** npm's own variables of a run under `npm test` would point the child npm at this project. */
   const env = Object.fromEntries(Object.entries(process.env).filter(([nom]) => !/^npm_/i.test(nom)));
@@ -470,9 +492,16 @@ describe('the package', () => {
 
       const appli = join(dehors, 'appli');
       mkdirSync(appli);
-      writeFileSync(join(appli, 'package.json'), JSON.stringify({ name: 'appli', version: '1.0.0', private: true, type: 'module' }));
-      // Its one dependency (standardwebhooks) is in npm's cache since the project's own install: installed offline.
-      await executer('npm', ['install', join(dehors, archive!), '--offline', '--no-audit', '--no-fund'], { cwd: appli, env });
+      const paquet = `file:../${archive!}`;
+      writeFileSync(
+        join(appli, 'package.json'),
+        JSON.stringify({ name: 'appli', version: '1.0.0', private: true, type: 'module', dependencies: { '@retouche/sdk': paquet } }),
+      );
+      // Installed offline: its dependency (standardwebhooks, and what it needs) is in npm's cache as tarballs since
+      // the project's own `npm ci`, but npm's metadata of those packages may not be (`npm ci` never fetches it), so
+      // the application's lockfile names the versions the project's lockfile pinned, as a customer's would.
+      writeFileSync(join(appli, 'package-lock.json'), JSON.stringify(verrouAppli(paquet)));
+      await executer('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: appli, env });
       const { cle } = await pile.creerCompte(7);
       writeFileSync(
         join(appli, 'essai.mjs'),
