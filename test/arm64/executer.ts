@@ -96,20 +96,21 @@ try {
 
   // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
   // outdoor tools; real photos (test/photos, enlarged) for vider and staging, whose trained detector
-  // (NanoDet, WebAssembly) must find a real bed to remove and see an empty room to furnish, on arm64 too.
+  // (NanoDet, WebAssembly) must find a real sofa to remove (one whose fill passes vider's measure: a bed that
+  // covers 44 % of the frame is refused, rightly) and see an empty room to furnish, on arm64 too.
   const maison = await sharp(await photoGrande())
     .resize(4000, 3000)
     .jpeg({ quality: 92 })
     .toBuffer();
   const agrandie = (nom: string) => sharp(photoReelle(nom)).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
-  const [chambre, pieceVide] = [await agrandie('chambre_coco403353.jpg'), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
+  const [sejour, pieceVide] = [await agrandie('sejour_polyhaven-fireplace-b.jpg'), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
   for (const [i, o] of OUTILS.entries()) {
     const id = idArm64(i);
     const entree = `entrees/${compte}/${id}/0.jpg`;
-    const photo = o === 'vider' ? chambre : o === 'staging' ? pieceVide : maison;
+    const photo = o === 'vider' ? sejour : o === 'staging' ? pieceVide : maison;
     await clientS3.send(new PutObjectCommand({ Bucket: bucket, Key: entree, Body: photo, ContentType: 'image/jpeg' }));
     await ddb.send(
       new PutCommand({
