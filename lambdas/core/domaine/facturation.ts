@@ -17,7 +17,7 @@ import * as lots from '../depots/lots';
 import { RETENTION_SECONDES, ttlDans } from '../depots/table';
 import { avecReessais, raisonsAnnulation, type ElementTransaction, type RaisonAnnulation } from '../depots/transactions';
 import * as travaux from '../depots/travaux';
-import { ErreurApi } from '../modele/erreurs';
+import { ErreurApi, soldeNegatif } from '../modele/erreurs';
 import { elementIdempotence, type RequeteIdempotente } from './idempotence';
 import type { EnregistrementLot, EnregistrementTravail, Lancement } from '../modele/enregistrements';
 import { signaler } from '../infra/signalement';
@@ -34,9 +34,7 @@ const ATTENTE_INDISPONIBLE_SECONDES = 5;
  * Why a balance below zero starts nothing, in the 402's words: it is the only case where a test key's
  * free job is refused, and the client should know it is not this request's cost.
  */
-export const messageSoldeNegatif = (credits: number): string =>
-  `The balance is ${credits} credits, below zero: credits were taken back (a purchase refunded or disputed, or an operator's correction) ` +
-  'after they were spent. No job starts, test jobs included, until credits bring the balance back to zero or above.';
+export const messageSoldeNegatif = (credits: number): string => `The balance is ${soldeNegatif(credits)}`;
 
 export const verifierSolde = (credits: number, enAttente: number, cout: number, nombre: number): void => {
   // The debit's condition (credits >= cost, depots/comptes.ts) refuses a negative balance even at no cost.

@@ -31,7 +31,7 @@ import * as depot from '../depots/televersements';
 import type { CompteRefusant, EnregistrementTeleversement } from '../depots/televersements';
 import * as travaux from '../depots/travaux';
 import { verifierDimensions } from '../modele/dimensions';
-import { ErreurApi } from '../modele/erreurs';
+import { ErreurApi, soldeNegatif } from '../modele/erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from '../modele/images';
 import { lireCorpsDeTypeJson } from '../contrat/json';
 import { CATALOGUE } from '../modele/outils';
@@ -89,12 +89,7 @@ const refusAnnonce = (compte: CompteRefusant, nombre: number, creditsMin: number
   const credits = Number(compte.credits ?? 0);
   // Below zero, even a test key's uploads are refused (its condition is credits >= 0): not a matter of price.
   if (credits < 0) {
-    return new ErreurApi(
-      'insufficient_credits',
-      `Uploads are for jobs, and the balance is ${credits} credits, below zero: credits were taken back (a purchase refunded or disputed, ` +
-        "or an operator's correction) after they were spent. No job starts, test jobs included, until credits bring the balance back to zero or above.",
-      { credits, requis: creditsMin },
-    );
+    return new ErreurApi('insufficient_credits', `Uploads are for jobs, and the balance is ${soldeNegatif(credits)}`, { credits, requis: creditsMin });
   }
   if (credits < creditsMin) {
     return new ErreurApi(

@@ -47,6 +47,15 @@ export const CODES_API = {
 export type CodeApi = keyof typeof CODES_API;
 
 /** An error answered to the HTTP caller with the spec's `Erreur` body. */
+/**
+ * A balance below zero, and why it starts nothing (credits taken back after a refund, a dispute or an
+ * operator's correction): said by the 402 of a job and of an upload alike, as "the balance is …", since it
+ * is not a matter of their price.
+ */
+export const soldeNegatif = (credits: number): string =>
+  `${credits} credits, below zero: credits were taken back (a purchase refunded or disputed, or an operator's correction) ` +
+  'after they were spent. No job starts, test jobs included, until credits bring the balance back to zero or above.';
+
 export class ErreurApi extends Error {
   override readonly name = 'ErreurApi';
   readonly statut: number;
