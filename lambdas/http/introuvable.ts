@@ -9,10 +9,9 @@
  */
 import { ErreurApi } from '../core/modele/erreurs';
 import { routePublique } from './adaptateur';
-import { BASE_CHEMIN, ROUTES } from './routes';
+import { BASE_CHEMIN, motifChemin, ROUTES } from './routes';
 
-const motif = (chemin: string) => new RegExp(`^${chemin.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-const MOTIFS = ROUTES.map((route) => ({ route, motif: motif(route.chemin) }));
+const MOTIFS = ROUTES.map((route) => ({ route, motif: motifChemin(route.chemin, true) }));
 
 /** The methods of the routes whose path (relative to the base path) is `chemin`, trailing slash or not. */
 const methodesDe = (chemin: string) => [...new Set(MOTIFS.filter((m) => m.motif.test(chemin)).map((m) => m.route.methode))];

@@ -24,7 +24,7 @@ import { dependancesAvec, type Dependances } from '../core/infra/dependances';
 import { ErreurApi } from '../core/modele/erreurs';
 import { entete } from './adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
-import { BASE_CHEMIN, ROUTES } from './routes';
+import { BASE_CHEMIN, motifChemin, ROUTES } from './routes';
 
 /**
  * One `attendre` call waits at most this long: the answer must leave before API Gateway's 29 s, with
@@ -48,7 +48,7 @@ const apiDe = (event: APIGatewayProxyEvent): string => {
 };
 
 /** The routes that count each call against the key themselves (routeAuthentifiee); the tools' other calls are counted here. */
-const COMPTEES = ROUTES.filter((r) => r.authentifiee).map((r) => ({ methode: r.methode, motif: new RegExp(`^${r.chemin.replace(/\{\w+\}/g, '[^/]+')}$`) }));
+const COMPTEES = ROUTES.filter((r) => r.authentifiee).map((r) => ({ methode: r.methode, motif: motifChemin(r.chemin) }));
 
 /**
  * The SDK's fetch, counting against the caller's key each call its route would not count (GET /outils,

@@ -19,6 +19,12 @@ export interface Route {
   session?: true;
 }
 
+/**
+ * A pattern for a route's path (relative to the base path) and any value of its `{param}`s: a segment
+ * each. `barreFinale`: a trailing slash matches too (the unknown-route handler names the route it meant).
+ */
+export const motifChemin = (chemin: string, barreFinale = false): RegExp => new RegExp(`^${chemin.replace(/\{[^}]+\}/g, '[^/]+')}${barreFinale ? '/?' : ''}$`);
+
 export const ROUTES: readonly Route[] = [
   { methode: 'GET', chemin: '/outils', fonction: 'outils', authentifiee: false },
   { methode: 'GET', chemin: '/openapi.json', fonction: 'openapi', authentifiee: false },
