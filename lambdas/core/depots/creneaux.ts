@@ -9,7 +9,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Dependances } from '../infra/dependances';
 import { ATTRIBUT_TTL, JOURS, PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
-import { estConditionEchouee } from './transactions';
+import { ecritSi } from './transactions';
 
 const cle = (compte: string) => ({ pk: `${PREFIXES_TABLE.creneau}${compte}`, sk: 'CRENEAUX' });
 
@@ -52,8 +52,8 @@ export const prendre = async (
     const [luPoint, luCompte] = [Item[duPoint], Item[duCompte]];
     // Each place as it was read: free (absent), or holding the expired lease seen then.
     const tel = (nom: string, lu: unknown, valeurLue: string) => (lu === undefined ? `attribute_not_exists(${nom})` : `${nom} = ${valeurLue}`);
-    try {
-      await d.ddb.send(
+    const prise = await ecritSi(
+      d.ddb.send(
         new UpdateCommand({
           TableName: d.table,
           Key: cle(a.compte),
@@ -68,11 +68,9 @@ export const prendre = async (
             ...(luCompte === undefined ? {} : { ':luCompte': luCompte }),
           },
         }),
-      );
-      return { compte: a.compte, attributs: [duPoint, duCompte], bail: valeur };
-    } catch (erreur) {
-      if (!estConditionEchouee(erreur)) throw erreur;
-    }
+      ),
+    );
+    if (prise) return { compte: a.compte, attributs: [duPoint, duCompte], bail: valeur };
   }
   return undefined;
 };
@@ -80,8 +78,8 @@ export const prendre = async (
 /** Gives the places back, unless their lease ran out and another attempt took them meanwhile. */
 export const rendre = async (d: DepsTable, c: Creneau): Promise<void> => {
   for (const attribut of c.attributs) {
-    try {
-      await d.ddb.send(
+    await ecritSi(
+      d.ddb.send(
         new UpdateCommand({
           TableName: d.table,
           Key: cle(c.compte),
@@ -90,10 +88,8 @@ export const rendre = async (d: DepsTable, c: Creneau): Promise<void> => {
           ExpressionAttributeNames: { '#a': attribut },
           ExpressionAttributeValues: { ':bail': c.bail },
         }),
-      );
-    } catch (erreur) {
-      if (!estConditionEchouee(erreur)) throw erreur;
-    }
+      ),
+    );
   }
 };
 

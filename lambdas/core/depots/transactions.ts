@@ -60,6 +60,16 @@ export const ecrire = async (d: Pick<DepsTable, 'ddb'>, elements: ElementTransac
 /** A single write refused by its condition (not a transaction's cancellation: raisonsAnnulation reads those). */
 export const estConditionEchouee = (erreur: unknown): boolean => (erreur as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
+/** A conditional write: true when it was made, false when its condition failed (anything else is thrown). */
+export const ecritSi = (envoi: Promise<unknown>): Promise<boolean> =>
+  envoi.then(
+    () => true,
+    (erreur: unknown) => {
+      if (estConditionEchouee(erreur)) return false;
+      throw erreur;
+    },
+  );
+
 /** Why DynamoDB refused one item of a cancelled transaction. */
 export interface RaisonAnnulation {
   /** `ConditionalCheckFailed`, `TransactionConflict`, `None` (this item was fine)… */

@@ -11,7 +11,7 @@ import type { EnregistrementLivraison, EnregistrementWebhook } from '../modele/w
 import { RETENTION_LIVRAISONS_JOURS } from '../modele/webhooks';
 import { cleItem as cleCompte } from './comptes';
 import { ATTRIBUT_TTL, INDEX, JOURS, OUVERTS, PREFIXES_TABLE, toutInterroger, ttlDans, type DepsTable } from './table';
-import { ecrire, estConditionEchouee, raisonsAnnulation } from './transactions';
+import { ecrire, ecritSi, raisonsAnnulation } from './transactions';
 
 type DepsEcriture = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
 
@@ -107,8 +107,8 @@ export const tournerSecret = async (
   ancien: string,
   expire_le: string,
 ): Promise<boolean> => {
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleWebhook(id),
@@ -116,12 +116,8 @@ export const tournerSecret = async (
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':n': nouveau, ':a': ancien, ':e': expire_le },
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 /**
@@ -129,9 +125,9 @@ export const tournerSecret = async (
  * (the minute's count starts over with the next minute, as the keys' rate windows do).
  */
 export const compterTest = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string, minute: number, max: number): Promise<boolean> => {
-  const essayer = async (UpdateExpression: string, ConditionExpression: string) => {
-    try {
-      await d.ddb.send(
+  const essayer = (UpdateExpression: string, ConditionExpression: string) =>
+    ecritSi(
+      d.ddb.send(
         new UpdateCommand({
           TableName: d.table,
           Key: cleWebhook(id),
@@ -139,13 +135,8 @@ export const compterTest = async (d: Pick<Dependances, 'ddb' | 'table'>, id: str
           ConditionExpression: `attribute_exists(pk) AND ${ConditionExpression}`,
           ExpressionAttributeValues: { ':m': minute, ':un': 1, ...(ConditionExpression.includes(':max') ? { ':max': max } : {}) },
         }),
-      );
-      return true;
-    } catch (erreur) {
-      if (estConditionEchouee(erreur)) return false;
-      throw erreur;
-    }
-  };
+      ),
+    );
   // This minute's count, below the cap; or a count of an earlier minute (or none), started over.
   return (
     (await essayer('SET tests_nb = tests_nb + :un', 'tests_minute = :m AND tests_nb < :max')) ||
@@ -155,8 +146,8 @@ export const compterTest = async (d: Pick<Dependances, 'ddb' | 'table'>, id: str
 
 /** `actif` ↔ `en_echec`, written only when it changes (and never on an endpoint removed meanwhile). */
 export const marquer = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string, etat: EnregistrementWebhook['etat']): Promise<void> => {
-  try {
-    await d.ddb.send(
+  await ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleWebhook(id),
@@ -164,10 +155,8 @@ export const marquer = async (d: Pick<Dependances, 'ddb' | 'table'>, id: string,
         ConditionExpression: 'attribute_exists(pk) AND etat <> :e',
         ExpressionAttributeValues: { ':e': etat },
       }),
-    );
-  } catch (erreur) {
-    if (!estConditionEchouee(erreur)) throw erreur;
-  }
+    ),
+  );
 };
 
 const champsOuvert = (livraison: Pick<EnregistrementLivraison, 'webhook' | 'id'>, echeance: string) => ({
@@ -177,8 +166,8 @@ const champsOuvert = (livraison: Pick<EnregistrementLivraison, 'webhook' | 'id'>
 
 /** A new delivery, unless this event's delivery to this endpoint exists already: true when it was created now. */
 export const creerLivraison = async (d: DepsEcriture, livraison: EnregistrementLivraison): Promise<boolean> => {
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new PutCommand({
         TableName: d.table,
         Item: {
@@ -195,12 +184,8 @@ export const creerLivraison = async (d: DepsEcriture, livraison: EnregistrementL
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 export const lireLivraison = async (d: DepsTable, webhook: string, id: string): Promise<EnregistrementLivraison | undefined> => {
@@ -229,8 +214,8 @@ export const listerLivraisons = async (d: DepsTable, webhook: string, limite: nu
  * is due again at `bail`, so one whose worker died is found by the sweeper after that.
  */
 export const reclamer = async (d: Pick<Dependances, 'ddb' | 'table'>, l: Pick<EnregistrementLivraison, 'webhook' | 'id'>, echeance: string, bail: string) => {
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleLivraison(l.webhook, l.id),
@@ -238,12 +223,8 @@ export const reclamer = async (d: Pick<Dependances, 'ddb' | 'table'>, l: Pick<En
         ConditionExpression: 'statut = :attente AND prochaine_tentative = :echeance',
         ExpressionAttributeValues: { ':bail': bail, ':tri': champsOuvert(l, bail).gsi3sk, ':attente': 'en_attente', ':echeance': echeance },
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 /**
@@ -258,8 +239,8 @@ export const consigner = async (
   issue: { statut: EnregistrementLivraison['statut']; prochaine: string | null; tentative: NonNullable<EnregistrementLivraison['derniere_tentative']> },
 ): Promise<boolean> => {
   const attente = issue.statut === 'en_attente' && issue.prochaine;
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleLivraison(l.webhook, l.id),
@@ -277,12 +258,8 @@ export const consigner = async (
           ...(attente ? { ':tri': champsOuvert(l, issue.prochaine!).gsi3sk } : {}),
         },
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 /**
@@ -295,8 +272,8 @@ export const differer = async (
   echeance: string,
   plusTard: string,
 ) => {
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleLivraison(l.webhook, l.id),
@@ -304,18 +281,14 @@ export const differer = async (
         ConditionExpression: 'statut = :attente AND prochaine_tentative = :echeance',
         ExpressionAttributeValues: { ':p': plusTard, ':tri': champsOuvert(l, plusTard).gsi3sk, ':un': 1, ':attente': 'en_attente', ':echeance': echeance },
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 /** A failed delivery made due again at `echeance` (a resend): its attempts start over, its `webhook-id` stays. */
 export const reprendre = async (d: Pick<Dependances, 'ddb' | 'table'>, l: Pick<EnregistrementLivraison, 'webhook' | 'id'>, echeance: string) => {
-  try {
-    await d.ddb.send(
+  return ecritSi(
+    d.ddb.send(
       new UpdateCommand({
         TableName: d.table,
         Key: cleLivraison(l.webhook, l.id),
@@ -330,12 +303,8 @@ export const reprendre = async (d: Pick<Dependances, 'ddb' | 'table'>, l: Pick<E
           ':echec': 'en_echec',
         },
       }),
-    );
-    return true;
-  } catch (erreur) {
-    if (estConditionEchouee(erreur)) return false;
-    throw erreur;
-  }
+    ),
+  );
 };
 
 /** Every delivery of an endpoint still kept (an account's erasure removes them with it). */
