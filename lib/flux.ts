@@ -16,6 +16,7 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import { Construct } from 'constructs';
 import path from 'node:path';
 import { INDEX } from '../lambdas/core/depots/table';
+import { DUREE_MAX_BALAYAGE_MS } from '../lambdas/core/domaine/balayage';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
 import { ACCES_EFFACEMENT, accorder, ECRITURES_EFFACEMENT, type Acces } from './acces';
 import { Fonction, RACINE, type ProprietesFonction } from './fonction';
@@ -121,7 +122,8 @@ const ACCES_BALAYEUR: Acces = {
   table: {
     actions: ['Query', 'GetItem', 'BatchGetItem', 'ConditionCheckItem'],
     index: [INDEX.ouverts, INDEX.parCompte],
-    miseAJour: ['travail', 'compte', 'televersement', ...ECRITURES_EFFACEMENT.miseAJour],
+    // TOUR#: the sweeper's turn (one run at a time).
+    miseAJour: ['travail', 'compte', 'televersement', 'tour', ...ECRITURES_EFFACEMENT.miseAJour],
     creation: [...ECRITURES_EFFACEMENT.creation, 'livraison'],
     suppression: ['televersement', ...ECRITURES_EFFACEMENT.suppression],
   },
@@ -255,11 +257,12 @@ export class Flux extends Construct {
       description: 'Every minute: starts, runs again or refunds open jobs past their bound, and closes their batches',
       // It may stream a batch ZIP (up to 50 results of 15 MB, S3 to S3) when the batch's own step died.
       memoire: 1024,
-      delai: Duration.minutes(10),
+      // Also how long a run that died holds the sweeper's turn (core/depots/tour-balayage.ts).
+      delai: Duration.millis(DUREE_MAX_BALAYAGE_MS),
       environnement: { ...commun.environnement, RETOUCHE_MACHINE_ARN: this.machine.stateMachineArn },
-      reservedConcurrentExecutions: 1, // two sweepers at once would only race each other
     });
-    // A tick that finds the sweeper still busy is dropped, not queued: the next minute's tick comes anyway.
+    // One run at a time by the turn it takes in the table, not by a reserved concurrency (which fails the
+    // deploy on a new account). A tick that finds the turn held is dropped: the next minute's comes anyway.
     this.balayeur.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     accorder(this.balayeur, { table, bucket, machine: this.machine }, ACCES_BALAYEUR);
     // It ends jobs and batches (their announcements) and queues again deliveries whose message was lost.

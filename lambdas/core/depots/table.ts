@@ -114,6 +114,8 @@ export const PREFIXES_TABLE = {
   livraison: 'LIVRAISON#',
   /** An account's webhook attempts in flight, as leases on places (depots/creneaux.ts): the delivery function's to write. */
   creneau: 'CRENEAUX#',
+  /** The sweeper's turn (depots/tour-balayage.ts): one run at a time, without a reserved concurrency. */
+  tour: 'TOUR#',
 } as const;
 export const PREFIXE_CADENCE = PREFIXES_TABLE.cadence;
 export const PREFIXE_TELEVERSEMENT = PREFIXES_TABLE.televersement;

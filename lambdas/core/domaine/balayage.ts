@@ -43,6 +43,8 @@ import * as effacements from '../depots/effacements';
 import * as lots from '../depots/lots';
 import * as televersements from '../depots/televersements';
 import * as travaux from '../depots/travaux';
+import * as tour from '../depots/tour-balayage';
+import { randomUUID } from 'node:crypto';
 
 const MINUTE = 60_000;
 /** The state machine's TimeoutSeconds (statemachines/travail.asl.json; a unit test keeps them equal). */
@@ -67,6 +69,12 @@ export const BORNE_LOT_MS = BORNE_TRAVAIL_MS + AGE_MINIMUM_MS + lots.DUREE_RECLA
  * BORNE_LOT_MS of its creation (earlier than the request), a ZIP claim may have to expire, then one sweep.
  */
 export const BORNE_EFFACEMENT_MS = BORNE_LOT_MS + lots.DUREE_RECLAMATION_MS + 2 * PERIODE_BALAYAGE_MS;
+
+/**
+ * The sweeper function's timeout (lib/flux.ts): a run that died without giving its turn back
+ * (depots/tour-balayage.ts) holds it no longer than this.
+ */
+export const DUREE_MAX_BALAYAGE_MS = 10 * MINUTE;
 
 /** DescribeExecution is throttled (15/s refill): a run examines the oldest jobs first, up to this many. */
 const MAX_PAR_PASSAGE = 500;
@@ -243,4 +251,18 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
   // Webhook deliveries whose attempt is overdue: queued again (the delivery function drops a duplicate).
   bilan.livraisonsRelancees = await relancerLivraisons(d, avant, MAX_PAR_PASSAGE);
   return bilan;
+};
+
+/**
+ * One sweep, if no other is under way (the turn of depots/tour-balayage.ts); undefined when another
+ * run holds the turn: this minute's tick is dropped, as the next one comes anyway.
+ */
+export const balayerASonTour = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage | undefined> => {
+  const jeton = randomUUID();
+  if (!(await tour.prendre(d, jeton, new Date(d.horloge().getTime() + DUREE_MAX_BALAYAGE_MS)))) return undefined;
+  try {
+    return await balayer(d, options);
+  } finally {
+    await tour.rendre(d, jeton);
+  }
 };
