@@ -73,6 +73,7 @@ const reglagesDonnes = (config: ConfigurationStage, region: RegionChoisie | unde
     ...(config.liens !== 'cloudfront' ? [`-c liens=${config.liens}`] : []),
     ...(config.outils ? [`-c outils=${config.outils.join(',')}`] : []),
     ...(config.sourcePacks ? [`-c packs=${config.sourcePacks}`] : []),
+    ...(config.emailExpediteur ? [`-c emailExpediteur=${config.emailExpediteur}`] : []),
   ].join(' ');
 
 /**
@@ -90,6 +91,7 @@ export const resumeSynthese = ({ stack, config, region }: StageConstruit, option
     `  Region  ${region ? `${region.code} (${origine(region)})` : 'none (a Region-agnostic template)'}${config.residence === 'eu' ? ', EU residence' : ''}`,
     `  Engine  ${moteur ? `bedrock, models called from ${moteur.region}` : 'local: sharp previews, no model called'}`,
     `  Tools   ${outils.join(', ')}`,
+    `  Email   ${config.emailExpediteur ? `codes sent from ${config.emailExpediteur} through SES (its domain verified in SES in the stage's Region)` : "Cognito's own sender, 50 emails a day (-c emailExpediteur=… to send through SES)"}`,
     `  Packs   ${config.packs ? config.packs.map((p) => `${p.credits} credits for ${p.prix} (${p.lien})`).join(', ') : 'none: no credits sold on the site (-c packs=<file.json>)'}`,
   ];
   if (moteur) {

@@ -33,6 +33,12 @@ export interface ConfigurationStage {
   /** Optional e-mail address subscribed to the alarms topic. */
   emailAlarmes?: string;
   /**
+   * The address the user pool sends its codes from, through Amazon SES (`-c emailExpediteur=no-reply@example.com`):
+   * its domain verified in SES in the stage's Region. Required on a production stage; without it, Cognito's
+   * own sender, capped at 50 emails a day (sign-ups and password resets stop there).
+   */
+  emailExpediteur?: string;
+  /**
    * Optional reserved concurrency of the tool step: at most this many model calls at once, the
    * rest wait in the state machine's backoff. Off by default: a new account's concurrency quota
    * (10) cannot spare any.
@@ -119,6 +125,9 @@ export const lireChaineC2pa = (fichier: string, racine = process.cwd()): string 
   return `${blocs.join('\n')}\n`;
 };
 
+/** An e-mail address, as far as a synth can tell: SES checks the rest when it verifies the domain. */
+const ADRESSE = /^[^\s@<>]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
+
 /** Stages that hold customers' data unless told otherwise. */
 const STAGES_PRODUCTION = new Set(['prod', 'production']);
 
@@ -135,6 +144,15 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) throw new RefusDeConfiguration(`context stage must be lower-case letters, digits or - (got ${stage})`);
   const production = lire('production') === undefined ? STAGES_PRODUCTION.has(stage) : String(lire('production')) === 'true';
   const email = lire('emailAlarmes');
+  const expediteur = lire('emailExpediteur');
+  if (expediteur !== undefined && !(typeof expediteur === 'string' && ADRESSE.test(expediteur))) {
+    throw new RefusDeConfiguration(`context emailExpediteur must be an e-mail address such as no-reply@example.com (got ${String(expediteur)})`);
+  }
+  if (production && expediteur === undefined) {
+    throw new RefusDeConfiguration(
+      `Stage ${stage} is a production stage: name the address its sign-up and password-reset codes come from, e.g. -c emailExpediteur=no-reply@your-domain (its domain verified in Amazon SES in the stage's Region; docs/deployment.md, "Email"); Cognito's own sender stops at 50 emails a day.`,
+    );
+  }
   const concurrence = lire('concurrenceOutil');
   const chaine = lire('c2paChaine');
   const residence = lire('residence');
@@ -166,6 +184,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     moteur: choix(lire('moteur'), ['bedrock', 'local'] as const, 'bedrock', 'moteur'),
     liens: choix(lire('liens'), ['cloudfront', 'api'] as const, 'cloudfront', 'liens'),
     ...(typeof email === 'string' && email ? { emailAlarmes: email } : {}),
+    ...(typeof expediteur === 'string' ? { emailExpediteur: expediteur } : {}),
     ...(concurrence !== undefined ? { concurrenceOutil: Number(concurrence) } : {}),
     ...(chaine !== undefined && chaine !== '' ? { c2paChaine: lireChaineC2pa(String(chaine)) } : {}),
     ...(residence !== undefined ? { residence: choix(residence, ['eu'] as const, 'eu', 'residence') } : {}),

@@ -32,10 +32,20 @@ export class Utilisateurs extends Construct {
       },
       passwordPolicy: { minLength: 8, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
-      // Cognito's own sender: 50 emails a day. A production stage sets SES (docs/deployment.md).
-      email: UserPoolEmail.withCognito(),
-      mfa: Mfa.OPTIONAL,
-      mfaSecondFactor: { otp: true, sms: false },
+      // Through SES when the stage names its sender (required in production, lib/configuration.ts): Cognito's
+      // own sender stops at 50 emails a day. The identity is the address's domain, as SES verifies it.
+      email: config.emailExpediteur
+        ? UserPoolEmail.withSES({
+            fromEmail: config.emailExpediteur,
+            fromName: 'Retouche',
+            // The stage's own Region: SES identities are regional (docs/deployment.md, "Email").
+            sesRegion: Stack.of(this).region,
+            sesVerifiedDomain: config.emailExpediteur.slice(config.emailExpediteur.indexOf('@') + 1),
+          })
+        : UserPoolEmail.withCognito(),
+      // Off: the web site can neither enrol an authenticator nor answer its challenge, so a user who turned
+      // MFA on elsewhere (the Cognito API) could never sign in again.
+      mfa: Mfa.OFF,
       featurePlan: FeaturePlan.ESSENTIALS,
       deletionProtection: config.production,
       removalPolicy: politiqueDonnees(config),
@@ -45,6 +55,9 @@ export class Utilisateurs extends Construct {
       authFlows: { userPassword: true, userSrp: true },
       preventUserExistenceErrors: true,
       enableTokenRevocation: true,
+      // The site signs in with the user pool's API, never Cognito's hosted pages: no OAuth flow, no callback
+      // URL (CDK's default enables the code and implicit grants to https://example.com).
+      disableOAuth: true,
       idTokenValidity: Duration.hours(1),
       accessTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.days(30),
@@ -56,7 +69,10 @@ export class Utilisateurs extends Construct {
         id: 'AwsSolutions::AwsSolutions-COG1',
         reason: 'At least 8 characters with lower case, upper case and digits (NIST SP 800-63B advises length over symbol rules).',
       },
-      { id: 'AwsSolutions::AwsSolutions-COG2', reason: 'MFA is optional (authenticator app): estate agents choose it on their account page.' },
+      {
+        id: 'AwsSolutions::AwsSolutions-COG2',
+        reason: 'MFA is off until the web site can enrol an authenticator and answer its challenge; sessions last an hour and refresh tokens can be revoked.',
+      },
       {
         id: 'AwsSolutions::AwsSolutions-COG3',
         reason: 'Threat protection needs the Plus plan, priced per user; the API applies an exact per-user rate limit.',

@@ -709,6 +709,27 @@ describe('the dev stage', () => {
     const [, client] = deType(s, 'AWS::Cognito::UserPoolClient')[0]!;
     expect(client.Properties).toMatchObject({ GenerateSecret: false, PreventUserExistenceErrors: 'ENABLED', EnableTokenRevocation: true });
     expect(client.Properties.ExplicitAuthFlows).toEqual(expect.arrayContaining(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']));
+    // Issue 40: no OAuth flow nor callback the site does not use (CDK's default: code and implicit grants to
+    // https://example.com), and no MFA the site cannot enrol nor answer (a user who turned it on was locked out).
+    expect(client.Properties.AllowedOAuthFlows).toBeUndefined();
+    expect(client.Properties.CallbackURLs).toBeUndefined();
+    expect(client.Properties.AllowedOAuthFlowsUserPoolClient).toBe(false);
+    expect(pool.Properties.MfaConfiguration).toBe('OFF');
+    // A development stage without a sender named keeps Cognito's own (50 a day).
+    expect(pool.Properties.EmailConfiguration).toEqual({ EmailSendingAccount: 'COGNITO_DEFAULT' });
+  });
+
+  it("sends the user pool's codes through SES from the address a stage names, and refuses a production stage without one", () => {
+    const avecSes = synthetiser({ stage: 'recette', emailExpediteur: 'no-reply@retouche.example' });
+    const [, pool] = deType(avecSes, 'AWS::Cognito::UserPool')[0]!;
+    expect(pool.Properties.EmailConfiguration).toMatchObject({
+      EmailSendingAccount: 'DEVELOPER',
+      From: 'Retouche <no-reply@retouche.example>',
+    });
+    expect(JSON.stringify(pool.Properties.EmailConfiguration.SourceArn)).toContain(':identity/retouche.example');
+    expect(() => synthetiser({ stage: 'prod' })).toThrow(/production stage: name the address .*-c emailExpediteur=/);
+    expect(() => synthetiser({ stage: 'dev', production: 'true' })).toThrow(/-c emailExpediteur=/);
+    expect(() => synthetiser({ stage: 'dev', emailExpediteur: 'nobody' })).toThrow(/emailExpediteur must be an e-mail address/);
   });
 
   it('lets the MCP server read the key it authenticates and count the call, and nothing more: its tools go through the API', () => {
@@ -1272,10 +1293,7 @@ describe('a production stage', () => {
     for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(CONSERVATION_JOURNAUX_JOURS.production);
     // -c concurrenceOutil caps the model calls at once; the other functions stay unreserved.
     const reservees = deType(s, 'AWS::Lambda::Function').filter(([, f]) => f.Properties.ReservedConcurrentExecutions !== undefined);
-    expect(reservees.map(([, f]) => [f.Metadata['aws:cdk:path'].split('/')[2], f.Properties.ReservedConcurrentExecutions]).sort()).toEqual([
-      ['Balayeur', 1],
-      ['Outil', 8],
-    ]);
+    expect(reservees.map(([, f]) => [f.Metadata['aws:cdk:path'].split('/')[2], f.Properties.ReservedConcurrentExecutions]).sort()).toEqual([['Outil', 8]]);
   });
 });
 
