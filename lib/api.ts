@@ -3,7 +3,7 @@
  * with), one function per route, `introuvable` behind every other path and method, and Gateway
  * Responses so that what API Gateway answers by itself still carries the spec's Erreur body.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -208,6 +208,9 @@ export class Api extends Construct {
     const { config, table, bucket, machine, liens, utilisateurs } = p;
     const journalAcces = new LogGroup(this, 'JournalAcces', { retention: retentionJournaux(config), removalPolicy: politiqueDonnees(config) });
     this.api = new RestApi(this, 'Api', {
+      // The name is the dimension of API Gateway's metrics (ApiName): shared between stages, one stage's 5xx
+      // paged the other's operator (lib/observabilite.ts). The stack's name is unique per account and Region.
+      restApiName: Stack.of(this).stackName,
       description: `Retouche ${config.stage}: photo retouching API (spec 1.0.0)`,
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...TYPES_BINAIRES],
@@ -224,8 +227,11 @@ export class Api extends Construct {
         throttlingRateLimit: 500,
         throttlingBurstLimit: 1000,
       },
+      // API Gateway's logging role is one per account and Region (AWS::ApiGateway::Account), whichever stage
+      // wrote it last: destroying a dev stack that deleted it would stop every other stage's execution logs.
+      // Kept on every stage, so no stage's lifetime bounds it.
       cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: politiqueDonnees(config),
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
     });
     this.url = `https://${this.api.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}/${NOM_STAGE}${BASE_CHEMIN}`;
 

@@ -4,11 +4,11 @@
  * runtime, X-Ray tracing, Powertools settings, and its own log group with an explicit retention.
  * Memory and timeout are chosen per function, by purpose.
  */
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations, type Acknowledgment } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment } from 'aws-cdk-lib';
 import { Architecture, Code, Function as FonctionLambda, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { execSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,8 +21,12 @@ export const RACINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 /** The current Node.js Lambda runtime (Node 24, LTS until 2028). */
 export const RUNTIME = Runtime.NODEJS_24_X;
 
-/** Powertools' service name: the `service` dimension of every metric the functions emit (alarms filter on it). */
-export const SERVICE_POWERTOOLS = 'retouche';
+/**
+ * Powertools' service name: the `service` dimension of every metric the functions emit (alarms filter on
+ * it). The stack's own name (`retouche-<stage>`): two stages in one account and Region share the namespace,
+ * and one stage's refunds must not page the other's operator.
+ */
+export const servicePowertools = (scope: IConstruct): string => Stack.of(scope).stackName.toLowerCase();
 
 export interface ProprietesFonction {
   /** Module under lambdas/, without extension, e.g. `http/solde`. */
@@ -248,7 +252,7 @@ export class Fonction extends FonctionLambda {
       // point into the minified bundle; its map is in the asset, next to it, to read them (or set the
       // flag on one function while investigating).
       environment: {
-        POWERTOOLS_SERVICE_NAME: SERVICE_POWERTOOLS,
+        POWERTOOLS_SERVICE_NAME: servicePowertools(scope),
         POWERTOOLS_METRICS_NAMESPACE: ESPACE_MESURES,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...p.environnement,

@@ -32,7 +32,7 @@ import { Construct } from 'constructs';
 import { ESPACE_MESURES, MESURES } from '../lambdas/core/infra/mesures';
 import { OUTILS } from '../lambdas/core/modele/outils';
 import { politiqueDonnees, type ConfigurationStage } from './configuration';
-import { SERVICE_POWERTOOLS } from './fonction';
+import { servicePowertools } from './fonction';
 
 /** Alarm thresholds: an alarm fires at this value or above (`balayeurAbsent`: below it). */
 export const SEUILS = {
@@ -136,7 +136,7 @@ export class Observabilite extends Construct {
 
     // The sweeper's figures (lambdas/core/infra/mesures.ts), emitted by Powertools with the `service` dimension only.
     const figure = (nom: string, statistic: string, period: Duration) =>
-      new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: SERVICE_POWERTOOLS }, period, statistic });
+      new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: servicePowertools(this) }, period, statistic });
     alarme(
       'TravauxEnRetard',
       'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook: docs/architecture.md, "Operators")',
@@ -207,7 +207,7 @@ export class Observabilite extends Construct {
         new Metric({
           namespace: ESPACE_MESURES,
           metricName: MESURES.remboursements,
-          dimensionsMap: { service: SERVICE_POWERTOOLS, outil },
+          dimensionsMap: { service: servicePowertools(this), outil },
           period: quinze,
           statistic: 'Sum',
         }),

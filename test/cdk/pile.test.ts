@@ -996,7 +996,8 @@ describe('the dev stage', () => {
     const metrique = (nom: string) => alarmes.filter((a) => a.MetricName === nom || JSON.stringify(a.Metrics ?? []).includes(`"MetricName":"${nom}"`));
     const sujet = [{ Ref: idDe(s, 'Observabilite/Alarmes') }];
     const machine = [{ Name: 'StateMachineArn', Value: { Ref: idDe(s, 'Flux/Travail') } }];
-    const service = [{ Name: 'service', Value: 'retouche' }];
+    // The stage's own service: two stages of one account share the namespace (issue 40, point 4).
+    const service = [{ Name: 'service', Value: 'retouche-dev' }];
     const [idBalayeur] = fonctionDuModule(s, 'Flux/Balayeur');
 
     expect(alarme(s, 'ExecutionsEchouees')).toEqual({
@@ -1127,6 +1128,33 @@ describe('the dev stage', () => {
     );
   });
 
+  it("keeps one stage's alarms and logging role out of another's: the API named after its stack, the account's role kept (issue 40)", () => {
+    const autre = synthetiser({ stage: 'recette' });
+    const nomApi = (x: Synthese) => deType(x, 'AWS::ApiGateway::RestApi')[0]![1].Properties.Name;
+    expect(nomApi(s)).toBe('Retouche-dev');
+    expect(nomApi(autre)).toBe('Retouche-recette');
+    // The 5xx alarm filters on the API's name, the custom metrics' alarms on the stage's service.
+    for (const [x, stage] of [
+      [s, 'dev'],
+      [autre, 'recette'],
+    ] as const) {
+      const api5xx = alarme(x, 'Api5xx');
+      expect(api5xx.Dimensions).toEqual([{ Name: 'ApiName', Value: `Retouche-${stage}` }]);
+      expect(fonctionDuModule(x, 'Flux/Balayeur')[1].Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe(`retouche-${stage}`);
+      for (const a of deType(x, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties))
+        for (const d of [...(a.Dimensions ?? []), ...JSON.stringify(a.Metrics ?? []).matchAll(/"Name":"service","Value":"([^"]+)"/g)].map((m) =>
+          Array.isArray(m) ? { Name: 'service', Value: m[1] } : m,
+        ))
+          if (d.Name === 'service') expect(d.Value).toBe(`retouche-${stage}`);
+    }
+    // API Gateway's logging role is the account's, in each Region: destroying a dev stack must not delete it.
+    for (const type of ['AWS::ApiGateway::Account', 'AWS::IAM::Role']) {
+      const ressources = deType(s, type).filter(([id]) => type === 'AWS::ApiGateway::Account' || id.includes('CloudWatchRole'));
+      expect(ressources.length, type).toBe(1);
+      for (const [id, r] of ressources) expect(r.DeletionPolicy, id).toBe('Retain');
+    }
+  });
+
   it('hard-codes no resource name', () => {
     const noms = ['TableName', 'BucketName', 'FunctionName', 'StateMachineName', 'RoleName', 'LogGroupName', 'Name'];
     for (const [id, r] of Object.entries(s.ressources)) {
@@ -1229,7 +1257,7 @@ describe('the C2PA signing key (lib/provenance.ts)', () => {
   });
 
   it('is kept (RETAIN) on a production stage, like the link key', () => {
-    const prod = synthetiser({ stage: 'prod' });
+    const prod = synthetiser({ stage: 'prod', emailExpediteur: 'no-reply@retouche.example' });
     expect(prod.ressources[idDe(prod, 'Provenance/CleC2pa')]!.DeletionPolicy).toBe('Retain');
     expect(prod.ressources[ids(prod).ressource]!.Properties.Organisation).toBe('Retouche prod (test, not trusted)');
   });
