@@ -37,12 +37,10 @@ const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 const executer = promisify(execFile);
 
 /**
- * Cold-start ceilings above the API's 300 KB. Stripe's webhook checks signatures with the `stripe`
- * library (its Webhooks part cannot be imported alone: the package's exports allow its entry only),
- * about 450 KB; Stripe waits seconds for an answer and retries, and no person waits on it.
+ * Cold-start ceilings above the API's 300 KB (Stripe's webhook has none: it checks signatures
+ * without the `stripe` library, core/infra/stripe.ts).
  */
 const PLAFONDS_KO: Record<string, number> = {
-  'http/paiement-stripe': 600,
   // The MCP server: the official MCP SDK checks every message against its protocol's zod schemas (about
   // 500 KB of zod) and loads ajv for the schemas it is sent, about 950 KB in all; its callers are an
   // assistant's tool calls, which take seconds anyway, not a person's page.

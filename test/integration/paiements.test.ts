@@ -10,16 +10,22 @@
  * credits back once — replays, races, partial refunds cumulated, a refund after a dispute —, the
  * balance may go below zero and then no job starts (a 402 that says why) until it is back, and the
  * operator removes credits with a reason (admin -- remove-credits); each is a movement.
+ *
+ * A signing secret set after the deploy (issue 40, point 6): while the stack's secret holds its
+ * placeholder the webhook answers 503 (Stripe retries), and the same warm function handles the next
+ * delivery once the operator has put the whsec_… in it.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
 import { ajouterCredits, retirerCredits } from '../../lambdas/core/domaine/comptes';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { creer as creerWebhook } from '../../lambdas/http/paiement-stripe';
+import { demarrerSecrets } from '../../local/pile-template';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
@@ -221,6 +227,53 @@ describe("Stripe's webhook", () => {
     const sans = creerWebhook(async () => pile.deps, {});
     const r = await sans({ body: evenement({ compte: null }), headers: {}, isBase64Encoded: false } as never, {} as never);
     expect(r.statusCode).toBe(404);
+  });
+});
+
+describe('a signing secret set after the deploy (issue 40, point 6)', () => {
+  it('answers 503 while the secret holds the placeholder, then handles Stripe’s retry once the operator sets it, in the same warm function', async () => {
+    // The stack's secret as CloudFormation makes it (a generated placeholder), in the local Secrets Manager
+    // the template runs against, read by the function through the SDK as on AWS.
+    const arn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ApiWebhookStripe-AbCdEf';
+    const sm = await demarrerSecrets([arn]);
+    const aws = { AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKIDEXEMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const avant = Object.fromEntries(Object.keys(aws).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, aws);
+    try {
+      const webhook = creerWebhook(async () => pile.deps, { RETOUCHE_PACKS: process.env.RETOUCHE_PACKS, RETOUCHE_STRIPE_SECRET_ARN: arn });
+      const livrer = async (corps: string) => {
+        const r = await webhook(
+          {
+            body: corps,
+            headers: { 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: corps, secret: SECRET }) },
+            isBase64Encoded: false,
+          } as never,
+          { awsRequestId: 'requete' } as never,
+        );
+        return { statut: r.statusCode, corps: JSON.parse(r.body) };
+      };
+      const { jeton, compte } = await utilisateur();
+      const corps = evenement({ compte });
+
+      for (const _ of [1, 2]) {
+        const r = await livrer(corps);
+        expect(r.statut).toBe(503);
+        expect(r.corps.error).toEqual({ code: 'service_unavailable', message: expect.stringContaining('signing secret (whsec_…) has not been set') });
+      }
+      expect(await solde(jeton)).toBe(0);
+
+      // The operator: aws secretsmanager put-secret-value --secret-id <StripeWebhookSecretArn> --secret-string whsec_…
+      await new SecretsManagerClient({}).send(new PutSecretValueCommand({ SecretId: arn, SecretString: SECRET }));
+      const r = await livrer(corps);
+      expect(r.statut).toBe(200);
+      expect(r.corps).toMatchObject({ recu: true, statut: 'credite', compte, credits: 100 });
+      expect(await solde(jeton)).toBe(100);
+    } finally {
+      for (const [k, v] of Object.entries(avant))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      await sm.arreter();
+    }
   });
 });
 
