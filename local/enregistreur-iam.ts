@@ -12,6 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { clientDocument } from '../lambdas/core/infra/client-dynamodb';
+import { DEFINITION_TABLE } from '../lambdas/core/depots/table';
 import type { Dependances } from '../lambdas/core/infra/dependances';
 import type { Objets } from '../lambdas/core/infra/objets';
 import type { FileWebhooks } from '../lambdas/core/infra/file-webhooks';
@@ -69,6 +70,26 @@ const pk = (cle: Record<string, unknown> | undefined): string[] => {
 
 type Entree = Record<string, any>;
 
+/**
+ * The partition a Query reads, as IAM sees it: `dynamodb:LeadingKeys` is the partition key value of the
+ * table, or of the index for a Query on an index (gsi1pk…, not the item's pk). Read from the key
+ * condition's equality on that attribute (`gsi1pk = :p`, `#k = :p`).
+ */
+const partitionInterrogee = (e: Entree): string[] => {
+  const attribut = e.IndexName ? DEFINITION_TABLE.index.find((i) => i.nom === e.IndexName)?.partitionKey : DEFINITION_TABLE.partitionKey;
+  if (!attribut) return [];
+  for (const terme of String(e.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
+    const egalite = /^\(?\s*(#?[\w]+)\s*=\s*(:[\w]+)\s*\)?$/.exec(terme.trim());
+    if (!egalite) continue;
+    const nom = egalite[1]!.startsWith('#') ? e.ExpressionAttributeNames?.[egalite[1]!] : egalite[1];
+    if (nom !== attribut) continue;
+    const v = valeur(e.ExpressionAttributeValues?.[egalite[2]!]);
+    if (v !== undefined) return [v];
+  }
+  // Not found: recorded without keys, which test/integration/iam.test.ts refuses (a vacuous ForAllValues).
+  return [];
+};
+
 /** IAM actions of one DynamoDB operation (transactions and batches are authorized item by item). */
 const appelsDynamo = (operation: string, e: Entree): Omit<AppelAws, 'fonction'>[] => {
   const table = (t: string, index?: string): RessourceAppelee => ({ type: 'table', table: t, ...(index ? { index } : {}) });
@@ -80,8 +101,9 @@ const appelsDynamo = (operation: string, e: Entree): Omit<AppelAws, 'fonction'>[
     case 'PutItem':
       return [{ action: 'dynamodb:PutItem', operation, ressource: table(e.TableName), clesPrincipales: pk(e.Item) }];
     case 'Query':
+      return [{ action: 'dynamodb:Query', operation, ressource: table(e.TableName, e.IndexName), clesPrincipales: partitionInterrogee(e) }];
     case 'Scan':
-      return [{ action: `dynamodb:${operation}`, operation, ressource: table(e.TableName, e.IndexName) }];
+      return [{ action: 'dynamodb:Scan', operation, ressource: table(e.TableName, e.IndexName) }];
     case 'BatchGetItem':
       return Object.entries(e.RequestItems as Record<string, { Keys: Entree[] }>).map(([t, { Keys }]) => ({
         action: 'dynamodb:BatchGetItem',

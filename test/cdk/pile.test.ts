@@ -27,8 +27,9 @@ import { cleItem as cleIdempotence } from '../../lambdas/core/depots/idempotence
 import { cleItem as cleLot } from '../../lambdas/core/depots/lots';
 import { cleItem as cleTeleversement } from '../../lambdas/core/depots/televersements';
 import { cleItem as cleTravail } from '../../lambdas/core/depots/travaux';
-import { DEFINITION_TABLE, INDEX, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
+import { DEFINITION_TABLE, INDEX, OUVERTS, PREFIXE_CADENCE, PREFIXE_TELEVERSEMENT, PREFIXES_TABLE } from '../../lambdas/core/depots/table';
 import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../../lambdas/http/routes';
+import { LECTURES } from '../../lib/acces';
 import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { construireApplication } from '../../lib/application';
@@ -162,6 +163,23 @@ const ecriture = (table: unknown, action: string, genres: (keyof typeof PREFIXES
   Action: [`dynamodb:${action}`],
   Resource: [table],
   Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...genres].sort().map((g) => `${PREFIXES_TABLE[g]}*`) } },
+});
+
+/** Reads of these kinds of item only (GetItem, BatchGetItem, ConditionCheckItem: lib/acces.ts, LECTURES). */
+const lecture = (table: unknown, actions: string[], genres: (keyof typeof PREFIXES_TABLE)[]) => ({
+  Action: actions.map((a) => `dynamodb:${a}`),
+  Resource: [table],
+  Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...genres.map((g) => `${PREFIXES_TABLE[g]}*`)].sort() } },
+});
+/** A Query of these indexes, in these partitions only: an item kind's prefix, or an `ouverts` partition (gsi3) exactly. */
+const requete = (index: unknown[], partitions: (keyof typeof PREFIXES_TABLE | (typeof OUVERTS)[keyof typeof OUVERTS])[]) => ({
+  Action: ['dynamodb:Query'],
+  Resource: index,
+  Condition: {
+    'ForAllValues:StringLike': {
+      'dynamodb:LeadingKeys': partitions.map((p) => (p in PREFIXES_TABLE ? `${PREFIXES_TABLE[p as keyof typeof PREFIXES_TABLE]}*` : p)).sort(),
+    },
+  },
 });
 
 /** An alarm's properties, tags aside, by its construct id under Observabilite. */
@@ -577,7 +595,8 @@ describe('the dev stage', () => {
     for (const chemin of ['Api/TravailEffacer', 'Api/LotEffacer']) {
       expect(declarationsMetier(s, chemin), chemin).toEqual(
         trier([
-          { Action: chemin === 'Api/LotEffacer' ? ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] : ['dynamodb:GetItem'], Resource: [r.table] },
+          // The caller's key or session, the job or batch, the batch's jobs.
+          lecture(r.table, chemin === 'Api/LotEffacer' ? ['BatchGetItem', 'GetItem'] : ['GetItem'], ['cle', 'utilisateur', 'travail', 'lot']),
           // The rate window; the batch it claims and takes the job out of; the Idempotency-Key it keeps without its answer.
           ecriture(r.table, 'UpdateItem', ['cadence', 'lot', 'idempotence']),
           // Its request, recorded first; each upload's nameless tombstone.
@@ -595,7 +614,8 @@ describe('the dev stage', () => {
     const modeles = ['bedrock:InvokeModel', ...ACTIONS_REKOGNITION];
     expect(declarationsMetier(s, 'Flux/Outil').filter((d) => !modeles.some((a) => d.Action.includes(a)))).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // Its job, and no other kind of item.
+        lecture(r.table, ['GetItem'], ['travail']),
         { Action: ['s3:GetObject'], Resource: [r.objets('entrees'), r.objets('televersements')] },
         // Tagged with the days its job has left (core/modele/retention.ts).
         { Action: ['s3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('resultats')] },
@@ -606,9 +626,9 @@ describe('the dev stage', () => {
     // The step that fetches URLs is unchanged: it writes inputs, reads nothing from S3.
     expect(declarationsMetier(s, 'Flux/Preparer')).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
-        // It marks its job en_cours, and nothing else (issue 21, point 8).
-        ecriture(r.table, 'UpdateItem', ['travail']),
+        // It reads its job and marks it en_cours, and nothing else (issue 21, point 8; issue 40, point 7): one
+        // statement, as CDK merges the read and the write of the same kind.
+        { ...ecriture(r.table, 'UpdateItem', ['travail']), Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
         { Action: ['s3:PutObject'], Resource: [r.objets('entrees')] },
       ]),
     );
@@ -621,13 +641,18 @@ describe('the dev stage', () => {
     const r = references(s);
     const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
     const signer = { Action: ['secretsmanager:GetSecretValue'], Resource: [r.secret] };
-    expect(declarationsMetier(s, 'Api/Solde')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence]));
-    expect(declarationsMetier(s, 'Api/Travail')).toEqual(trier([{ Action: ['dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]));
-    expect(declarationsMetier(s, 'Api/Lot')).toEqual(trier([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] }, cadence, signer]));
+    // Each reads the caller's key (or a session's user) and what it shows: no other kind of item (issue 40, point 7).
+    const authentification = ['cle', 'utilisateur'] as const;
+    expect(declarationsMetier(s, 'Api/Solde')).toEqual(trier([lecture(r.table, ['GetItem'], [...authentification, 'compte']), cadence]));
+    expect(declarationsMetier(s, 'Api/Travail')).toEqual(trier([lecture(r.table, ['GetItem'], [...authentification, 'travail']), cadence, signer]));
+    expect(declarationsMetier(s, 'Api/Lot')).toEqual(
+      trier([lecture(r.table, ['BatchGetItem', 'GetItem'], [...authentification, 'lot', 'travail']), cadence, signer]),
+    );
     expect(declarationsMetier(s, 'Api/TravauxListe')).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
-        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte), r.index(INDEX.parOutil)] },
+        lecture(r.table, ['GetItem'], [...authentification]),
+        // The account's partitions of gsi1 and gsi2 (COMPTE#<account>[#TEST][#<tool>]).
+        requete([r.index(INDEX.parCompte), r.index(INDEX.parOutil)], ['compte']),
         cadence,
         signer,
       ]),
@@ -660,27 +685,36 @@ describe('the dev stage', () => {
 
   it("lets the web site's account routes write what they make, and only the two key routes write keys (issue 25)", () => {
     const r = references(s);
-    const lecture = { Action: ['dynamodb:GetItem'], Resource: [r.table] };
     const cadence = { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE };
+    // Sessions only: the user's link to their account, never a key read to authenticate (issue 40, point 7).
+    const session = lecture(r.table, ['GetItem'], ['utilisateur']);
     // A user's link, their account and the record of its sign-up credits, created together at the first visit; never updated here.
-    expect(declarationsMetier(s, 'Api/Compte')).toEqual(trier([lecture, cadence, ecriture(r.table, 'PutItem', ['apport', 'compte', 'utilisateur'])]));
-    expect(declarationsMetier(s, 'Api/Mouvements')).toEqual(trier([lecture, cadence, { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte)] }]));
+    expect(declarationsMetier(s, 'Api/Compte')).toEqual(
+      trier([lecture(r.table, ['GetItem'], ['utilisateur', 'compte']), cadence, ecriture(r.table, 'PutItem', ['apport', 'compte', 'utilisateur'])]),
+    );
+    expect(declarationsMetier(s, 'Api/Mouvements')).toEqual(
+      trier([lecture(r.table, ['GetItem'], ['utilisateur', 'compte']), cadence, requete([r.index(INDEX.parCompte)], ['compte'])]),
+    );
     // Stripe's webhook: a purchase's record, its payment and the balance it raises; a refund or dispute reads the payment
     // and updates it with the balance and a record of what was taken back. No job or key.
     expect(declarationsMetier(s, 'Api/PaiementStripe')).toEqual(
-      trier([lecture, ecriture(r.table, 'UpdateItem', ['compte', 'paiement']), ecriture(r.table, 'PutItem', ['apport', 'paiement'])]),
-    );
-    expect(declarationsMetier(s, 'Api/ClesListe')).toEqual(
       trier([
-        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: [r.table] },
-        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte)] },
-        cadence,
+        lecture(r.table, ['GetItem'], ['paiement']),
+        ecriture(r.table, 'UpdateItem', ['compte', 'paiement']),
+        ecriture(r.table, 'PutItem', ['apport', 'paiement']),
       ]),
     );
-    expect(declarationsMetier(s, 'Api/ClesCreer')).toEqual(
-      trier([lecture, ecriture(r.table, 'UpdateItem', ['cadence', 'compte']), ecriture(r.table, 'PutItem', ['cle'])]),
+    // The keys listed from the account's partition of gsi1; when each was last used, its CADENCE# item.
+    expect(declarationsMetier(s, 'Api/ClesListe')).toEqual(
+      trier([lecture(r.table, ['BatchGetItem', 'GetItem'], ['utilisateur', 'cadence']), requete([r.index(INDEX.parCompte)], ['compte']), cadence]),
     );
-    expect(declarationsMetier(s, 'Api/CleRevoquer')).toEqual(trier([lecture, ecriture(r.table, 'UpdateItem', ['cadence', 'cle', 'compte'])]));
+    expect(declarationsMetier(s, 'Api/ClesCreer')).toEqual(
+      trier([session, ecriture(r.table, 'UpdateItem', ['cadence', 'compte']), ecriture(r.table, 'PutItem', ['cle'])]),
+    );
+    // The key it revokes, by its hash.
+    expect(declarationsMetier(s, 'Api/CleRevoquer')).toEqual(
+      trier([lecture(r.table, ['GetItem'], ['utilisateur', 'cle']), ecriture(r.table, 'UpdateItem', ['cadence', 'cle', 'compte'])]),
+    );
   });
 
   it("puts the web site's own routes behind the user pool's authorizer, and gives every authenticating function the pool's issuer and client", () => {
@@ -736,7 +770,8 @@ describe('the dev stage', () => {
     const r = references(s);
     expect(declarationsMetier(s, 'Api/Mcp')).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // The key (a session's user, to refuse it).
+        lecture(r.table, ['GetItem'], ['cle', 'utilisateur']),
         { Action: ['dynamodb:UpdateItem'], Resource: [r.table], Condition: MISE_A_JOUR_CADENCE },
       ]),
     );
@@ -757,7 +792,8 @@ describe('the dev stage', () => {
     const r = references(s);
     expect(declarationsMetier(s, 'Api/TravauxCreer')).toEqual(
       trier([
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // The key and its account, a stored answer, an upload and whether a job uses it, a job to reread.
+        lecture(r.table, ['GetItem'], ['cle', 'utilisateur', 'compte', 'idempotence', 'televersement', 'travail']),
         // The rate window and the debit of the account; jobs (and listings' claims on uploads), the batch, the Idempotency-Key.
         ecriture(r.table, 'UpdateItem', ['cadence', 'compte']),
         ecriture(r.table, 'PutItem', ['travail', 'lot', 'idempotence']),
@@ -789,8 +825,8 @@ describe('the dev stage', () => {
     const creation = { Action: ['dynamodb:PutItem'], Resource: [r.table], Condition: CREATION_TELEVERSEMENT };
     expect(declarationsMetier(s, 'Api/TeleversementsCreer')).toEqual(
       trier([
-        // Authentication reads the key.
-        { Action: ['dynamodb:GetItem'], Resource: [r.table] },
+        // Authentication reads the key (or a session's user), and nothing else.
+        lecture(r.table, ['GetItem'], ['cle', 'utilisateur']),
         // The rate window, as the GET handlers count it, and the account's count of outstanding uploads.
         cadence,
         // Upload records (the Puts of its TransactWriteItems): no account, job or batch.
@@ -854,12 +890,10 @@ describe('the dev stage', () => {
 
     expect(declarationsMetier(s, 'Flux/Balayeur')).toEqual(
       trier([
-        {
-          Action: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem'],
-          Resource: [r.table],
-        },
-        // gsi1: the account's webhooks, to announce what it ends.
-        { Action: ['dynamodb:Query'], Resource: [r.index(INDEX.parCompte), r.index(INDEX.ouverts)] },
+        // The records the open work names (a delivery made before, when it announces again): no account, key or payment.
+        lecture(r.table, ['BatchGetItem', 'ConditionCheckItem', 'GetItem'], ['effacement', 'livraison', 'lot', 'televersement', 'travail']),
+        // gsi3: the open work, by its partitions; gsi1: the account's webhooks, to announce what it ends.
+        requete([r.index(INDEX.parCompte), r.index(INDEX.ouverts)], ['compte', ...Object.values(OUVERTS)]),
         // Jobs, accounts (refunds, uploads uncounted), uploads, its own turn, and what an erasure updates: never a key.
         ecriture(r.table, 'UpdateItem', ['travail', 'compte', 'televersement', 'tour', 'lot', 'idempotence']),
         ecriture(r.table, 'PutItem', ['effacement', 'televersement', 'livraison']),
@@ -948,6 +982,61 @@ describe('the dev stage', () => {
       [d.Action].flat().some((a) => a.startsWith('secretsmanager:')),
     );
     expect(secrets.flatMap((d) => [d.Action].flat()).sort()).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
+  });
+
+  it('bounds every DynamoDB read of every role to the kinds of item and index partitions it reads: API keys by the routes that authenticate one (issue 40, point 7)', () => {
+    const role = (chemin: string) => fonctionDuModule(s, chemin)[1].Properties.Role['Fn::GetAtt'][0] as string;
+    const lecteurs: Record<string, string[]> = {};
+    let lectures = 0;
+    for (const [id, p] of deType(s, 'AWS::IAM::Policy')) {
+      for (const d of p.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: Record<string, Record<string, string[]>> }[]) {
+        const actions = [d.Action].flat();
+        // Scan names no partition: LeadingKeys cannot bound it, and no function scans.
+        expect(actions, id).not.toContain('dynamodb:Scan');
+        expect(actions, id).not.toContain('dynamodb:PartiQLSelect');
+        if (!actions.some((a) => /^dynamodb:(GetItem|BatchGetItem|Query|ConditionCheckItem)$/.test(a))) continue;
+        lectures++;
+        expect(Object.keys(d.Condition ?? {}), `${id}: ${actions.join(', ')}`).toEqual(['ForAllValues:StringLike']);
+        const prefixes = d.Condition!['ForAllValues:StringLike']!['dynamodb:LeadingKeys'];
+        expect(prefixes?.length, `${id}: ${actions.join(', ')}`).toBeGreaterThan(0);
+        // An item kind's prefix; a query of gsi3 names its open-work partitions exactly.
+        const connus = [...Object.values(PREFIXES_TABLE).map((x) => `${x}*`), ...(actions.includes('dynamodb:Query') ? Object.values(OUVERTS) : [])];
+        expect(
+          prefixes!.filter((x) => !connus.includes(x)),
+          `${id}: ${prefixes}`,
+        ).toEqual([]);
+        // Query on the indexes only, the item reads on the table only.
+        expect(actions.length === 1 || !actions.includes('dynamodb:Query'), id).toBe(true);
+        expect(JSON.stringify(d).includes('/index/'), id).toBe(actions.includes('dynamodb:Query'));
+        for (const x of prefixes!) for (const r of p.Properties.Roles as { Ref: string }[]) (lecteurs[x] ??= []).push(r.Ref);
+      }
+    }
+    expect(lectures).toBeGreaterThan(20);
+    // Every entry of LECTURES is some function's: as many roles read as there are entries.
+    const roles = new Set(Object.values(lecteurs).flat());
+    expect(roles.size).toBe(Object.keys(LECTURES).length);
+    const par = (prefixe: string) => [...new Set(lecteurs[prefixe])].sort();
+    // An API key's record (its hash, its account): the routes that take a key, and the one that revokes keys. Not the
+    // job steps, the delivery function, Stripe's webhook, nor the web site's other routes (sessions only).
+    expect(par(`${PREFIXES_TABLE.cle}*`)).toEqual(
+      [
+        'Api/Solde',
+        'Api/TravauxListe',
+        'Api/Travail',
+        'Api/Lot',
+        'Api/TravauxCreer',
+        'Api/TeleversementsCreer',
+        'Api/TravailEffacer',
+        'Api/LotEffacer',
+        'Api/Webhooks',
+        'Api/Mcp',
+        'Api/CleRevoquer',
+      ]
+        .map(role)
+        .sort(),
+    );
+    // A payment: Stripe's webhook alone.
+    expect(par(`${PREFIXES_TABLE.paiement}*`)).toEqual([role('Api/PaiementStripe')]);
   });
 
   it('grants no action wildcard (no states:*, dynamodb:*, s3:*) to any role', () => {

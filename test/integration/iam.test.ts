@@ -343,6 +343,47 @@ describe('every AWS call of the integration scenarios, against the deployed poli
           'Allowed',
         ],
         ['Api/TravauxListe', { action: 'dynamodb:Query', ressource: { type: 'table', table: '' } }, `${table}/index/gsi3`, 'ImplicitlyDenied'],
+        // Reads are bounded like writes (issue 40, point 7): GET /solde reads the caller's key and account, no job or payment.
+        ['Api/Solde', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CLE#abc'] }, table, 'Allowed'],
+        ['Api/Solde', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['COMPTE#abc'] }, table, 'Allowed'],
+        ['Api/Solde', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TRAVAIL#x'] }, table, 'ImplicitlyDenied'],
+        ['Api/Solde', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['PAIEMENT#pi'] }, table, 'ImplicitlyDenied'],
+        // No API key record for a function that authenticates no key: a job step, the delivery function, a session-only route.
+        ['Flux/Outil', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CLE#abc'] }, table, 'ImplicitlyDenied'],
+        ['Webhooks/Livreur', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CLE#abc'] }, table, 'ImplicitlyDenied'],
+        ['Api/ClesCreer', { action: 'dynamodb:GetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CLE#abc'] }, table, 'ImplicitlyDenied'],
+        // A batch read is allowed only if every item is of a kind the role reads.
+        [
+          'Api/Lot',
+          { action: 'dynamodb:BatchGetItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['TRAVAIL#a', 'PAIEMENT#pi'] },
+          table,
+          'ImplicitlyDenied',
+        ],
+        // A query names its partition: the account's jobs, not an endpoint's deliveries; the sweeper's open work, by its partitions.
+        [
+          'Api/TravauxListe',
+          { action: 'dynamodb:Query', ressource: { type: 'table', table: '' }, clesPrincipales: ['COMPTE#abc'] },
+          `${table}/index/gsi1`,
+          'Allowed',
+        ],
+        [
+          'Api/TravauxListe',
+          { action: 'dynamodb:Query', ressource: { type: 'table', table: '' }, clesPrincipales: ['WEBHOOK#w'] },
+          `${table}/index/gsi1`,
+          'ImplicitlyDenied',
+        ],
+        [
+          'Flux/Balayeur',
+          { action: 'dynamodb:Query', ressource: { type: 'table', table: '' }, clesPrincipales: ['OUVERT#LOT'] },
+          `${table}/index/gsi3`,
+          'Allowed',
+        ],
+        [
+          'Flux/Balayeur',
+          { action: 'dynamodb:Query', ressource: { type: 'table', table: '' }, clesPrincipales: ['OUVERT#LOTS'] },
+          `${table}/index/gsi3`,
+          'ImplicitlyDenied',
+        ],
         ['Flux/Outil', { action: 's3:GetObject', ressource: { type: 'bucket', bucket: '' } }, objet('zips/a/b.zip'), 'ImplicitlyDenied'],
         ['Flux/Outil', { action: 's3:PutObject', ressource: { type: 'bucket', bucket: '' } }, objet('entrees/a/b/0.jpg'), 'ImplicitlyDenied'],
         ['Api/Travail', { action: 'dynamodb:PutItem', ressource: { type: 'table', table: '' }, clesPrincipales: ['CADENCE#abc#1'] }, table, 'ImplicitlyDenied'],
@@ -376,10 +417,10 @@ describe('every AWS call of the integration scenarios, against the deployed poli
       const refus: string[] = [];
       // A missing key would make a ForAllValues condition vacuously true: every item call carries its keys.
       const sansCles = appels.filter(
-        (a) => /^dynamodb:(GetItem|BatchGetItem|PutItem|UpdateItem|DeleteItem|ConditionCheckItem)$/.test(a.action) && !a.clesPrincipales?.length,
+        (a) => /^dynamodb:(GetItem|BatchGetItem|Query|PutItem|UpdateItem|DeleteItem|ConditionCheckItem)$/.test(a.action) && !a.clesPrincipales?.length,
       );
       expect(sansCles.map((a) => `${a.fonction} ${a.operation}`)).toEqual([]);
-      const utilises = new Map<string, { action: string; arn: string }[]>();
+      const utilises = new Map<string, { action: string; arn: string; cles?: string[] }[]>();
       for (const { appel, arn } of uniques.values()) {
         const fonction = modele.fonctions.get(appel.fonction);
         if (!fonction) {
@@ -391,12 +432,18 @@ describe('every AWS call of the integration scenarios, against the deployed poli
           const cles = appel.clesPrincipales ? ` LeadingKeys=${JSON.stringify(appel.clesPrincipales)}` : '';
           refus.push(`${appel.fonction}: ${appel.action} (${appel.operation}) on ${arn}${cles} → ${resultat}`);
         }
-        (utilises.get(appel.fonction) ?? utilises.set(appel.fonction, []).get(appel.fonction)!).push({ action: appel.action, arn });
+        (utilises.get(appel.fonction) ?? utilises.set(appel.fonction, []).get(appel.fonction)!).push({
+          action: appel.action,
+          arn,
+          ...(appel.clesPrincipales ? { cles: appel.clesPrincipales } : {}),
+        });
       }
 
       // The figure: per function, grants (action × resource of its Allow statements) and actions, granted vs used.
       const lignes: string[] = [];
       const inutilises: string[] = [];
+      /** Key prefixes (`dynamodb:LeadingKeys`) a grant allows that no recorded call of its action and resource touched. */
+      const prefixesInutilises: string[] = [];
       let totalAccordes = 0;
       let totalUtilises = 0;
       const couvre = (motif: string, arn: string) =>
@@ -420,6 +467,16 @@ describe('every AWS call of the integration scenarios, against the deployed poli
         accordes.forEach((g, i) => {
           if (!usages[i]) inutilises.push(`${f.chemin}: ${g.action} on ${g.ressource}${g.condition ? ` if ${JSON.stringify(g.condition)}` : ''}`);
         });
+        for (const d of f.declarations.filter((x) => x.Effect === 'Allow' && x.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])) {
+          const actionsD = [d.Action].flat();
+          const ressources = [d.Resource].flat();
+          const prefixes: string[] = d.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
+          const touches = prefixes.filter((p) =>
+            faits.some((u) => actionsD.includes(u.action) && ressources.some((r) => couvre(r, u.arn)) && u.cles?.some((c) => couvre(p, c))),
+          );
+          const restants = prefixes.filter((p) => !touches.includes(p));
+          if (restants.length > 0) prefixesInutilises.push(`${f.chemin}: ${actionsD.join(', ')} ${restants.join(' ')}`);
+        }
       }
       lignes.push(`${'total'.padEnd(24)} ${totalUtilises}/${totalAccordes}`);
       const autres = [...modele.fonctions.keys()].filter((c) => !/^(Api|Flux|Webhooks)\//.test(c));
@@ -430,6 +487,8 @@ describe('every AWS call of the integration scenarios, against the deployed poli
           `(logs:CreateLogStream, logs:PutLogEvents and xray:Put* on every role are the Lambda runtime's, not counted.)`,
           `Granted, used by no scenario (${inutilises.length}):`,
           ...inutilises.map((u) => `  - ${u}`),
+          `Key prefixes granted, touched by no scenario (${prefixesInutilises.length}; lib/acces.ts says why each is granted):`,
+          ...prefixesInutilises.map((u) => `  - ${u}`),
           `Not run by these scenarios (deploy-time custom resources): ${autres.join(', ')}`,
           ...(refus.length ? ['DENIED:', ...refus.map((r) => `  - ${r}`)] : []),
         ].join('\n'),
