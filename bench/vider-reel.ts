@@ -1,7 +1,7 @@
 /**
  * The vider preview on the real rooms of test/photos (chambre_*, cuisine*, salle-de-bain_*, sejour_*,
  * piece-vide_*): per photo, what the trained detector found, the fill's measure (qualite-remplissage.ts:
- * detail against the surroundings, share of the frame) and the verdict the engine gives, as a Markdown
+ * detail against the surroundings, share of the frame, its surfaces seen elsewhere) and the verdict the engine gives, as a Markdown
  * table; and the contact sheet of docs/engines.md, before | after with its verdict, where "after" of a
  * refused photo is the fill that was refused.
  * Run: npx tsx bench/vider-reel.ts [sheet=docs/exemples/vider-verdicts.jpg]
@@ -13,7 +13,7 @@ import { decoder } from '../lambdas/moteurs/commun/pixels';
 import { zoneVider } from '../lambdas/moteurs/commun/zones';
 import { detecteurLocal } from '../lambdas/moteurs/local/detecteur-local';
 import { creerMoteurLocal } from '../lambdas/moteurs/local/index';
-import { PART_MAX, SEUIL_DETAIL } from '../lambdas/moteurs/local/qualite-remplissage';
+import { PART_MAX, SEUIL_DETAIL, SEUIL_VU } from '../lambdas/moteurs/local/qualite-remplissage';
 import { remplirVider } from '../lambdas/moteurs/local/vider';
 import { DOSSIER_PHOTOS, photo } from '../test/support/verite';
 
@@ -31,7 +31,7 @@ const etiquette = (lignes: string[], largeur: number, couleur: string) =>
   );
 
 const cases: Buffer[] = [];
-console.log(`| Photo | Found | Share | Detail | Verdict |\n|---|---|---|---|---|`);
+console.log(`| Photo | Found | Share | Detail | Seen | Verdict |\n|---|---|---|---|---|---|`);
 for (const nom of readdirSync(DOSSIER_PHOTOS).filter((n) => PIECES.test(n))) {
   // As PNG: the engine then answers PNG, without a second JPEG's noise in the measure.
   const source = await sharp(photo(nom)).png().toBuffer();
@@ -46,13 +46,13 @@ for (const nom of readdirSync(DOSSIER_PHOTOS).filter((n) => PIECES.test(n))) {
   }
   const trouves = objets.filter((o) => o.nature === 'meuble').map((o) => o.nom);
   if (verdict === 'rien_a_retirer') {
-    console.log(`| ${nom} | none | | | rien_a_retirer |`);
+    console.log(`| ${nom} | none | | | | rien_a_retirer |`);
     continue;
   }
   const zone = await zoneVider(base, objets);
   // The engine's own seed for this job: the fill, and its measure, are the ones it judged.
   const { resultat, qualite } = await remplirVider(base, zone, graineDe('vider-reel'));
-  console.log(`| ${nom} | ${trouves.join(', ')} | ${qualite.part.toFixed(2)} | ${qualite.detail.toFixed(2)} | ${verdict} |`);
+  console.log(`| ${nom} | ${trouves.join(', ')} | ${qualite.part.toFixed(2)} | ${qualite.detail.toFixed(2)} | ${qualite.vu.toFixed(2)} | ${verdict} |`);
   const [avant, apres] = await Promise.all(
     [
       source,
@@ -72,7 +72,9 @@ for (const nom of readdirSync(DOSSIER_PHOTOS).filter((n) => PIECES.test(n))) {
       ? `termine: detail ${qualite.detail.toFixed(2)} ≥ ${SEUIL_DETAIL}, ${Math.round(qualite.part * 100)} % of the frame`
       : qualite.part > PART_MAX
         ? `refused: ${Math.round(qualite.part * 100)} % of the frame > ${PART_MAX * 100} %`
-        : `refused: detail ${qualite.detail.toFixed(2)} < ${SEUIL_DETAIL}`;
+        : qualite.vu < SEUIL_VU
+          ? `refused: a surface rebuilt seen elsewhere ${qualite.vu.toFixed(2)} < ${SEUIL_VU}`
+          : `refused: detail ${qualite.detail.toFixed(2)} < ${SEUIL_DETAIL}`;
   cases.push(
     await sharp({ create: { width: largeur, height: hauteur + TEXTE, channels: 3, background: '#fff' } })
       .composite([

@@ -28,6 +28,7 @@ import { clientS3Local, demarrerS3, identifiantsS3Local } from '../../local/s3';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { photoGrande } from '../support/photo';
 import { photo as photoReelle } from '../support/verite';
+import { rendreScenes } from '../../docs/exemples/scenes';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -95,15 +96,16 @@ try {
   }) as Record<string, string>;
 
   // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
-  // outdoor tools; real photos (test/photos, enlarged) for vider and staging, whose trained detector
-  // (NanoDet, WebAssembly) must find a real sofa to remove (one whose fill passes vider's measure: a bed that
-  // covers 44 % of the frame is refused, rightly) and see an empty room to furnish, on arm64 too.
+  // outdoor tools; the drawn living room of docs/engines.md for vider, whose trained detector (NanoDet,
+  // WebAssembly) must find its sofa and whose fill must pass the measure (no real room of test/photos does:
+  // docs/engines.md, "vider on real photographs"); a real empty room (enlarged) for staging, on arm64 too.
   const maison = await sharp(await photoGrande())
     .resize(4000, 3000)
     .jpeg({ quality: 92 })
     .toBuffer();
   const agrandie = (nom: string) => sharp(photoReelle(nom)).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
-  const [sejour, pieceVide] = [await agrandie('sejour_polyhaven-fireplace-b.jpg'), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
+  const salon = (await rendreScenes()).salon;
+  const [sejour, pieceVide] = [await sharp(salon).resize(3840, 2560).jpeg({ quality: 92 }).toBuffer(), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];

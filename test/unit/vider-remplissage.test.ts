@@ -13,7 +13,7 @@ import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
 import { zoneVider } from '../../lambdas/moteurs/commun/zones';
 import { detecteurCouleurs, detecteurLocal } from '../../lambdas/moteurs/local/detecteur-local';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
-import { mesurerRemplissage, PART_MAX, SEUIL_DETAIL } from '../../lambdas/moteurs/local/qualite-remplissage';
+import { mesurerCopie, mesurerRemplissage, PART_MAX, refuserSiTache, SEUIL_DETAIL, SEUIL_VU } from '../../lambdas/moteurs/local/qualite-remplissage';
 import { remplirVider } from '../../lambdas/moteurs/local/vider';
 import { rendreScenes } from '../../docs/exemples/scenes';
 import { photo } from '../support/verite';
@@ -34,7 +34,9 @@ const VERDICTS: [string, 'termine' | 'remplissage_insuffisant' | 'limite' | 'rie
   ['salle-de-bain_coco229358.jpg', 'rien_a_retirer'],
   ['salle-de-bain_coco403385.jpg', 'rien_a_retirer'],
   ['sejour_polyhaven-fireplace-a.jpg', 'remplissage_insuffisant'],
-  ['sejour_polyhaven-fireplace-b.jpg', 'termine'],
+  // Its detector box took the sofa's seat, not its back: the "floor" around it was the sofa and a blanket,
+  // seen nowhere else in the photo; the fill, detailed, was a patchwork of them (vu 0).
+  ['sejour_polyhaven-fireplace-b.jpg', 'remplissage_insuffisant'],
   ['sejour_polyhaven-wooden-lounge.jpg', 'remplissage_insuffisant'],
 ];
 
@@ -61,11 +63,11 @@ describe('vider on real rooms: a fill that continues the room, or a refund that 
     if (livre instanceof Error) {
       expect(livre).toMatchObject({
         name: 'remplissage_insuffisant',
-        message: expect.stringMatching(/too large for the preview engine|would show as a blur/),
+        message: expect.stringMatching(/too large for the preview engine|would show as a blur|would have to invent them/),
       });
-      // What was refused is a smudge or most of the room: the measure says so.
+      // What was refused is a smudge, most of the room, or a surface seen nowhere else: the measure says so.
       const { qualite } = await remplirVider(base, zone, graineDe(travail));
-      expect(qualite.detail < SEUIL_DETAIL || qualite.part > PART_MAX, JSON.stringify(qualite)).toBe(true);
+      expect(qualite.detail < SEUIL_DETAIL || qualite.part > PART_MAX || qualite.vu < SEUIL_VU, JSON.stringify(qualite)).toBe(true);
       return;
     }
     const { image, graine } = livre;
@@ -77,6 +79,26 @@ describe('vider on real rooms: a fill that continues the room, or a refund that 
     expect(mesure).toEqual(qualite);
     expect(mesure.detail, JSON.stringify(mesure)).toBeGreaterThanOrEqual(SEUIL_DETAIL);
     expect(mesure.part).toBeLessThanOrEqual(PART_MAX);
+    expect(mesure.vu).toBeGreaterThanOrEqual(SEUIL_VU);
+  });
+
+  it('a surface rebuilt that the photo shows only around the furniture is not continued but invented: refused', async () => {
+    // A 300 × 200 copy, the filled area 80 × 50 in its middle, half floor, half wall.
+    const [l, h] = [300, 200];
+    const masque = Uint8Array.from({ length: l * h }, (_, p) => (p % l >= 110 && p % l < 190 && ((p / l) | 0) >= 75 && ((p / l) | 0) < 125 ? 1 : 0));
+    const rgb = Uint8Array.from({ length: l * h * 3 }, (_, i) => 120 + ((i * 7919) % 13));
+    const mesurer = (classes: Uint8Array) => mesurerCopie(rgb, masque, classes, l, h);
+    // The floor below row 100 everywhere: seen over far more than its rebuilt area.
+    const sol = Uint8Array.from({ length: l * h }, (_, p) => (((p / l) | 0) >= 100 ? 1 : 0));
+    expect((await mesurer(sol)).vu).toBeGreaterThan(SEUIL_VU);
+    // "Floor" only within 20 px of the area (a sofa's seat and a blanket around a box that took part of it).
+    const autour = Uint8Array.from(sol, (v, p) => (v && p % l >= 90 && p % l < 210 && ((p / l) | 0) < 145 ? 1 : 0));
+    const q = await mesurer(autour);
+    expect(q.vu).toBe(0);
+    expect(() => refuserSiTache(q)).toThrow(/would have to invent them/);
+    // A sliver of it (under a fifth of the area) is not held to it.
+    const mince = Uint8Array.from({ length: l * h }, (_, p) => (((p / l) | 0) >= 120 && p % l >= 90 && p % l < 210 && ((p / l) | 0) < 145 ? 1 : 0));
+    expect((await mesurer(mince)).vu).toBeGreaterThan(SEUIL_VU);
   });
 
   it('a blur of the surroundings, the fill the issue saw, scores under the threshold on every room with furniture found', async () => {

@@ -13,6 +13,10 @@
  * `part`: the mask's share of the frame. Past PART_MAX, what furniture hid is most of the room (where the
  * floor meets the wall behind a bed, what stood there): a copy of the room's texture would be invented,
  * not continued, however detailed.
+ * `vu`: for each surface the fill rebuilds (at least SURFACE_MIN of it), how much of that surface the photo
+ * shows away from the furniture (beyond LOIN of the mask), over the area rebuilt; the least of them. A floor
+ * seen only in the ring is no floor: where a detector's box took a sofa's seat and not its back, the "floor"
+ * around it was the sofa and a blanket, and the fill, detailed, was a patchwork of them (issue 39).
  */
 import sharp from 'sharp';
 import { ErreurTravail } from '../../core/modele/erreurs';
@@ -30,6 +34,14 @@ export const COTE_MESURE = 480;
 export const SEUIL_DETAIL = 0.6;
 /** Above this share of the frame, the area to rebuild is most of the room: refused whatever its detail. */
 export const PART_MAX = 0.3;
+/**
+ * Under this, a surface the fill rebuilds is not seen in the photo beyond the furniture's surroundings: refused.
+ * Half its rebuilt area: the drawn living room shows its wall and floor over 2.8 and 4 times theirs; the sofa
+ * whose box took only its seat, 0 (docs/engines.md).
+ */
+export const SEUIL_VU = 0.5;
+/** A surface under this share of the filled area is a sliver (a floor's edge under a table): not held to SEUIL_VU. */
+const SURFACE_MIN = 0.2;
 
 /**
  * The band of detail measured: the luminance blurred by the first sigma less it blurred by the second
@@ -43,6 +55,8 @@ const DETAIL_MAX = 16;
 const NEUTRE = 0.8;
 /** Width of the ring around the mask (pixels of the copy), and of the feathered edge left out inside. */
 const [ANNEAU, BORD] = [14, 3];
+/** "Away from the furniture": beyond three rings of the mask (pixels of the copy). */
+const LOIN = 3 * ANNEAU;
 /** Under this many ring pixels of its own surface, a surface is compared with the whole ring. */
 const ANNEAU_MIN = 60;
 /**
@@ -56,6 +70,8 @@ export interface QualiteRemplissage {
   detail: number;
   /** The mask's share of the frame. */
   part: number;
+  /** How much of each surface rebuilt is seen away from the furniture, over its rebuilt area: the least (see the module's comment). */
+  vu: number;
 }
 
 /**
@@ -141,8 +157,11 @@ export const mesurerCopie = async (rgb: Uint8Array, masque: Uint8Array, classes:
     [0, 0],
   ];
   let n = 0;
+  // Per surface, its pixels seen away from the mask.
+  const loin = [0, 0];
   for (let p = 0; p < l * h; p++) {
     const c = classes[p]!;
+    if (!masque[p] && !dans(...carre(p, LOIN))) loin[c]!++;
     if (masque[p]) {
       n++;
       const [x0, y0, x1, y1] = carre(p, BORD);
@@ -164,7 +183,11 @@ export const mesurerCopie = async (rgb: Uint8Array, masque: Uint8Array, classes:
     const autour = ca ? sa! / ca : 0;
     score += (compte / total) * ((somme! / compte + NEUTRE) / (autour + NEUTRE));
   }
-  return { detail: total >= INTERIEUR_MIN ? score : 1, part: n / (l * h) };
+  // Judged on the whole mask (its feathered edge included): a surface rebuilt, and how much of it is seen elsewhere.
+  const rebatis = [0, 0];
+  for (let p = 0; p < l * h; p++) if (masque[p]) rebatis[classes[p]!]!++;
+  const vu = Math.min(...[0, 1].filter((c) => n && rebatis[c]! / n >= SURFACE_MIN).map((c) => loin[c]! / rebatis[c]!));
+  return { detail: total >= INTERIEUR_MIN ? score : 1, part: n / (l * h), vu: total >= INTERIEUR_MIN ? vu : Infinity };
 };
 
 /** The copy's size for a photo of l × h. */
@@ -196,11 +219,16 @@ const pourcent = (v: number) => `${Math.round(v * 100)} %`;
  * Throws `remplissage_insuffisant` (the job fails and is refunded) when the fill may not be delivered,
  * with a message saying why in words an estate agent reads.
  */
-export const refuserSiTache = ({ detail, part }: QualiteRemplissage): void => {
+export const refuserSiTache = ({ detail, part, vu }: QualiteRemplissage): void => {
   if (part > PART_MAX)
     throw new ErreurTravail(
       'remplissage_insuffisant',
       `The area to rebuild is too large for the preview engine: the furniture found covers ${pourcent(part)} of the photo (at most ${pourcent(PART_MAX)}), and what it hides (where the floor meets the walls) cannot be continued from the rest of the room. No blurred result was delivered; the job was refunded.`,
+    );
+  if (vu < SEUIL_VU)
+    throw new ErreurTravail(
+      'remplissage_insuffisant',
+      `The preview engine continues the floor and walls it sees around the furniture, and here it would have to invent them: part of what the furniture hides is a surface the photo shows nowhere else (the furniture found seems to stand against other furniture, or to be only partly outlined). No result was delivered; the job was refunded.`,
     );
   if (detail < SEUIL_DETAIL)
     throw new ErreurTravail(

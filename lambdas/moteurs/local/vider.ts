@@ -79,7 +79,7 @@ const [GRAIN, AGRANDISSEMENT_GRAIN] = [6, 2];
  */
 export const apercuVider = async (p: Pixels, zone: ZoneOutil, graine: number): Promise<Buffer> => {
   // Most of the room hidden: refused before any work.
-  refuserSiTache({ detail: 1, part: part(zone.masque) });
+  refuserSiTache({ detail: 1, part: part(zone.masque), vu: Infinity });
   const { resultat, qualite } = await remplirVider(p, zone, graine);
   refuserSiTache(qualite);
   return resultat;
