@@ -8,6 +8,11 @@
  * - Fallback `-c liens=api` for LocalStack (no CloudFront): the same signed links point at the
  *   API's `/fichiers/...` route, whose function checks the signature exactly as CloudFront would
  *   and redirects to a one-minute S3 URL.
+ * - A download link carries `response-content-disposition` in its query, signed with it
+ *   (lambdas/core/infra/liens.ts). The distribution forwards that one parameter to S3 (its origin
+ *   request policy), and S3 answers with that Content-Disposition (attachment, the result's name): S3
+ *   honours it on signed requests only, which the OAC's are. A page's `download` attribute alone
+ *   cannot do it, since the links are on another origin than the site.
  */
 import { CustomResource, Duration, Validations } from 'aws-cdk-lib';
 import {
@@ -16,6 +21,8 @@ import {
   Distribution,
   HttpVersion,
   KeyGroup,
+  OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
   PriceClass,
   PublicKey,
   ResponseHeadersPolicy,
@@ -81,6 +88,12 @@ export class Liens extends Construct {
         comment: 'Retouche result links',
       });
       const groupe = new KeyGroup(this, 'GroupeCles', { items: [publique] });
+      // To S3, the download name and nothing else of the viewer's query: not the signature's parameters
+      // (S3 has no use of them), no header (OAC signs the request S3 gets).
+      const disposition = new OriginRequestPolicy(this, 'Disposition', {
+        comment: `Retouche ${config.stage}: the signed download name of a result link, to S3`,
+        queryStringBehavior: OriginRequestQueryStringBehavior.allowList('response-content-disposition'),
+      });
       this.distribution = new Distribution(this, 'Distribution', {
         comment: `Retouche ${config.stage}: signed result links`,
         defaultBehavior: {
@@ -92,6 +105,9 @@ export class Liens extends Construct {
           // batch ZIP written again after an erasure keeps its key. Each link is downloaded a few times,
           // so a cache saves little; every request still goes through the signature check first.
           cachePolicy: CachePolicy.CACHING_DISABLED,
+          // With nothing cached there is no cache key to split by name: a display link and a download
+          // link of one file are two requests to S3, each answered with its own headers.
+          originRequestPolicy: disposition,
           responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
         },
         httpVersion: HttpVersion.HTTP2_AND_3,

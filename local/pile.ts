@@ -25,10 +25,12 @@ import { creerMarqueur } from '../lambdas/moteurs/c2pa/marquage';
 import type { Detecteur } from '../lambdas/moteurs/commun/detection';
 import type { Moteur } from '../lambdas/moteurs/commun/moteur';
 import type { DependancesPipeline } from '../lambdas/pipeline/dependances-pipeline';
+import type { SignerLien } from '../lambdas/core/modele/enregistrements';
 import { balayer, type BilanBalayage } from '../lambdas/core/domaine/balayage';
 import { journal } from '../lambdas/core/infra/journal';
 import { clientDynamoLocal, creerTable, demarrerDynamo, identifiantsLocaux } from './dynamodb';
 import { CHEMIN_FICHIERS, servirFichiers } from './fichiers';
+import { enteteHote, hoteAccepte, hoteCourant, hotesLocaux, pendant } from './hotes';
 import { dependancesEnregistrees, type EnregistreurIam } from './enregistreur-iam';
 import { demarrerCognito, type CodeEnvoye, type CognitoLocal } from './cognito';
 import { demarrerPasserelle } from './passerelle';
@@ -140,6 +142,15 @@ const importerHttp = async (fonction: string, deps: () => Promise<Dependances>):
   return module.creer(deps);
 };
 
+/**
+ * A handler run with its request's host known to the link signer (local/hotes.ts), when that host is
+ * one of the stack's own: the studio opened at 127.0.0.1 gets its result links on 127.0.0.1.
+ */
+const avecHote =
+  (handler: HandlerHttp, hotes: () => readonly string[]): HandlerHttp =>
+  (event, contexte) =>
+    pendant(hoteAccepte(enteteHote(event.headers), hotes()), () => handler(event, contexte));
+
 export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
   mkdirSync(config.dossier, { recursive: true });
   const arrets: (() => Promise<void>)[] = [];
@@ -225,8 +236,10 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
     const handlers: Record<string, HandlerHttp> = {};
     // The construct's name in lib/api.ts (only loaded when recording: it brings aws-cdk-lib).
     const nomConstruct = config.enregistreur ? (await import('../lib/api')).nomConstruct : (f: string) => f;
+    // The hosts of the links, known once the gateway has its port (no request comes before).
+    let hotes: readonly string[] = [];
     for (const fonction of [...new Set([...ROUTES.map((r) => r.fonction), 'introuvable'])])
-      handlers[fonction] = await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`));
+      handlers[fonction] = avecHote(await importerHttp(fonction, fournirPour(`Api/${nomConstruct(fonction)}`)), () => hotes);
 
     let fichiers: ReturnType<typeof servirFichiers> | undefined;
     if (config.site && !cognito) throw new Error('the web site needs the user pool: ask for sessions too');
@@ -245,9 +258,16 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       autres: async (requete, reponse) => (fichiers ? await fichiers(requete, reponse) : false) || (site ? await site(requete, reponse) : false),
     });
     arrets.push(passerelle.arreter);
-    const baseLiens = `http://localhost:${passerelle.port}${CHEMIN_FICHIERS}`;
+    hotes = hotesLocaux(passerelle.port);
+    // One signer per host the stack answers on; a request by another Host header (or none: the
+    // pipeline, webhook deliveries) gets links on the first, localhost.
+    const signataires = new Map(
+      hotes.map((hote) => [hote, creerSignataire({ base: `http://${hote}${CHEMIN_FICHIERS}`, idCle: cles.id, clePrivee: cles.privee }, horloge)]),
+    );
+    const signerParDefaut = signataires.get(hotes[0]!)!;
+    const signer: SignerLien = (cle, telechargement) => (signataires.get(hoteCourant() ?? '') ?? signerParDefaut)(cle, telechargement);
     const clientS3 = clientS3Local(s3.endpoint);
-    fichiers = servirFichiers({ s3: clientS3, bucket, base: baseLiens, clesPubliques: { [cles.id]: cles.publique }, horloge });
+    fichiers = servirFichiers({ s3: clientS3, bucket, hotes, clesPubliques: { [cles.id]: cles.publique }, horloge });
 
     const boucleLocale = config.webhooks?.boucleLocale ?? process.env.RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK === '1';
     const moteurLocal = creerMoteurLocal({ delaiMs: config.delaiMoteurMs ?? 0, ...(config.detecteur ? { detecteur: config.detecteur } : {}) });
@@ -259,7 +279,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       bucket,
       sfn: new SFNClient({ endpoint: stepFunctions.endpoint, region: 'us-east-1', credentials: identifiantsLocaux, maxAttempts: 2 }),
       machine: stepFunctions.arnMachine,
-      signer: creerSignataire({ base: baseLiens, idCle: cles.id, clePrivee: cles.privee }, horloge),
+      signer,
       curseurs: cleDerivee(cles.privee, 'curseurs'),
       cleWebhooks: cleDerivee(cles.privee, 'webhooks'),
       fileWebhooks: fileSqs(clientSqs(), urlFileWebhooks),

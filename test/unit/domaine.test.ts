@@ -8,7 +8,11 @@ import { statutFinalLot, versLot, versTravail, type EnregistrementLot, type Enre
 import { creer as creerIntrouvable } from '../../lambdas/http/introuvable';
 import { nomFichier } from '../../lambdas/core/modele/cles-s3';
 
-const signer = (cle: string) => ({ url: `https://liens.example/${cle}?sig`, expire_le: '2026-11-24T00:00:00.000Z' });
+/** A download link names its file in its query, as core/infra/liens.ts signs it; a display link does not. */
+const signer = (cle: string, telechargement?: string) => ({
+  url: `https://liens.example/${cle}?${telechargement ? `nom=${telechargement}&` : ''}sig`,
+  expire_le: '2026-11-24T00:00:00.000Z',
+});
 
 const travail = (statut: EnregistrementTravail['statut'], id = 't1'): EnregistrementTravail => ({
   id,
@@ -36,7 +40,15 @@ describe('job and batch shapes', () => {
   it('links appear only once a job is termine, and never expose internal fields', () => {
     expect(versTravail(travail('en_cours'), signer).resultats).toEqual([]);
     const fini = versTravail(travail('termine'), signer);
-    expect(fini.resultats).toEqual([signer('resultats/c/t1/01-ciel.jpg')]);
+    // A photo without a name downloads as <job id>-<tool>.<extension>.
+    expect(fini.resultats).toEqual([
+      {
+        url: signer('resultats/c/t1/01-ciel.jpg', 't1-ciel.jpg').url,
+        url_affichage: signer('resultats/c/t1/01-ciel.jpg').url,
+        expire_le: '2026-11-24T00:00:00.000Z',
+      },
+    ]);
+    expect(versTravail({ ...travail('termine'), nom: 'jardin.jpg' }, signer).resultats[0]!.url).toBe(signer('resultats/c/t1/01-ciel.jpg', '01-ciel.jpg').url);
     expect(Object.keys(fini)).not.toContain('compte');
     expect(Object.keys(fini)).not.toContain('entrees');
   });
@@ -65,7 +77,7 @@ describe('job and batch shapes', () => {
     const travaux = [travail('termine', 'a'), travail('termine', 'b')];
     expect(versLot(lot, travaux, signer).zip).toBeNull();
     const fini = versLot({ ...lot, statut: 'termine' }, travaux, signer);
-    expect(fini.zip).toEqual(signer('zips/c/l.zip'));
+    expect(fini.zip).toEqual(signer('zips/c/l.zip', 'l.zip'));
     expect(fini.travaux.map((t) => t.id)).toEqual(['b', 'a']);
     expect(fini.en_cours).toBe(0);
   });

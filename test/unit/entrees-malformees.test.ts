@@ -6,6 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { lireCorpsJson, PROFONDEUR_MAX_JSON, VALEURS_MAX_JSON } from '../../lambdas/core/contrat/json';
 import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
+import { dispositionPieceJointe } from '../../lambdas/core/modele/disposition';
 import { validerRequete } from '../../lambdas/core/contrat/messages/travaux';
 import { MAX_CARACTERES_URL } from '../../lambdas/core/contrat/schemas';
 import { refus } from '../support/refus';
@@ -90,7 +91,7 @@ describe('verifierLien on malformed links', () => {
   const verdict = (url: string) => verifierLien(url, cles, base, maintenant);
 
   it('accepts the link as signed', () => {
-    expect(verdict(lien)).toEqual({ valide: true, cle: 'resultats/compte/travail/a.jpg' });
+    expect(verdict(lien)).toEqual({ valide: true, cle: 'resultats/compte/travail/a.jpg', disposition: dispositionPieceJointe('a.jpg') });
   });
 
   it('refuses, without throwing, whatever the query holds', () => {
@@ -111,6 +112,10 @@ describe('verifierLien on malformed links', () => {
       avec('Expires', '1e12'),
       avec('Expires', '9'.repeat(400)),
       avec('Hash-Algorithm', 'MD5'),
+      // The download name given twice, changed, or written again otherwise than as signed.
+      `${lien}&response-content-disposition=inline`,
+      lien.replace('a.jpg%22', 'b.jpg%22'),
+      lien.replace(/%20/g, '+'),
       // A custom policy, which these links never use.
       `${lien}&Policy=eyJTdGF0ZW1lbnQiOltdfQ__`,
       `${lien}&Policy=%%%`,

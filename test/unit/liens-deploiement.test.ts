@@ -8,6 +8,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { objetsSignes } from '../../lambdas/core/infra/objets';
 import { describe, expect, it } from 'vitest';
 import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
+import { dispositionPieceJointe } from '../../lambdas/core/modele/disposition';
 import { traiterCleLiens, type EvenementCleLiens } from '../../lambdas/deploiement/cle-liens';
 import { creer as creerFichier } from '../../lambdas/http/fichier';
 
@@ -34,7 +35,7 @@ describe('link key custom resource', () => {
     expect(reponse.PhysicalResourceId).toBe(reponse.Data!.IdCle);
 
     const base = 'https://d111.cloudfront.net';
-    const lien = creerSignataire({ base, idCle: reponse.Data!.IdCle!, clePrivee: privee })('resultats/a/b/01-ciel.jpg', '01-ciel.jpg');
+    const lien = creerSignataire({ base, idCle: reponse.Data!.IdCle!, clePrivee: privee })('resultats/a/b/01-ciel.jpg');
     expect(verifierLien(lien.url, { [reponse.Data!.IdCle!]: reponse.Data!.ClePublique! }, base)).toEqual({ valide: true, cle: 'resultats/a/b/01-ciel.jpg' });
     sm.restore();
   });
@@ -100,14 +101,20 @@ describe('GET /fichiers/... (links checked by the API when CloudFront is not dep
   };
   const signer = creerSignataire({ base, idCle: Data!.IdCle!, clePrivee: privee }, () => maintenant);
 
-  it('redirects a valid link to a one-minute S3 URL with the file name', async () => {
-    const { url } = signer('resultats/c/t/01-salon été-ciel.jpg', '01-salon été-ciel.jpg');
+  it('redirects a valid download link to a one-minute S3 URL with its signed name, a display link to one without', async () => {
+    const { url } = signer('resultats/c/t/01-salon été-ciel.jpg', '01-salon "été"-ciel.jpg');
     const reponse = await appeler(url);
     expect(reponse.statusCode).toBe(302);
     const cible = new URL(reponse.headers!.Location as string);
     expect(cible.pathname).toContain('/resultats/c/t/01-salon%20%C3%A9t%C3%A9-ciel.jpg');
     expect(cible.searchParams.get('X-Amz-Expires')).toBe('60');
-    expect(cible.searchParams.get('response-content-disposition')).toContain("filename*=UTF-8''01-salon%20%C3%A9t%C3%A9-ciel.jpg");
+    expect(cible.searchParams.get('response-content-disposition')).toBe(dispositionPieceJointe('01-salon "été"-ciel.jpg'));
+
+    const affichage = await appeler(signer('resultats/c/t/01-salon été-ciel.jpg').url);
+    expect(affichage.statusCode).toBe(302);
+    const cibleAffichage = new URL(affichage.headers!.Location as string);
+    expect(cibleAffichage.pathname).toBe(cible.pathname);
+    expect(cibleAffichage.searchParams.has('response-content-disposition')).toBe(false);
   });
 
   it('refuses a tampered, re-targeted or unsigned link with 403 and the Erreur body', async () => {
@@ -117,6 +124,9 @@ describe('GET /fichiers/... (links checked by the API when CloudFront is not dep
       url.replace(/Signature=[^&]+/, 'Signature=AAAA'),
       url.replace(/Expires=\d+/, (e) => `Expires=${Number(e.split('=')[1]) + 3600}`),
       url.split('?')[0]!,
+      // Another name than the one signed, or a display link turned into a download one.
+      signer('resultats/c/t/01-ciel.jpg', 'a.jpg').url.replace('a.jpg', 'b.jpg'),
+      `${signer('resultats/c/t/01-ciel.jpg').url}&response-content-disposition=attachment`,
     ]) {
       const reponse = await appeler(mauvais);
       expect(reponse.statusCode, mauvais).toBe(403);

@@ -15,6 +15,7 @@ import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientS3 } from '../../lambdas/core/infra/client-s3';
 import { ErreurObjets, objetsDepuisEnv, objetsSignes, type Objets } from '../../lambdas/core/infra/objets';
+import { dispositionPieceJointe } from '../../lambdas/core/modele/disposition';
 import { demarrerS3, identifiantsS3Local, type S3Local } from '../../local/s3';
 
 const SEAU = 'retouche-objets';
@@ -194,12 +195,16 @@ describe('objetsSignes, against the verifying front', () => {
     expect(await objets.lireDebut('televersements/c/u1', 16)).toMatchObject({ octets: octets('abcdef'), taille: 6 });
   });
 
-  it('urlLecture: 200 with the download name as Content-Disposition; refused once expired', async () => {
+  it('urlLecture: 200 with the download name as Content-Disposition (RFC 6266), none without a name; refused once expired', async () => {
     await objets.deposer('resultats/r.jpg', octets('resultat'), 'image/jpeg');
     const reponse = await fetch(await objets.urlLecture('resultats/r.jpg', 'photo été (1).jpg', 60));
     expect(reponse.status).toBe(200);
-    expect(reponse.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''photo%20%C3%A9t%C3%A9%20(1).jpg`);
+    expect(reponse.headers.get('content-disposition')).toBe(`attachment; filename="photo ete (1).jpg"; filename*=UTF-8''photo%20%C3%A9t%C3%A9%20%281%29.jpg`);
     expect(await reponse.text()).toBe('resultat');
+    const affichage = await fetch(await objets.urlLecture('resultats/r.jpg', null, 60));
+    expect(affichage.status).toBe(200);
+    expect(affichage.headers.get('content-disposition')).toBeNull();
+    expect(await affichage.text()).toBe('resultat');
 
     const perimee = await objetsAvec({ horloge: ilYA(3600_000) }).urlLecture('resultats/r.jpg', 'r.jpg', 60);
     expect((await fetch(perimee)).status).toBe(403);
@@ -329,7 +334,7 @@ describe('on AWS (no endpoint): the URLs have the shape of the SDK', () => {
       );
 
       const lecture = new URL(await aws.urlLecture(cle, 'photo été (1).jpg', 60));
-      const disposition = `attachment; filename*=UTF-8''${encodeURIComponent('photo été (1).jpg')}`;
+      const disposition = dispositionPieceJointe('photo été (1).jpg');
       const sdkLecture = new URL(
         await getSignedUrl(client, new GetObjectCommand({ Bucket: 'retouche-medias', Key: cle, ResponseContentDisposition: disposition }), { expiresIn: 60 }),
       );

@@ -78,7 +78,7 @@ describe('signed links', () => {
   const cles = { K1: publique };
 
   it('a link is valid 24 hours, names its file, and verifies like CloudFront does', () => {
-    const lien = signer('resultats/c/t/01-séjour été-ciel.jpg', 'x');
+    const lien = signer('resultats/c/t/01-séjour été-ciel.jpg');
     expect(lien.expire_le).toBe('2026-11-24T10:00:00.000Z');
     const verification = verifierLien(lien.url, cles, base, maintenant);
     expect(verification).toEqual({ valide: true, cle: 'resultats/c/t/01-séjour été-ciel.jpg' });

@@ -420,9 +420,32 @@ export interface components {
     /** @enum {string} */
     IdOutil: 'vider' | 'staging' | 'renovation' | 'saison' | 'ciel' | 'annonce';
     Lien: {
-      /** Format: uri */
+      /**
+       * Format: uri
+       * @description Signed link that downloads the file: its answer carries Content-Disposition: attachment with the file's name (RFC 6266, with a UTF-8 filename*), so a browser saves it. Use it exactly as given: any change to it makes it invalid (403).
+       */
       url: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description The link works until then (24 hours); fetch the job or batch again for a fresh one.
+       */
+      expire_le: string;
+    };
+    LienResultat: {
+      /**
+       * Format: uri
+       * @description Signed link that downloads the file: its answer carries Content-Disposition: attachment with the file's name (RFC 6266, with a UTF-8 filename*), so a browser saves it. Use it exactly as given: any change to it makes it invalid (403).
+       */
+      url: string;
+      /**
+       * Format: uri
+       * @description Extension: the same file by a signed link without Content-Disposition, to show it (an <img>, a browser tab) rather than save it. Valid as long as url.
+       */
+      url_affichage: string;
+      /**
+       * Format: date-time
+       * @description The link works until then (24 hours); fetch the job or batch again for a fresh one.
+       */
       expire_le: string;
     };
     Travail: {
@@ -443,7 +466,7 @@ export interface components {
       cree_le: string;
       commence_le: string | null;
       termine_le: string | null;
-      resultats: components['schemas']['Lien'][];
+      resultats: components['schemas']['LienResultat'][];
       texte: string | null;
       erreur: {
         code: string;

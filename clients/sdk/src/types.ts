@@ -18,7 +18,10 @@ export type Lot = Schemas['Lot'];
 /** A page of GET /travaux: its jobs, and `suivant`, the cursor of the next page (null on the last). */
 export type ListeTravaux = Schemas['ListeTravaux'];
 export type Lancement = Schemas['Lancement'];
+/** A signed link valid 24 hours (a batch's ZIP): `url` downloads the file. */
 export type Lien = Schemas['Lien'];
+/** A result's links: `url` downloads it (Content-Disposition: attachment), `url_affichage` shows it (an <img>). */
+export type LienResultat = Schemas['LienResultat'];
 export type EchecImage = Schemas['EchecImage'];
 export type Televersement = Schemas['Televersement'];
 export type Effacement = Schemas['Effacement'];

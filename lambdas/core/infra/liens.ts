@@ -6,9 +6,16 @@
  * on the key pair, so it lasts exactly as long as its `Expires`. The local stack serves files behind
  * the same verification (`verifierLien`), so a tampered or expired link is refused locally exactly
  * as CloudFront refuses it.
+ *
+ * A download link carries `response-content-disposition` in its query (core/modele/disposition.ts):
+ * a canned policy's resource is the whole URL but its signature parameters, so that query is signed
+ * (changing the name, or adding it to a display link, breaks the signature). CloudFront forwards it,
+ * and it alone, to S3 (lib/liens.ts), which answers with that Content-Disposition; the local file
+ * server and the API's fallback route do the same.
  */
 import { createPublicKey, verify } from 'node:crypto';
 import { getSignedUrl } from '@aws-sdk/cloudfront-signer';
+import { PARAMETRE_DISPOSITION, queryTelechargement } from '../modele/disposition';
 import type { Lien, SignerLien } from '../modele/enregistrements';
 
 export const VALIDITE_LIEN_SECONDES = 24 * 3600;
@@ -22,16 +29,17 @@ export interface ConfigLiens {
   clePrivee: string;
 }
 
-/** Keys are made of `[A-Za-z0-9/._-]` only (ids and safe names), so they need no escaping but `/`. */
+/** Each segment of a key encoded once (result names hold letters of any script and spaces), keeping its '/'. */
 const cheminDe = (cle: string): string => cle.split('/').map(encodeURIComponent).join('/');
 
 export const creerSignataire =
   (config: ConfigLiens, horloge: () => Date = () => new Date()): SignerLien =>
-  (cle) => {
+  (cle, telechargement) => {
     // Whole seconds: the policy's epoch time is in seconds, and `expire_le` must not promise more.
     const expire = new Date(Math.floor(horloge().getTime() / 1000 + VALIDITE_LIEN_SECONDES) * 1000);
+    const query = telechargement === undefined ? '' : `?${queryTelechargement(telechargement)}`;
     const url = getSignedUrl({
-      url: `${config.base.replace(/\/$/, '')}/${cheminDe(cle)}`,
+      url: `${config.base.replace(/\/$/, '')}/${cheminDe(cle)}${query}`,
       keyPairId: config.idCle,
       privateKey: config.clePrivee,
       dateLessThan: expire,
@@ -42,7 +50,11 @@ export const creerSignataire =
 
 const depuisBase64CloudFront = (texte: string): Buffer => Buffer.from(texte.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64');
 
-export type VerificationLien = { valide: true; cle: string } | { valide: false; raison: string };
+/**
+ * A valid link names its object (`cle`) and, for a download link, the Content-Disposition its signed
+ * query asks for (`disposition`, absent on a display link).
+ */
+export type VerificationLien = { valide: true; cle: string; disposition?: string } | { valide: false; raison: string };
 
 const PARAMETRES_SIGNATURE = ['Expires', 'Signature', 'Key-Pair-Id', 'Hash-Algorithm'] as const;
 
@@ -66,10 +78,14 @@ export const verifierLien = (
   }
 };
 
+const decoder = (texte: string): string => decodeURIComponent(texte.replace(/\+/g, ' '));
+
 const verifier = (urlComplete: string, clesPubliques: Readonly<Record<string, string>>, base: string, maintenant: Date): VerificationLien => {
   const url = new URL(urlComplete);
   // A parameter given twice is ambiguous (which one was signed?): refused, never guessed.
-  if (PARAMETRES_SIGNATURE.some((p) => url.searchParams.getAll(p).length > 1)) return { valide: false, raison: 'repeated signature parameters' };
+  if ([...PARAMETRES_SIGNATURE, PARAMETRE_DISPOSITION].some((p) => url.searchParams.getAll(p).length > 1)) {
+    return { valide: false, raison: 'repeated parameters' };
+  }
   const expires = url.searchParams.get('Expires');
   const signature = url.searchParams.get('Signature');
   const idCle = url.searchParams.get('Key-Pair-Id');
@@ -83,8 +99,14 @@ const verifier = (urlComplete: string, clesPubliques: Readonly<Record<string, st
   // CloudFront's URL-safe base64 (- for +, _ for =, ~ for /); anything else cannot be a signature.
   if (!/^[A-Za-z0-9\-_~]+$/.test(signature)) return { valide: false, raison: 'malformed signature' };
 
-  for (const p of PARAMETRES_SIGNATURE) url.searchParams.delete(p);
-  const ressource = url.toString().replace(/\?$/, '');
+  // The resource as CloudFront reads it: the URL as sent, without its signature parameters. The rest
+  // of the query is kept as written (URLSearchParams would write it again its own way: a space as
+  // `+`, `*` bare), since that is what was signed.
+  const reste = url.search
+    .slice(1)
+    .split('&')
+    .filter((paire) => paire !== '' && !(PARAMETRES_SIGNATURE as readonly string[]).includes(decoder(paire.split('=')[0]!)));
+  const ressource = `${url.origin}${url.pathname}${reste.length > 0 ? `?${reste.join('&')}` : ''}`;
   const politique = JSON.stringify({
     Statement: [{ Resource: ressource, Condition: { DateLessThan: { 'AWS:EpochTime': Number(expires) } } }],
   });
@@ -98,7 +120,9 @@ const verifier = (urlComplete: string, clesPubliques: Readonly<Record<string, st
   if (Number(expires) * 1000 <= maintenant.getTime()) return { valide: false, raison: 'expired' };
 
   const prefixe = `${base.replace(/\/$/, '')}/`;
-  if (!ressource.startsWith(prefixe)) return { valide: false, raison: 'outside the files' };
-  const cle = ressource.slice(prefixe.length).split('/').map(decodeURIComponent).join('/');
-  return { valide: true, cle };
+  const objet = `${url.origin}${url.pathname}`;
+  if (!objet.startsWith(prefixe)) return { valide: false, raison: 'outside the files' };
+  const cle = objet.slice(prefixe.length).split('/').map(decodeURIComponent).join('/');
+  const disposition = url.searchParams.get(PARAMETRE_DISPOSITION);
+  return { valide: true, cle, ...(disposition !== null ? { disposition } : {}) };
 };

@@ -18,6 +18,7 @@ import { HttpRequest, type HttpHandler } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { dispositionPieceJointe } from '../modele/disposition';
 import { parPaquets } from './paquets';
 
 export interface Objets {
@@ -34,8 +35,11 @@ export interface Objets {
   supprimer(cles: readonly string[]): Promise<void>;
   /** A presigned PUT URL that accepts exactly this Content-Type and Content-Length (both signed). */
   urlDepot(cle: string, typeContenu: string, taille: number, secondes: number): Promise<string>;
-  /** A presigned GET URL whose answer downloads as `nomTelechargement`. */
-  urlLecture(cle: string, nomTelechargement: string, secondes: number): Promise<string>;
+  /**
+   * A presigned GET URL whose answer downloads as `nomTelechargement` (S3's `response-content-disposition`,
+   * RFC 6266: core/modele/disposition.ts); null: no Content-Disposition, the file to be shown.
+   */
+  urlLecture(cle: string, nomTelechargement: string | null, secondes: number): Promise<string>;
 }
 
 export interface ConfigObjets {
@@ -200,7 +204,10 @@ export const objetsSignes = (config: ConfigObjets): Objets => {
       presigner(requete('PUT', cle, { 'content-type': typeContenu, 'content-length': String(taille) }), secondes),
 
     urlLecture: (cle, nomTelechargement, secondes) =>
-      presigner(requete('GET', cle, {}, { 'response-content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(nomTelechargement)}` }), secondes),
+      presigner(
+        requete('GET', cle, {}, nomTelechargement === null ? {} : { 'response-content-disposition': dispositionPieceJointe(nomTelechargement) }),
+        secondes,
+      ),
   };
 };
 

@@ -110,9 +110,20 @@ export interface EnregistrementLot {
   test?: true;
 }
 
+/** A signed link, valid 24 hours: a batch's ZIP, and the base of a result's links. */
 export interface Lien {
+  /** Downloads the file: its answer carries `Content-Disposition: attachment` with the file's name. */
   url: string;
   expire_le: string;
+}
+
+/** A result file's links: `url` downloads it (as a ZIP's does), `url_affichage` shows it. */
+export interface LienResultat extends Lien {
+  /**
+   * Our extension: the same file without the attachment header, to show it (an <img>, a browser tab):
+   * the studio's before/after slider. Signed with the same validity.
+   */
+  url_affichage: string;
 }
 
 export interface Travail {
@@ -127,7 +138,7 @@ export interface Travail {
   cree_le: string;
   commence_le: string | null;
   termine_le: string | null;
-  resultats: Lien[];
+  resultats: LienResultat[];
   texte: string | null;
   erreur: ErreurDuTravail | null;
   rembourse: boolean;
@@ -188,8 +199,32 @@ export interface Lancement {
   echecs: EchecImage[];
 }
 
-/** Signs a stored file's key into a link valid 24 hours. */
-export type SignerLien = (cle: string, fichier: string) => Lien;
+/**
+ * Signs a stored file's key into a link valid 24 hours. With `telechargement` (a file name), the link
+ * downloads the file under that name (its answer carries `Content-Disposition: attachment`, RFC 6266,
+ * core/modele/disposition.ts); without, it serves the file to be shown.
+ */
+export type SignerLien = (cle: string, telechargement?: string) => Lien;
+
+/**
+ * The name a result downloads under: its file's name (position, the photo's own name, the tool, as in
+ * the batch's ZIP) when the photo had a name, else `<job id>-<tool>.<extension>`, which tells one
+ * result from another where `01-ciel.jpg` would not.
+ */
+export const nomTelechargement = (e: Pick<EnregistrementTravail, 'id' | 'outil' | 'nom'>, r: Resultat): string => {
+  if (e.nom) return r.fichier;
+  const extension = /\.[A-Za-z0-9]{1,5}$/.exec(r.fichier)?.[0] ?? '';
+  return `${e.id}-${e.outil}${extension}`;
+};
+
+/** The name a batch's ZIP downloads under. */
+export const nomZip = (lot: string): string => `${lot}.zip`;
+
+const lienResultat = (e: EnregistrementTravail, r: Resultat, signer: SignerLien): LienResultat => {
+  const telechargement = signer(r.cle, nomTelechargement(e, r));
+  // Signed second, so it expires no sooner than the `expire_le` given for both.
+  return { url: telechargement.url, url_affichage: signer(r.cle).url, expire_le: telechargement.expire_le };
+};
 
 /**
  * Whether a record (job, batch, webhook endpoint) is of this kind of work: test (made with a test key)
@@ -210,7 +245,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   commence_le: e.commence_le,
   termine_le: e.termine_le,
   // Links only once done: a job's files are complete only when it is `termine`.
-  resultats: e.statut === 'termine' ? e.resultats.map((r) => signer(r.cle, r.fichier)) : [],
+  resultats: e.statut === 'termine' ? e.resultats.map((r) => lienResultat(e, r, signer)) : [],
   texte: e.texte,
   erreur: e.erreur,
   rembourse: e.rembourse,
@@ -235,7 +270,7 @@ export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], 
     termines: e.termines,
     echecs: e.echecs,
     en_cours: e.total - e.termines - e.echecs,
-    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, `lot-${e.id}.zip`) : null,
+    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, nomZip(e.id)) : null,
     travaux: e.travaux.flatMap((id) => {
       const t = parId.get(id);
       return t ? [versTravail(t, signer)] : [];

@@ -4,16 +4,27 @@
  */
 import { validerRequete } from '../messages/travaux';
 import { ErreurApi } from '../../modele/erreurs';
-import type { Lancement, Lien, Lot, Travail } from '../../modele/enregistrements';
+import { queryTelechargement } from '../../modele/disposition';
+import { nomZip, type Lancement, type Lien, type LienResultat, type Lot, type Travail } from '../../modele/enregistrements';
 import type { Json } from './schemas';
 
 export const ID_TRAVAIL = '3f6d2a0e-8b1c-4c9e-9a57-1d2e3f4a5b6c';
 export const ID_LOT = '7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e7f';
 export const ID_TELEVERSEMENT = '5f0c8d21-6e4b-4a93-8c7d-0e1f2a3b4c5d';
-const lienExemple = (fichier: string, expire: string): Lien => ({
-  url: `https://fichiers.example.com/resultats/${fichier}?Expires=1767312000&Signature=c2lnbmF0dXJl&Key-Pair-Id=K2EXEMPLE`,
-  expire_le: expire,
+const COMPTE_EXEMPLE = '0e9d8c7b-6a5f-4e3d-9c2b-1a0f9e8d7c6b';
+const SIGNATURE_EXEMPLE = 'Expires=1767312000&Signature=c2lnbmF0dXJl&Key-Pair-Id=K2EXEMPLE';
+const EXPIRE_EXEMPLE = '2026-01-02T10:05:00.000Z';
+const urlExemple = (cle: string): string => `https://fichiers.example.com/${cle.split('/').map(encodeURIComponent).join('/')}`;
+/** A link that downloads `cle` under `nom`, as core/infra/liens.ts signs it. */
+const lienExemple = (cle: string, nom: string): Lien => ({
+  url: `${urlExemple(cle)}?${queryTelechargement(nom)}&${SIGNATURE_EXEMPLE}`,
+  expire_le: EXPIRE_EXEMPLE,
 });
+const resultatExemple = (travail: string, fichier: string): LienResultat => {
+  const cle = `resultats/${COMPTE_EXEMPLE}/${travail}/${fichier}`;
+  const { url, expire_le } = lienExemple(cle, fichier);
+  return { url, url_affichage: `${urlExemple(cle)}?${SIGNATURE_EXEMPLE}`, expire_le };
+};
 
 const travailEnAttente: Travail = {
   id: ID_TRAVAIL,
@@ -42,7 +53,7 @@ export const travailTermine: Travail = {
   ...travailEnCours,
   statut: 'termine',
   termine_le: '2026-01-01T10:00:07.950Z',
-  resultats: [lienExemple(`${ID_TRAVAIL}/jardin.jpg`, '2026-01-02T10:05:00.000Z')],
+  resultats: [resultatExemple(ID_TRAVAIL, '01-jardin-ciel.jpg')],
   structure: { score: 0.962, seuil: 0.6, essais: 1 },
   floutage: { reglage: 'faces and plates', visages: 2, plaques: 0 },
 };
@@ -77,7 +88,7 @@ const travauxLot: Travail[] = ['chambre-1.jpg', 'chambre-2.jpg'].map((nom, i) =>
   lot: ID_LOT,
   nom,
   floutage: null,
-  resultats: [lienExemple(`7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e8${i}/${nom}`, '2026-01-02T10:05:00.000Z')],
+  resultats: [resultatExemple(`7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e8${i}`, `0${i + 1}-${nom.replace(/\.jpg$/, '')}-staging.jpg`)],
 }));
 export const lotTermine: Lot = {
   id: ID_LOT,
@@ -87,7 +98,7 @@ export const lotTermine: Lot = {
   termines: 2,
   echecs: 0,
   en_cours: 0,
-  zip: lienExemple(`lot-${ID_LOT}.zip`, '2026-01-02T10:05:00.000Z'),
+  zip: lienExemple(`zips/${COMPTE_EXEMPLE}/${ID_LOT}.zip`, nomZip(ID_LOT)),
   travaux: travauxLot,
   test: false,
 };

@@ -13,7 +13,26 @@ import { EVENEMENT_TEST, EVENEMENTS } from '../../modele/webhooks';
 const dateHeure = v.pipe(v.string(), v.isoTimestamp());
 const entier = v.pipe(v.number(), v.integer());
 const outil = v.picklist(OUTILS);
-const lien = v.strictObject({ url: v.pipe(v.string(), v.url()), expire_le: dateHeure });
+const urlTelechargement = v.pipe(
+  v.string(),
+  v.url(),
+  v.description(
+    "Signed link that downloads the file: its answer carries Content-Disposition: attachment with the file's name (RFC 6266, with a UTF-8 filename*), so a browser saves it. Use it exactly as given: any change to it makes it invalid (403).",
+  ),
+);
+const expireLe = v.pipe(dateHeure, v.description('The link works until then (24 hours); fetch the job or batch again for a fresh one.'));
+const lien = v.strictObject({ url: urlTelechargement, expire_le: expireLe });
+const lienResultat = v.strictObject({
+  url: urlTelechargement,
+  url_affichage: v.pipe(
+    v.string(),
+    v.url(),
+    v.description(
+      'Extension: the same file by a signed link without Content-Disposition, to show it (an <img>, a browser tab) rather than save it. Valid as long as url.',
+    ),
+  ),
+  expire_le: expireLe,
+});
 
 /** One problem of a refused request: where (`chemin`) and what (`message`). */
 export const SchemaDetailErreur = v.strictObject({
@@ -87,7 +106,7 @@ export const SchemaTravail = v.strictObject({
   cree_le: dateHeure,
   commence_le: v.nullable(dateHeure),
   termine_le: v.nullable(dateHeure),
-  resultats: v.array(lien),
+  resultats: v.array(lienResultat),
   texte: v.nullable(v.string()),
   erreur: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
   rembourse: v.boolean(),
@@ -300,6 +319,7 @@ export const REPONSES = {
   EchecImage: SchemaEchecImage,
   IdOutil: outil,
   Lien: lien,
+  LienResultat: lienResultat,
   Travail: SchemaTravail,
   Lot: SchemaLot,
   Lancement: SchemaLancement,
