@@ -4,6 +4,9 @@
  * each POST is one JSON-RPC message answered whole, so a Lambda behind the gateway serves it and no
  * session outlives the request (no GET stream; GET and DELETE are 405s like any method a route lacks).
  *
+ * The usual messages are answered without loading the official MCP SDK, and the others by the SDK
+ * (clients/mcp/src/http.ts): a cold start reads about 320 KB of JS instead of 960 KB (issue 40).
+ *
  * The tools (clients/mcp/src/serveur.ts) call the public API with the caller's own key, through the
  * TypeScript SDK, saying `Retouche-Source: mcp`: the same checks, debits, refunds and rate limit as any
  * client, and this function needs no right of its own beyond reading the key it authenticates and
@@ -13,10 +16,9 @@
  * batch is refused, so a POST cannot fan out into a hundred tool calls), and every API call a tool makes
  * counts against the key, the public ones too, so N POSTs do at most the key's rate of API work.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { Retouche } from '../../clients/sdk/src/index';
-import { creerServeurMcp } from '../../clients/mcp/src/serveur';
+import { repondreHttp, type ReponseHttpMcp } from '../../clients/mcp/src/http';
 import { compterRequete } from '../core/domaine/cadence';
 import { jetonPorteur } from '../core/domaine/comptes';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
@@ -119,31 +121,22 @@ export const creer = (deps: FournisseurDeps) =>
       delaiRequeteMs: DELAI_APPEL_MS,
       fetch: fetchCompte(d, appelant.empreinte, base),
     });
-    const serveur = creerServeurMcp({ retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await serveur.connect(transport);
-    try {
-      const reponse = await transport.handleRequest(requeteWeb(event, corps));
-      return versReponseGateway(reponse);
-    } finally {
-      await serveur.close();
-    }
+    const entetes = new Headers();
+    for (const [nom, valeur] of Object.entries(event.headers ?? {})) if (valeur !== undefined) entetes.set(nom, valeur);
+    const reponse = await repondreHttp(
+      { methode: event.httpMethod, url: `https://mcp.invalid${event.path}`, entetes, corps },
+      { retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S },
+    );
+    return versReponseGateway(reponse);
   });
 
 const corpsDe = (event: APIGatewayProxyEvent): Buffer | undefined =>
   event.body === null ? undefined : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 
-/** The gateway's event as the web Request the MCP transport reads. */
-const requeteWeb = (event: APIGatewayProxyEvent, corps: Buffer | undefined): Request => {
-  const entetes = new Headers();
-  for (const [nom, valeur] of Object.entries(event.headers ?? {})) if (valeur !== undefined) entetes.set(nom, valeur);
-  return new Request(`https://mcp.invalid${event.path}`, { method: event.httpMethod, headers: entetes, ...(corps ? { body: corps } : {}) });
-};
-
-const versReponseGateway = async (reponse: Response): Promise<APIGatewayProxyResult> => ({
-  statusCode: reponse.status,
-  headers: { ...Object.fromEntries(reponse.headers), 'Cache-Control': 'no-store' },
-  body: await reponse.text(),
+const versReponseGateway = (reponse: ReponseHttpMcp): APIGatewayProxyResult => ({
+  statusCode: reponse.statut,
+  headers: { ...reponse.entetes, 'Cache-Control': 'no-store' },
+  body: reponse.corps,
 });
 
 // DynamoDB only, to check the key and count the calls; the tools go through the public API.

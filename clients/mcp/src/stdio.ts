@@ -7,7 +7,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Retouche } from '../../sdk/src/index';
-import { creerServeurMcp } from './serveur';
+import { creerServeurMcp } from './serveur-sdk';
 
 /**
  * A call may wait this long: assistants' clients give a tool call about a minute (the MCP SDK's default
