@@ -50,7 +50,7 @@ export interface ProprietesSite {
   televersements: string;
 }
 
-/** The viewer-request function: `/config.json` answered here, page paths to index.html. */
+/** The viewer-request function: `/config.json` answered here, `/.well-known/…` a JSON 404, page paths to index.html. */
 export const codeAiguillage = (configuration: string): string => `function handler(event) {
   var requete = event.request;
   if (requete.uri === '/config.json') {
@@ -59,6 +59,16 @@ export const codeAiguillage = (configuration: string): string => `function handl
       statusDescription: 'OK',
       headers: { 'content-type': { value: 'application/json' }, 'cache-control': { value: 'no-store' } },
       body: { encoding: 'text', data: ${JSON.stringify(configuration)} },
+    };
+  }
+  // No page of the app: an MCP client looks for OAuth metadata there (oauth-protected-resource,
+  // oauth-authorization-server), which this stage does not offer: a JSON 404, as the API answers.
+  if (requete.uri.indexOf('/.well-known/') === 0) {
+    return {
+      statusCode: 404,
+      statusDescription: 'Not Found',
+      headers: { 'content-type': { value: 'application/json; charset=utf-8' }, 'cache-control': { value: 'no-store' } },
+      body: { encoding: 'text', data: ${JSON.stringify(JSON.stringify({ error: { code: 'not_found', message: 'Nothing here: this stage publishes no OAuth metadata; its API and MCP server take an API key as bearer token.' } }))} },
     };
   }
   var dernier = requete.uri.split('/').pop();

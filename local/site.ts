@@ -7,6 +7,7 @@
  *
  * A path with a file extension is a file of the build (404 when there is none); any other path is a
  * page of the app, answered with index.html, whose router shows it. `/config.json` is made here.
+ * `/.well-known/…` is no page: left to the gateway, whose answer is a JSON 404.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -74,6 +75,9 @@ export const servirSite = (options: { dossier?: string; configuration: Configura
       return false;
     }
     if (chemin === BASE_CHEMIN || chemin.startsWith(`${BASE_CHEMIN}/`)) return false;
+    // Not pages of the app: an MCP client looks for OAuth metadata there (issue 41), and must get the
+    // gateway's JSON 404, not index.html with a 200 (as CloudFront's function answers, lib/site.ts).
+    if (chemin.startsWith('/.well-known/')) return false;
     if (requete.method !== 'GET' && requete.method !== 'HEAD') return false;
     const tete = requete.method === 'HEAD';
     if (chemin === '/config.json') {

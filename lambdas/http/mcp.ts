@@ -19,6 +19,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { Retouche } from '../../clients/sdk/src/index';
 import { repondreHttp, type ReponseHttpMcp } from '../../clients/mcp/src/http';
+import { lecteurImages } from '../../clients/mcp/src/serveur';
 import { compterRequete } from '../core/domaine/cadence';
 import { jetonPorteur } from '../core/domaine/comptes';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
@@ -125,7 +126,8 @@ export const creer = (deps: FournisseurDeps) =>
     for (const [nom, valeur] of Object.entries(event.headers ?? {})) if (valeur !== undefined) entetes.set(nom, valeur);
     const reponse = await repondreHttp(
       { methode: event.httpMethod, url: `https://mcp.invalid${event.path}`, entetes, corps },
-      { retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S },
+      // Result images (files, not API calls: not counted) read within the answer's bounds (serveur.ts).
+      { retouche, fichiersLocaux: false, attenteMaxS: ATTENTE_MAX_DISTANTE_S, lireImage: lecteurImages() },
     );
     return versReponseGateway(reponse);
   });

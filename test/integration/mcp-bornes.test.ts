@@ -125,3 +125,18 @@ describe('/api/v1/mcp: the API the tools call', () => {
     }
   });
 });
+
+describe('OAuth discovery, which this stage does not offer', () => {
+  it('answers /.well-known/oauth-* with a JSON 404, so that an MCP client falls back to its bearer token', async () => {
+    for (const chemin of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/v1/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const reponse = await fetch(`${new URL(pile.urlBase).origin}${chemin}`);
+      expect(reponse.status, chemin).toBe(404);
+      expect(reponse.headers.get('content-type'), chemin).toMatch(/^application\/json/);
+      expect(await reponse.json()).toMatchObject({ error: { code: 'not_found' } });
+    }
+  });
+});

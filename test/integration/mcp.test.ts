@@ -5,6 +5,7 @@
  * the tools and their schemas, jobs started, waited for and erased, results and listing texts in the
  * answers, `source: "mcp"` on the jobs, errors as tool errors with the API's code, a 429 waited out.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,14 +14,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lancement, Lot, Travail } from '../../clients/sdk/src/index';
+import type { Lancement, Lot, Televersement, Travail } from '../../clients/sdk/src/index';
+import { IMAGE_OCTETS_MAX, IMAGES_OCTETS_MAX_REPONSE } from '../../clients/mcp/src/serveur';
 import { demarrerPileTest } from '../support/pile';
 
 const RACINE = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(RACINE, 'clients/cli/bin/retouche.mjs');
 const PHOTO_A = join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-a.jpg');
 const PHOTO_B = join(RACINE, 'test/photos/facade-ciel-blanc_polyhaven-cambridge-b.jpg');
-const OUTILS_MCP = ['attendre', 'effacer', 'lancer', 'lire', 'outils', 'solde', 'travaux'];
+const OUTILS_MCP = ['attendre', 'effacer', 'lancer', 'lire', 'outils', 'solde', 'televerser', 'travaux'];
+const PHOTOS = join(RACINE, 'test/photos');
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 /** The stack's clock, held still by the 429 case. */
@@ -39,17 +42,39 @@ const texte = (resultat: CallToolResult) => resultat.content.map((c) => (c.type 
 const appeler = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
-const clientStdio = async (cle: string) => {
+const clientStdio = async (cle: string | undefined, cwd?: string) => {
   const client = new Client({ name: 'test-stdio', version: '1.0.0' });
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), RETOUCHE_API: pile.urlBase };
+  delete env['RETOUCHE_CLE'];
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp'],
-      env: { ...(process.env as Record<string, string>), RETOUCHE_API: pile.urlBase, RETOUCHE_CLE: cle },
+      env: cle === undefined ? env : { ...env, RETOUCHE_CLE: cle },
+      ...(cwd ? { cwd } : {}),
       stderr: 'ignore',
     }),
   );
   return client;
+};
+
+/** The result links and inline images of an answer, as an assistant sees them. */
+const liens = (r: CallToolResult) => r.content.flatMap((c) => (c.type === 'resource_link' ? [c] : []));
+const images = (r: CallToolResult) => r.content.flatMap((c) => (c.type === 'image' ? [c] : []));
+
+/** What the answer about these ended jobs must inline: each result of at most 1 MiB, until 2 MiB are inline. */
+const imagesAttendues = async (travaux: Travail[]) => {
+  const attendues: string[] = [];
+  let restant = IMAGES_OCTETS_MAX_REPONSE;
+  for (const t of travaux)
+    for (const r of t.resultats) {
+      const octets = Buffer.from(await (await fetch(r.url_affichage)).arrayBuffer());
+      if (octets.byteLength <= Math.min(IMAGE_OCTETS_MAX, restant)) {
+        attendues.push(octets.toString('base64'));
+        restant -= octets.byteLength;
+      }
+    }
+  return attendues;
 };
 
 const clientDistant = async (cle: string) => {
@@ -120,6 +145,15 @@ describe('retouche mcp (stdio)', () => {
       expect(image.status).toBe(200);
       expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).format).toBe('jpeg');
     }
+    // Each result a resource_link to its display link, the ZIP one too, and the images small enough inline (issue 41).
+    expect(liens(fin).map((l) => l.mimeType)).toEqual(['image/jpeg', 'image/jpeg', 'application/zip']);
+    expect(liens(fin).map((l) => new URL(l.uri).pathname)).toEqual([
+      ...etat.travaux.map((t) => new URL(t.resultats[0]!.url_affichage).pathname),
+      new URL(etat.zip!.url).pathname,
+    ]);
+    expect(images(fin)).toHaveLength(2);
+    expect(images(fin).map((i) => i.data)).toEqual(await imagesAttendues(etat.travaux));
+    expect(images(fin).every((i) => i.mimeType === 'image/jpeg')).toBe(true);
     // As the API itself says it.
     expect((await api<Travail>(cle, `/travaux/${etat.travaux[0]!.id}`)).source).toBe('mcp');
     expect(texte(await appeler(client, 'solde'))).toBe('36 credits.');
@@ -146,8 +180,56 @@ describe('retouche mcp (stdio)', () => {
     expect((fin.structuredContent as unknown as Travail).statut).toBe('echec');
     expect(texte(fin)).toMatch(/Failed: \w+: .*Its 5 credits were refunded\./);
     expect(texte(await appeler(client, 'effacer', { id }))).toBe(`Erased job ${id}: its photos, results and record are gone.`);
-    expect(texte(await appeler(client, 'lire', { id }))).toMatch(/^not_found: /);
+    // This server erased it: it says so plainly.
+    const efface = await appeler(client, 'lire', { id });
+    expect(efface.isError).toBe(true);
+    expect(texte(efface)).toBe(`erased: Job ${id} was erased (with effacer): its photos, results and record are gone for good, and it cannot be read again.`);
     expect(texte(await appeler(client, 'solde'))).toBe('36 credits.');
+  });
+
+  it('reads a relative path from its working directory, and names a missing one and where it looked', async () => {
+    const { cle: autre } = await pile.creerCompte(2);
+    const ailleurs = await clientStdio(autre, PHOTOS);
+    try {
+      const manque = await appeler(ailleurs, 'lancer', { outil: 'ciel', images: ['absente.jpg'] });
+      expect(manque.isError).toBe(true);
+      expect(texte(manque)).toBe(
+        `File not found: absente.jpg (a relative path, read from this server's working directory ${PHOTOS}): there is no file at ${join(PHOTOS, 'absente.jpg')}. Give the photo's absolute path, or an https URL. Nothing was sent or charged.`,
+      );
+      const lancement = await appeler(ailleurs, 'lancer', { outil: 'ciel', images: ['facade-ciel-blanc_polyhaven-cambridge-a.jpg'] });
+      expect(lancement.isError).toBeFalsy();
+      const travail = (lancement.structuredContent as unknown as Lancement).travaux[0]!;
+      expect(travail.nom).toBe('facade-ciel-blanc_polyhaven-cambridge-a.jpg');
+      const fin = await appeler(ailleurs, 'attendre', { id: travail.id });
+      expect((fin.structuredContent as unknown as Travail).statut).toBe('termine');
+      expect(liens(fin)).toHaveLength(1);
+      expect(texte(await appeler(ailleurs, 'solde'))).toBe('0 credits.');
+    } finally {
+      await ailleurs.close();
+    }
+  });
+
+  it('started without a key, answers initialize and tools/list, and each call says how to set RETOUCHE_CLE', async () => {
+    const sansCle = await clientStdio(undefined);
+    try {
+      expect((await sansCle.listTools()).tools.map((t) => t.name).sort()).toEqual(OUTILS_MCP);
+      for (const [nom, args] of [
+        ['solde', {}],
+        ['lancer', { outil: 'ciel', images: [PHOTO_A] }],
+        ['lire', { id: '00000000-0000-4000-8000-000000000000' }],
+      ] as const) {
+        const refus = await appeler(sansCle, nom, args);
+        expect(refus.isError, nom).toBe(true);
+        expect(texte(refus), nom).toMatch(/^No API key: .*RETOUCHE_CLE/);
+      }
+      // The public catalogue still answers, and says it too.
+      const catalogue = await appeler(sansCle, 'outils');
+      expect(catalogue.isError).toBeFalsy();
+      expect(texte(catalogue)).toMatch(/^vider — /m);
+      expect(texte(catalogue)).toContain('RETOUCHE_CLE');
+    } finally {
+      await sansCle.close();
+    }
   });
 
   it('a 429 is waited out for its Retry-After: the tool call still answers', async () => {
@@ -227,6 +309,49 @@ describe('/api/v1/mcp (Streamable HTTP)', () => {
       expect(texte(await appeler(client, 'solde'))).toBe('10 credits.');
     } finally {
       await client.close();
+    }
+  });
+
+  it('takes a photo from the assistant’s computer: televerser gives a PUT URL, lancer takes the upload id; the result is a resource_link and an image', async () => {
+    const { cle } = await pile.creerCompte(2);
+    const client = await clientDistant(cle);
+    try {
+      const octets = readFileSync(PHOTO_A);
+      const annonce = await appeler(client, 'televerser', { fichiers: [{ nom: 'facade.jpg', type: 'image/jpeg', taille: octets.byteLength }] });
+      expect(annonce.isError).toBeFalsy();
+      const [televersement] = (annonce.structuredContent as unknown as { televersements: Televersement[] }).televersements;
+      expect(texte(annonce)).toContain(`upload ${televersement!.id}. PUT the file (exactly ${octets.byteLength} bytes)`);
+      const put = await fetch(televersement!.url, { method: 'PUT', headers: televersement!.entetes, body: octets });
+      expect(put.status).toBe(200);
+      const lancement = await appeler(client, 'lancer', { outil: 'ciel', televersements: [televersement!.id] });
+      expect(lancement.isError).toBeFalsy();
+      const id = (lancement.structuredContent as unknown as Lancement).travaux[0]!.id;
+      let fin = await appeler(client, 'attendre', { id });
+      if ((fin.structuredContent as unknown as Travail).statut !== 'termine') fin = await appeler(client, 'attendre', { id });
+      const travail = fin.structuredContent as unknown as Travail;
+      expect(travail).toMatchObject({ statut: 'termine', nom: 'facade.jpg', source: 'mcp' });
+      expect(liens(fin)).toEqual([expect.objectContaining({ type: 'resource_link', uri: travail.resultats[0]!.url_affichage, mimeType: 'image/jpeg' })]);
+      expect(images(fin)).toHaveLength(1);
+      expect(images(fin).map((i) => i.data)).toEqual(await imagesAttendues([travail]));
+      // Read again: the same, with fresh links.
+      expect(liens(await appeler(client, 'lire', { id }))).toHaveLength(1);
+      expect(texte(await appeler(client, 'solde'))).toBe('0 credits.');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('says each transport’s bound on attendre', async () => {
+    const { cle } = await pile.creerCompte(1);
+    const distant = await clientDistant(cle);
+    const local = await clientStdio(cle);
+    try {
+      const attendre = async (c: Client) => (await c.listTools()).tools.find((t) => t.name === 'attendre')!;
+      expect((await attendre(distant)).description).toContain('at most 15 seconds in one call');
+      expect((await attendre(local)).description).toContain('at most 50 seconds in one call');
+    } finally {
+      await distant.close();
+      await local.close();
     }
   });
 

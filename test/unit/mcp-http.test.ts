@@ -4,11 +4,11 @@
  * same stand-in API client, and the answers must be the same to the byte: status, headers, body. The first
  * list must be answered directly (else the cold start loads the SDK for nothing), the second by the SDK.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { repondreAvecLeSdk } from '../../clients/mcp/src/http-sdk';
 import { repondreDirectement, repondreHttp, VERSIONS_PROTOCOLE, type RequeteHttpMcp } from '../../clients/mcp/src/http';
-import type { OptionsServeurMcp } from '../../clients/mcp/src/serveur';
+import { IMAGE_OCTETS_MAX, type OptionsServeurMcp } from '../../clients/mcp/src/serveur';
 import { ErreurRetouche, type Lot, type Retouche, type Travail } from '../../clients/sdk/src/index';
 
 const ID_TRAVAIL = '0b0c2d5e-8f1a-4c3b-9d2e-1a2b3c4d5e6f';
@@ -27,7 +27,16 @@ const travail = (statut: Travail['statut'], autres: Partial<Travail> = {}) =>
     apercu: true,
     rembourse: statut === 'echec',
     erreur: statut === 'echec' ? { code: 'engine_error', message: 'The engine failed.' } : null,
-    resultats: statut === 'termine' ? [{ url: 'https://exemple.invalid/r.jpg', expire_le: '2030-01-01T00:00:00Z' }] : [],
+    resultats:
+      statut === 'termine'
+        ? [
+            {
+              url: 'https://exemple.invalid/r.jpg',
+              url_affichage: 'https://exemple.invalid/affichage/01-facade-ciel.jpg?Signature=x',
+              expire_le: '2030-01-01T00:00:00Z',
+            },
+          ]
+        : [],
     texte: null,
     source: 'mcp',
     ...autres,
@@ -97,11 +106,32 @@ const retouche = {
     options.surEtat?.(travail('termine'));
     return id === ID_LOT ? lot : travail('termine');
   },
+  televersements: async (fichiers: { nom?: string; type: string }[]) =>
+    fichiers.map((f, i) => ({
+      id: `237c9ae0-e756-4c63-b55b-3be43ef2912${i}`,
+      url: `https://s3.invalid/televersements/${i}?X-Amz-Signature=x`,
+      methode: 'PUT',
+      entetes: { 'Content-Type': f.type },
+      expire_le: '2030-01-01T00:15:00Z',
+      utilisable_jusqua: '2030-01-01T00:30:00Z',
+    })),
   effacerTravail: async () => ({ efface: true }),
   effacerLot: async () => ({ efface: true }),
 } as unknown as Retouche;
 
-const OPTIONS: OptionsServeurMcp = { retouche, fichiersLocaux: false, attenteMaxS: 15 };
+/** A JPEG's first bytes: what the stand-in reader gives for every result (its bound applied). */
+const PETITE_IMAGE = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0xff, 0xd9]);
+const lus: { url: string; octetsMax: number }[] = [];
+const OPTIONS: OptionsServeurMcp = {
+  retouche,
+  fichiersLocaux: false,
+  attenteMaxS: 15,
+  lireImage: async (url, octetsMax) => {
+    lus.push({ url, octetsMax });
+    return url.includes('/affichage/') ? { octets: PETITE_IMAGE, type: 'image/jpeg' } : undefined;
+  },
+};
+const SANS_CLE: OptionsServeurMcp = { ...OPTIONS, cleManquante: 'No API key: set RETOUCHE_CLE.' };
 
 const ENTETES = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -166,6 +196,23 @@ const DIRECTES: [string, RequeteHttpMcp][] = [
   ['attendre, still running', requete(appel(18, 'attendre', { id: ID_EN_COURS, secondes: 2 }))],
   ['effacer, a job', requete(appel(19, 'effacer', { id: ID_TRAVAIL }))],
   ['effacer, a batch', requete(appel(20, 'effacer', { id: ID_LOT }))],
+  ['lire, a batch with result images and its ZIP', requete(appel(21, 'lire', { id: ID_LOT }))],
+  ['travaux, with result links', requete(appel(22, 'travaux', {}))],
+  [
+    'televerser',
+    requete(
+      appel(23, 'televerser', {
+        fichiers: [
+          { nom: 'facade.jpg', type: 'image/jpeg', taille: 40218 },
+          { type: 'image/png', taille: 9 },
+        ],
+      }),
+    ),
+  ],
+  [
+    'lancer with uploads',
+    requete(appel(24, 'lancer', { outil: 'ciel', televersements: ['237c9ae0-e756-4c63-b55b-3be43ef29120', '237c9ae0-e756-4c63-b55b-3be43ef29121'] })),
+  ],
 ];
 
 const AU_SDK: [string, RequeteHttpMcp][] = [
@@ -196,6 +243,8 @@ const AU_SDK: [string, RequeteHttpMcp][] = [
   ['arguments the tool refuses', requete(appel(1, 'lire', { id: 'x' }))],
   ['arguments out of bounds', requete(appel(1, 'attendre', { id: ID_TRAVAIL, secondes: 16 }))],
   ['a missing argument', requete(appel(1, 'lancer', { images: [] }))],
+  ['an upload id that is no id', requete(appel(1, 'lancer', { outil: 'ciel', televersements: ['x'] }))],
+  ['a file too large to announce', requete(appel(1, 'televerser', { fichiers: [{ type: 'image/jpeg', taille: 16 * 1024 * 1024 }] }))],
   ['a body above 64 KiB', requete({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { x: 'x'.repeat(70_000) } } })],
 ];
 
@@ -219,7 +268,7 @@ describe('the MCP server over HTTP, with and without the SDK', () => {
     const liste = JSON.parse((await repondreDirectement(DIRECTES.find(([c]) => c === 'tools/list')![1], OPTIONS))!.corps) as {
       result: { tools: { name: string; inputSchema: { required?: string[] } }[] };
     };
-    expect(liste.result.tools.map((t) => t.name)).toEqual(['outils', 'solde', 'travaux', 'lancer', 'lire', 'attendre', 'effacer']);
+    expect(liste.result.tools.map((t) => t.name)).toEqual(['outils', 'solde', 'travaux', 'lancer', 'televerser', 'lire', 'attendre', 'effacer']);
     expect(liste.result.tools.find((t) => t.name === 'lancer')!.inputSchema.required).toEqual(['outil']);
     const refus = JSON.parse((await repondreHttp(requete(appel(1, 'lire', { id: 'x' })), OPTIONS)).corps) as {
       result: { isError: boolean; content: { text: string }[] };
@@ -228,5 +277,73 @@ describe('the MCP server over HTTP, with and without the SDK', () => {
       content: [{ type: 'text', text: 'MCP error -32602: Input validation error: Invalid arguments for tool lire: Invalid UUID at id' }],
       isError: true,
     });
+  });
+
+  // Issue 41, point 5: assistants see what they made.
+  const resultatDirect = async (message: unknown, options = OPTIONS) =>
+    (JSON.parse((await repondreDirectement(requete(message), options))!.corps) as { result: CallToolResult }).result;
+
+  it('gives each result a resource_link to its display link, the batch’s ZIP one too, and the images small enough inline', async () => {
+    lus.length = 0;
+    const { content } = await resultatDirect(appel(1, 'lire', { id: ID_LOT }));
+    expect(content.map((c) => c.type)).toEqual(['text', 'resource_link', 'image', 'resource_link']);
+    expect(content[1]).toEqual({
+      type: 'resource_link',
+      uri: 'https://exemple.invalid/affichage/01-facade-ciel.jpg?Signature=x',
+      name: '01-facade-ciel.jpg',
+      mimeType: 'image/jpeg',
+      description: `Result of job ${ID_TRAVAIL} (ciel, facade.jpg), valid until 2030-01-01T00:00:00Z`,
+    });
+    expect(content[2]).toEqual({ type: 'image', data: Buffer.from(PETITE_IMAGE).toString('base64'), mimeType: 'image/jpeg' });
+    expect(content[3]).toMatchObject({ type: 'resource_link', uri: 'https://exemple.invalid/lot.zip', name: 'lot.zip', mimeType: 'application/zip' });
+    // At most 1 MiB an image, read from the display link.
+    expect(lus).toEqual([{ url: 'https://exemple.invalid/affichage/01-facade-ciel.jpg?Signature=x', octetsMax: IMAGE_OCTETS_MAX }]);
+    expect(IMAGE_OCTETS_MAX).toBe(1024 * 1024);
+    // A listing of jobs: links, no image read.
+    lus.length = 0;
+    const liste = await resultatDirect(appel(2, 'travaux', {}));
+    expect(liste.content.map((c) => c.type)).toEqual(['text', 'resource_link']);
+    expect(lus).toEqual([]);
+  });
+
+  it('lire on an id the API does not know says it may have been erased, and is gone for good', async () => {
+    const { content, isError } = await resultatDirect(appel(1, 'lire', { id: ID_INCONNU }));
+    expect(isError).toBe(true);
+    expect((content[0] as { text: string }).text).toMatch(/^not_found: No job or batch .* If it was erased .* it is gone for good/);
+  });
+
+  it('televerser gives a PUT URL and an id per file, which lancer takes in televersements', async () => {
+    const { content, structuredContent } = await resultatDirect(
+      appel(1, 'televerser', { fichiers: [{ nom: 'facade.jpg', type: 'image/jpeg', taille: 40218 }] }),
+    );
+    const texte = (content[0] as { text: string }).text;
+    expect(texte).toContain('upload 237c9ae0-e756-4c63-b55b-3be43ef29120. PUT the file (exactly 40218 bytes)');
+    expect(texte).toContain("-H 'Content-Type: image/jpeg' 'https://s3.invalid/televersements/0?X-Amz-Signature=x'");
+    expect(texte).toContain('call lancer with televersements ["237c9ae0-e756-4c63-b55b-3be43ef29120"]');
+    expect(structuredContent).toMatchObject({ televersements: [{ id: '237c9ae0-e756-4c63-b55b-3be43ef29120', methode: 'PUT' }] });
+    // A path on the assistant's computer: the error says to use televerser.
+    const refus = await resultatDirect(appel(2, 'lancer', { outil: 'ciel', images: ['./facade.jpg'] }));
+    expect((refus.content[0] as { text: string }).text).toContain('call televerser');
+  });
+
+  it('attendre says its bound on each transport', async () => {
+    const liste = JSON.parse((await repondreDirectement(requete({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), OPTIONS))!.corps) as {
+      result: { tools: { name: string; description: string; inputSchema: { properties: { secondes: { maximum: number } } } }[] };
+    };
+    const attendre = liste.result.tools.find((t) => t.name === 'attendre')!;
+    expect(attendre.description).toContain('at most 15 seconds in one call');
+    expect(attendre.inputSchema.properties.secondes.maximum).toBe(15);
+    const encore = await resultatDirect(appel(2, 'attendre', { id: ID_EN_COURS, secondes: 2 }));
+    expect((encore.content[0] as { text: string }).text).toMatch(/^Still en_cours after 2 s \(the most one attendre call waits on this server\)/);
+  });
+
+  it('without a key, answers the list and each call with how to set RETOUCHE_CLE; outils still answers', async () => {
+    const solde = await resultatDirect(appel(1, 'solde', {}), SANS_CLE);
+    expect(solde).toEqual({ content: [{ type: 'text', text: 'No API key: set RETOUCHE_CLE.' }], isError: true });
+    const catalogue = await resultatDirect(appel(2, 'outils'), SANS_CLE);
+    expect(catalogue.isError).toBeUndefined();
+    expect((catalogue.content[0] as { text: string }).text).toMatch(/No API key: set RETOUCHE_CLE\.$/);
+    const r = requete(appel(3, 'lancer', { outil: 'ciel' }));
+    expect(await repondreDirectement(r, SANS_CLE)).toEqual(await repondreAvecLeSdk(r, SANS_CLE));
   });
 });

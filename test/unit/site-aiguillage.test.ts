@@ -21,4 +21,17 @@ describe('the site’s viewer-request function', () => {
     expect(handler(requete('/assets/index-4f2a.js'))).toMatchObject({ uri: '/assets/index-4f2a.js' });
     expect(handler(requete('/favicon.svg'))).toMatchObject({ uri: '/favicon.svg' });
   });
+
+  it('answers /.well-known/ with a JSON 404, not the app’s page: MCP clients look for OAuth metadata there', () => {
+    for (const uri of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/v1/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const r = handler(requete(uri)) as { statusCode: number; headers: Record<string, { value: string }>; body: { data: string } };
+      expect(r.statusCode, uri).toBe(404);
+      expect(r.headers['content-type']!.value).toMatch(/^application\/json/);
+      expect(JSON.parse(r.body.data)).toMatchObject({ error: { code: 'not_found' } });
+    }
+  });
 });

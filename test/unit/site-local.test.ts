@@ -66,4 +66,16 @@ describe('the local web site', () => {
     expect(await (await fetch(`${origine}/api/v1/outils`)).text()).toBe('not the site');
     expect((await fetch(`${origine}/compte`, { method: 'POST' })).status).toBe(404);
   });
+
+  it('leaves /.well-known/ to the gateway (its JSON 404), not index.html: MCP clients look for OAuth metadata there', async () => {
+    for (const chemin of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/v1/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const r = await fetch(`${origine}${chemin}`);
+      expect(r.status, chemin).toBe(404);
+      expect(await r.text(), chemin).toBe('not the site');
+    }
+  });
 });

@@ -7,6 +7,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Retouche } from '../../sdk/src/index';
+import { lecteurImages } from './serveur';
 import { creerServeurMcp } from './serveur-sdk';
 
 /**
@@ -15,8 +16,19 @@ import { creerServeurMcp } from './serveur-sdk';
  */
 export const ATTENTE_MAX_STDIO_S = 50;
 
-export const servirStdio = async (retouche: Retouche, arret: AbortSignal): Promise<void> => {
-  const serveur = creerServeurMcp({ retouche, fichiersLocaux: true, attenteMaxS: ATTENTE_MAX_STDIO_S });
+/**
+ * `cleManquante`: the server was started without a key; it still answers `initialize` and `tools/list`,
+ * and each tool call says this (how to set RETOUCHE_CLE). Relative paths resolve against the working directory.
+ */
+export const servirStdio = async (retouche: Retouche, arret: AbortSignal, cleManquante?: string): Promise<void> => {
+  const serveur = creerServeurMcp({
+    retouche,
+    fichiersLocaux: true,
+    attenteMaxS: ATTENTE_MAX_STDIO_S,
+    lireImage: lecteurImages(),
+    dossier: process.cwd(),
+    ...(cleManquante === undefined ? {} : { cleManquante }),
+  });
   const transport = new StdioServerTransport();
   await serveur.connect(transport);
   const ouvertes = requetesOuvertes(transport);
