@@ -285,6 +285,7 @@ export const demarrerPile = async (config: ConfigPile): Promise<Pile> => {
       fileWebhooks: fileSqs(clientSqs(), urlFileWebhooks),
       posterWebhook: creerPosteur({ boucleLocale: boucleLocale, ...(config.webhooks?.agentHttps ? { agentHttps: config.webhooks.agentHttps } : {}) }),
       ...(boucleLocale ? { webhooksBoucleLocale: true } : {}),
+      pileLocale: true,
       ...(config.webhooks?.calendrierSecondes ? { calendrierWebhooks: config.webhooks.calendrierSecondes } : {}),
       ...(cognito ? { sessions: verificateurSessions({ emetteur: cognito.emetteur, client: cognito.client, jwks: cognito.jwks }) } : {}),
       horloge,

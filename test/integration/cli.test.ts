@@ -123,6 +123,10 @@ describe('retouche, the command', () => {
     expect(JSON.parse(stdout) as Lot).toMatchObject({ statut: 'termine', total: 2, termines: 2, echecs: 0 });
     expect(readdirSync(vers).sort()).toEqual(['facade-ciel-blanc_polyhaven-cambridge-a-ciel.jpg', 'facade-ciel-blanc_polyhaven-cambridge-b-ciel.jpg']);
     expect(stderr).toMatch(/Batch .*: termine, 2 done, 0 failed/);
+    // The upload per file as well as in total (issue 41, point 6e).
+    expect(stderr).toMatch(/Uploading [\d.]+ MB in 2 files…/);
+    expect(stderr).toMatch(/ {2}facade-ciel-blanc_polyhaven-cambridge-a\.jpg: [\d.]+ MB up \([12]\/2\)/);
+    expect(stderr).toMatch(/ {2}facade-ciel-blanc_polyhaven-cambridge-b\.jpg: [\d.]+ MB up \([12]\/2\)/);
   });
 
   it('an annonce with its settings writes a Markdown file with the text', async () => {
@@ -183,6 +187,19 @@ describe('retouche, the command', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('invalid_tool');
     expect(stdout).toBe('');
+  });
+
+  it('too few credits for the photos exits 2 before uploading anything, saying what is needed and what there is', async () => {
+    const { cle: pauvre } = await pile.creerCompte(3);
+    const { code, stdout, stderr } = await retouche(['lancer', 'ciel', PHOTO_A, PHOTO_B, '--attendre', '--json'], pauvre);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(
+      'Error insufficient_credits: This request costs 4 credits (2 images × 2 for ciel); the balance is 3: 1 more needed. Nothing was uploaded.',
+    );
+    expect(stderr).not.toContain('Uploading');
+    // Nothing started, nothing charged.
+    expect(JSON.parse((await retouche(['solde', '--json'], pauvre)).stdout)).toEqual({ credits: 3 });
   });
 
   it('bad usage exits 2', async () => {

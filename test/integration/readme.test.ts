@@ -5,8 +5,8 @@
  * new user runs them: from a folder laid out like the project (links to its folders and manifest, so `npm run …`
  * works there and what they write stays in that folder), beside `npm start` started in that folder with its
  * default data folder. The walk through runs with a photo of a furnished bedroom and `OUTIL=staging`, where it
- * must stop at the first job, then with a 13 MB photo of a house, all the way. Only the port of the base URL
- * (3000 may be taken on the machine running the tests) and `OUTIL` are changed.
+ * must stop at the first job, then with a 13 MB photo of a house, all the way. Only `OUTIL` is changed; the port
+ * (3000 may be taken on the machine running the tests) is given as a user gives it, in `PORT`.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -65,16 +65,19 @@ afterAll(async () => {
   rmSync(dossier, { recursive: true, force: true });
 });
 
-/** Runs a shell block as a user pastes it into bash, against this test's stack (only the port changed). */
+/**
+ * Runs a shell block as a user pastes it into bash, against this test's stack: the documents take the port from
+ * `PORT` (3000 when unset), as the user who started `npm start` on another port sets it; nothing is rewritten.
+ */
 const executerBloc = async (bloc: string) => {
-  expect(bloc).toContain('API=http://localhost:3000/api/v1');
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  expect(bloc).toMatch(/API=http:\/\/localhost:(\$PORT|\$\{PORT:-3000\})\/api\/v1/);
+  expect(bloc).not.toContain('localhost:3000');
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
   delete env.RETOUCHE_DATA_DIR;
-  // The command and the MCP server on stdio take the API from RETOUCHE_API, whose default is port 3000.
-  env.RETOUCHE_API = `http://localhost:${port}/api/v1`;
+  // The command and the MCP server on stdio take the API from the RETOUCHE_API the README's blocks export.
+  delete env.RETOUCHE_API;
   // About 20 s here; a command that stops working makes a polling loop wait for ever, hence the bound.
-  const script = bloc.replaceAll('http://localhost:3000', `http://localhost:${port}`);
-  return executer('bash', ['-c', script], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).then(
+  return executer('bash', ['-c', bloc], { cwd: dossier, env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (erreur: { code?: number; stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
       if (erreur.killed || typeof erreur.code !== 'number') throw new Error(`the block did not end: ${erreur.message}\n${erreur.stderr ?? ''}`);

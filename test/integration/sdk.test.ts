@@ -26,9 +26,11 @@ import {
   verifierWebhook,
   WebhookVerificationError,
   type DemandeLancement,
+  type DetailProgression,
   type Livraison,
   type Travail,
 } from '../../clients/sdk/src/index';
+import { creerCle } from '../../lambdas/core/domaine/comptes';
 import { demarrerPileTest } from '../support/pile';
 import { demarrerRecepteur, type Recepteur } from '../support/recepteur';
 import { lireZip } from '../support/zip';
@@ -209,6 +211,78 @@ describe('the SDK, as a customer uses it', () => {
     expect(lancement.cout_total).toBe(2);
     expect(appels.filter((a) => a.endsWith('/outils'))).toHaveLength(2);
     expect(appels).toContain('POST /api/v1/televersements');
+  });
+
+  it('checks the balance against the cost before uploading: too few credits cost no upload, a test key pays nothing', async () => {
+    const appels: string[] = [];
+    const observee: Fetch = (entree, init) => {
+      appels.push(`${init?.method ?? 'GET'} ${new URL(String(entree)).pathname}`);
+      return fetch(entree, init);
+    };
+    const { compte, cle } = await pile.creerCompte(3);
+    const client = new Retouche({ base: pile.urlBase, cle, fetch: observee });
+    // A batch of two for ciel: 2 × 2 credits, on a balance of 3.
+    const lot = await client.lancer({ outil: 'ciel', images: [PHOTO_A, PHOTO_B] }).catch((e: unknown) => e);
+    expect(lot).toBeInstanceOf(ErreurRetouche);
+    expect(lot).toMatchObject({ statut: 0, code: 'insufficient_credits', erreur: { code: 'insufficient_credits', credits: 3, requis: 4 } });
+    expect((lot as Error).message).toBe('This request costs 4 credits (2 images × 2 for ciel); the balance is 3: 1 more needed. Nothing was uploaded.');
+    // The catalogue, then the balance: nothing announced, nothing sent.
+    expect(appels).toEqual(['GET /api/v1/outils', 'GET /api/v1/solde']);
+    // annonce is one job whatever its photos: 3 credits for two, which the balance pays.
+    const annonce = await client.lancer({ outil: 'annonce', valeurs: { lieu: 'Gent' }, images: [PHOTO_A, PHOTO_B] });
+    expect(annonce.cout_total).toBe(3);
+    expect(await client.solde()).toEqual({ credits: 0 });
+    const vide = await client.lancer({ outil: 'ciel', images: [PHOTO_A] }).catch((e: unknown) => e);
+    expect(vide).toMatchObject({ statut: 0, code: 'insufficient_credits', erreur: { credits: 0, requis: 2 } });
+    expect((vide as Error).message).toBe('This request costs 2 credits; the balance is 0: 2 more needed. Nothing was uploaded.');
+    // A test key's jobs are free: the same account's balance of 0 starts it.
+    const test = new Retouche({ base: pile.urlBase, cle: (await creerCle(pile.deps, compte, { test: true })).cle });
+    expect((await test.lancer({ outil: 'ciel', images: [PHOTO_A] })).cout_total).toBe(0);
+    await pile.attendreInactivite();
+  });
+
+  it('reports the upload per file as well as in total: index among the images, name, bytes sent and in all', async () => {
+    const { cle } = await pile.creerCompte(6);
+    const client = new Retouche({ base: pile.urlBase, cle, televersementsSimultanes: 1 });
+    const [deja] = await client.televerser([PHOTO_A]);
+    const octets = await readFile(PHOTO_A);
+    const tailleB = statSync(PHOTO_B).size;
+    const rapports: { envoye: number; total: number; detail: DetailProgression }[] = [];
+    // An upload already made first (not uploaded again), then a path and bytes: images 1 and 2.
+    const lancement = await client.lancer(
+      { outil: 'ciel', images: [{ televersement: deja!.id }, PHOTO_B, { octets, nom: 'encore.jpg' }] },
+      { progression: (envoye, total, detail) => rapports.push({ envoye, total, detail }) },
+    );
+    expect(lancement.cout_total).toBe(6);
+    const total = tailleB + octets.byteLength;
+    // The first report, before any byte: every file at 0, none moved.
+    expect(rapports[0]).toEqual({
+      envoye: 0,
+      total,
+      detail: {
+        fichiers: [
+          { index: 1, nom: 'facade-ciel-blanc_polyhaven-cambridge-b.jpg', envoye: 0, total: tailleB },
+          { index: 2, nom: 'encore.jpg', envoye: 0, total: octets.byteLength },
+        ],
+      },
+    });
+    // Every later report names the file whose bytes moved; the totals are the sum of the files.
+    for (const { envoye, total: t, detail } of rapports.slice(1)) {
+      expect(detail.fichier).toBeDefined();
+      expect(detail.fichiers.find((f) => f.index === detail.fichier!.index)).toEqual(detail.fichier);
+      expect(t).toBe(total);
+      expect(envoye).toBe(detail.fichiers.reduce((somme, f) => somme + f.envoye, 0));
+    }
+    const derniers = rapports.at(-1)!;
+    expect(derniers.envoye).toBe(total);
+    expect(derniers.detail.fichiers.map((f) => [f.index, f.envoye === f.total])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    // One file at a time here: the first is whole before the second moves.
+    const premiereDuSecond = rapports.findIndex((r) => r.detail.fichier?.index === 2);
+    expect(rapports[premiereDuSecond]!.detail.fichiers[0]).toMatchObject({ envoye: tailleB, total: tailleB });
+    await pile.attendreInactivite();
   });
 });
 
@@ -484,7 +558,7 @@ describe('the package', () => {
       // prepack builds dist/ first.
       await executer('npm', ['pack', '--pack-destination', dehors], { cwd: DOSSIER_SDK, env });
       const archive = readdirSync(dehors).find((f) => f.endsWith('.tgz'));
-      expect(archive).toBe('retouche-sdk-1.2.0.tgz');
+      expect(archive).toBe('retouche-sdk-1.3.0.tgz');
       const { stdout: contenu } = await executer('tar', ['-tzf', join(dehors, archive!)]);
       const fichiers = contenu.trim().split('\n');
       expect(fichiers).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts']));

@@ -278,3 +278,50 @@ describe('webhooks', () => {
     expect(await poster('http://127.0.0.1:9/h', '{}', {})).toEqual({ statut: null, erreur: 'refused: url must use https.' });
   });
 });
+
+describe('a receiver on this machine, refused by a stack started without the loopback allowance (issue 41, point 6a)', () => {
+  let sansBoucle: Awaited<ReturnType<typeof demarrerPileTest>>;
+  let cleSansBoucle: string;
+  beforeAll(async () => {
+    sansBoucle = await demarrerPileTest({ webhooks: { boucleLocale: false } });
+    ({ cle: cleSansBoucle } = await sansBoucle.creerCompte(0));
+  });
+  afterAll(async () => {
+    await sansBoucle?.arreter();
+  });
+
+  const refus = async (url: string) => {
+    const r = await appeler(sansBoucle.urlBase, 'POST', '/webhooks', { cle: cleSansBoucle, json: { url, evenements: ['travail.fini'] } });
+    expect(r.statut, JSON.stringify(r.corps)).toBe(400);
+    expect(r.corps.error.code).toBe('invalid_body');
+    expect(r.corps.error.details).toEqual([{ chemin: 'url', message: r.corps.error.message }]);
+    return r.corps.error.message as string;
+  };
+
+  it('says, locally, how to allow it; other refusals and AWS stay as they are', async () => {
+    const commande = 'start the stack with RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1 npm start';
+    expect(await refus('http://127.0.0.1:8787/')).toBe(
+      'url must use https. Locally, start the stack with RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1 npm start to allow http://127.0.0.1 endpoints (for trying and tests only).',
+    );
+    // Other names of this machine: the address to use, and the same setting.
+    for (const url of ['http://localhost:8787/', 'https://localhost/h', 'https://127.0.0.1/h', 'http://[::1]:8787/']) {
+      const message = await refus(url);
+      expect(message, url).toContain('http://127.0.0.1:<port>/');
+      expect(message, url).toContain('RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1 npm start');
+    }
+    // Not this machine, or a refusal no setting lifts: as on AWS.
+    expect(await refus('http://example.com/h')).toBe('url must use https.');
+    expect(await refus('https://10.0.0.7/h')).toBe('url must name its host (an IP address is refused).');
+    expect(await refus('http://user:pw@127.0.0.1:8787/')).toBe('url must not carry credentials.');
+
+    // A stack that allows loopback says nothing more (the describe above: 'url must name a public host.'),
+    // and on AWS (dependencies built from the environment: no `pileLocale`) the message stays as it is.
+    const { creerWebhook } = await import('../../lambdas/core/domaine/webhooks/points');
+    const { pileLocale: _, ...commeSurAws } = sansBoucle.deps;
+    const surAws = await creerWebhook(commeSurAws, { compte: 'c', test: false }, { url: 'http://127.0.0.1:8787/', evenements: ['travail.fini'] }).catch(
+      (e: Error) => e.message,
+    );
+    expect(surAws).toBe('url must use https.');
+    expect(surAws).not.toContain(commande);
+  });
+});

@@ -18,6 +18,7 @@ import {
   estLot,
   Retouche,
   type DemandeLancement,
+  type DetailProgression,
   type EvenementAbonnable,
   type Lancement,
   type Livraison,
@@ -161,7 +162,7 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
       try {
         lancement = await retouche.lancer(demande, {
           signal: arret.signal,
-          ...(options.attendre ? { progression: (envoye: number, total: number) => progres.octets(envoye, total) } : {}),
+          ...(options.attendre ? { progression: (envoye: number, total: number, detail: DetailProgression) => progres.octets(envoye, total, detail) } : {}),
         });
       } finally {
         progres.arreter();
@@ -198,11 +199,19 @@ export const main = async (argv: string[], flux: Flux = { stdout: process.stdout
     .command('mcp')
     .description('serve Retouche to an AI assistant over MCP on stdin/stdout (its jobs say source "mcp")')
     .action(async (_options: unknown, commande: Command) => {
-      const retouche = client(commande.optsWithGlobals<OptionsGlobales>(), 'mcp');
+      const globales = commande.optsWithGlobals<OptionsGlobales>();
+      // Without a key the server still starts (an assistant lists its tools), and each call says how to set one.
+      const sansCle = !(globales.cle ?? env['RETOUCHE_CLE']);
+      const retouche = client(sansCle ? { ...globales, cle: 'rtch_absente' } : globales, 'mcp');
+      const cleManquante = sansCle
+        ? 'No API key: this Retouche server was started without RETOUCHE_CLE. Set it in the assistant\'s configuration of the server, e.g. "env": {"RETOUCHE_CLE": "rtch_…"} in claude_desktop_config.json, or `claude mcp add retouche -e RETOUCHE_CLE=rtch_… -- npx retouche mcp`, then restart the server. A key comes from the web site\'s API page or the operator.'
+        : undefined;
       // Loaded here only: the other commands do not pay for the MCP SDK.
       const { servirStdio } = await import('../../mcp/src/stdio');
-      message(`Retouche MCP server on stdio, for ${retouche.base}. Stop it with Ctrl-C.`);
-      await servirStdio(retouche, arret.signal);
+      message(
+        `Retouche MCP server on stdio, for ${retouche.base}.${sansCle ? ' No API key (RETOUCHE_CLE): tool calls will say how to set one.' : ''} Stop it with Ctrl-C.`,
+      );
+      await servirStdio(retouche, arret.signal, cleManquante);
     });
 
   // ——— Webhooks (our extension) ———
@@ -475,11 +484,18 @@ export class Progres {
     }
   }
 
-  octets(envoye: number, total: number) {
-    this.#demarrer('Upload   [{bar}] {percentage}% | {envoye} / {total_mo}', total, { envoye: mo(0), total_mo: mo(total) });
-    this.#barre?.update(envoye, { envoye: mo(envoye) });
-    if (envoye === 0) this.#ligne(`Uploading ${mo(total)}…`);
-    else if (envoye === total) this.#ligne(`Uploaded ${mo(total)}.`);
+  /** The bytes of every file together; with several files, how many are up, and a line as each one is. */
+  octets(envoye: number, total: number, detail?: DetailProgression) {
+    const fichiers = detail?.fichiers ?? [];
+    const finis = fichiers.filter((f) => f.envoye === f.total).length;
+    const compte = fichiers.length > 1 ? ` | ${finis}/${fichiers.length} files` : '';
+    this.#demarrer('Upload   [{bar}] {percentage}% | {envoye} / {total_mo}{compte}', total, { envoye: mo(0), total_mo: mo(total), compte });
+    this.#barre?.update(envoye, { envoye: mo(envoye), compte });
+    if (envoye === 0) this.#ligne(`Uploading ${mo(total)}${fichiers.length > 1 ? ` in ${fichiers.length} files` : ''}…`);
+    const fichier = detail?.fichier;
+    if (fichiers.length > 1 && fichier && fichier.envoye === fichier.total)
+      this.#ligne(`  ${fichier.nom ?? `image ${fichier.index}`}: ${mo(fichier.total)} up (${finis}/${fichiers.length})`);
+    if (envoye === total && total > 0) this.#ligne(`Uploaded ${mo(total)}.`);
   }
 
   lot(lot: Lot) {

@@ -25,8 +25,28 @@ export type Image = string | URL | Uint8Array | { chemin: string; nom?: string }
 /** A file path or bytes: what must be uploaded before a job can name it. */
 export type SourceLocale = { chemin: string; nom?: string } | { octets: Uint8Array; nom?: string };
 
-/** Bytes sent so far and in all, for every file of the call together. */
-export type Progression = (envoye: number, total: number) => void;
+/** One file's upload: its place among the call's images, its name, its bytes sent so far and in all. */
+export interface ProgressionFichier {
+  /** The image's position in the call's `images` (from 0), as `echecs[].index` counts them. */
+  index: number;
+  /** The name it is announced with (a path's file name, or the `nom` given); undefined for bytes without one. */
+  nom: string | undefined;
+  envoye: number;
+  total: number;
+}
+
+/** With each report: the file whose bytes moved (absent from the first, before any), and every file. */
+export interface DetailProgression {
+  fichier?: ProgressionFichier;
+  /** Every file to upload, in the call's order. */
+  fichiers: ProgressionFichier[];
+}
+
+/**
+ * Bytes sent so far and in all, for every file of the call together; then, per file, the file whose
+ * bytes moved and every file's progress. A retried PUT starts its file again from 0.
+ */
+export type Progression = (envoye: number, total: number, detail: DetailProgression) => void;
 
 /** Files announced in one POST /televersements, at most (the API's limit). */
 export const MAX_PAR_ANNONCE = 50;
@@ -144,17 +164,33 @@ export interface OptionsTeleversement {
  * Announces the files (by 50), then PUTs each to its URL with exactly the headers the URL was signed
  * with, a few at a time. The answer keeps the order of `sources`.
  */
-export const televerser = async (contexte: ContexteTeleversement, sources: SourceLocale[], options: OptionsTeleversement = {}): Promise<Televersement[]> => {
+export const televerser = async (
+  contexte: ContexteTeleversement,
+  sources: SourceLocale[],
+  options: OptionsTeleversement = {},
+  /** Each source's position among the call's images (`lancer` mixes URLs and files); by default its own. */
+  indices: readonly number[] = sources.map((_, i) => i),
+): Promise<Televersement[]> => {
   // Every file is read (its size, its type) before anything is announced: a bad one costs no upload.
   const fichiers: FichierLocal[] = [];
-  for (const [index, source] of sources.entries()) fichiers.push(await decrire(source, index));
+  for (const [index, source] of sources.entries()) fichiers.push(await decrire(source, indices[index] ?? index));
   const total = fichiers.reduce((somme, f) => somme + f.annonce.taille, 0);
   const envoyes = fichiers.map(() => 0);
-  const signaler = () =>
-    options.progression?.(
+  const etat = (i: number): ProgressionFichier => ({
+    index: indices[i] ?? i,
+    nom: fichiers[i]!.annonce.nom,
+    envoye: envoyes[i]!,
+    total: fichiers[i]!.annonce.taille,
+  });
+  const signaler = (i?: number) => {
+    if (!options.progression) return;
+    const tous = fichiers.map((_, j) => etat(j));
+    options.progression(
       envoyes.reduce((a, b) => a + b, 0),
       total,
+      i === undefined ? { fichiers: tous } : { fichier: tous[i]!, fichiers: tous },
     );
+  };
   signaler();
 
   const televersements: Televersement[] = [];
@@ -178,12 +214,12 @@ export const televerser = async (contexte: ContexteTeleversement, sources: Sourc
         corps: () =>
           fichier.flux((octets) => {
             envoyes[i]! += octets;
-            signaler();
+            signaler(i);
           }),
         signal: options.signal,
         avantReessai: () => {
           envoyes[i] = 0;
-          signaler();
+          signaler(i);
         },
       },
       async (reponse) => void (await reponse.arrayBuffer()),

@@ -17,7 +17,7 @@ import { ErreurRetouche } from './erreurs.js';
 import { classer, televerser, type Image, type OptionsTeleversement, type Progression, type SourceLocale } from './images.js';
 import { telechargerOctets, telechargerVers, type OptionsTelechargement } from './telechargement.js';
 import { envoyer, envoyerJson, pause, type ReglagesTransport, type Requete } from './transport.js';
-import { verifierDemande } from './verification.js';
+import { verifierCredits, verifierDemande } from './verification.js';
 import type {
   Catalogue,
   Effacement,
@@ -41,7 +41,7 @@ import type {
 } from './types.js';
 
 export { ErreurRetouche, type CodeErreur, type CodeErreurSdk } from './erreurs.js';
-export type { Image, OptionsTeleversement, Progression, SourceLocale } from './images.js';
+export type { DetailProgression, Image, OptionsTeleversement, Progression, ProgressionFichier, SourceLocale } from './images.js';
 export type { OptionsTelechargement } from './telechargement.js';
 export { verifierWebhook, WebhookVerificationError, type EntetesWebhook } from './webhooks.js';
 export type * from './types.js';
@@ -98,7 +98,7 @@ export interface OptionsLancement extends OptionsAppel {
    * another body (`idempotency_key_reused`).
    */
   cleIdempotence?: string;
-  /** Progress of the uploads of local files and bytes, all of them together. */
+  /** Progress of the uploads of local files and bytes: all of them together, and each file (`Progression`). */
   progression?: Progression;
 }
 
@@ -126,6 +126,8 @@ export const estLot = (etat: Travail | Lot): etat is Lot => 'total' in etat && '
 
 /** How long a client trusts the catalogue it read (GET /outils) to check a request before uploading its photos. */
 const DUREE_CATALOGUE_MS = 10 * 60_000;
+/** A test key's prefix (docs/api.md, Test keys): its jobs are free, which the check of the balance knows. */
+const PREFIXE_CLE_TEST = 'rtch_test_';
 
 /** Beyond the service's bounds (docs/api.md, A job's life): every job ends within 62 min, every batch within 88. */
 const ATTENTE_MAX_TRAVAIL_MS = 65 * 60_000;
@@ -266,23 +268,42 @@ export class Retouche {
   }
 
   /**
-   * Photos to upload: the tool and its settings are checked against the catalogue first, so that a typo
-   * is refused before the photos go up rather than after. A catalogue older than a few minutes, or one
-   * the request fails against, is read again before the request is refused.
+   * Photos to upload: the tool and its settings are checked against the catalogue first, then the balance
+   * (GET /solde) against the tool's cost, so that a typo or too few credits is refused before the photos go
+   * up rather than after. A catalogue older than a few minutes, or one the request fails against, is read
+   * again before the request is refused.
    */
   async #verifierAvantTeleversement(demande: DemandeLancement, nombreImages: number, options: OptionsAppel): Promise<void> {
     const { outil, valeurs } = demande as { outil: string; valeurs?: Record<string, unknown> };
     const lire = () => (this.#catalogue = { outils: this.outils(options), lu: Date.now() }).outils;
-    const frais = !this.#catalogue || Date.now() - this.#catalogue.lu > DUREE_CATALOGUE_MS;
-    const outils = await (frais ? lire() : this.#catalogue!.outils).catch((erreur: unknown) => {
+    let frais = !this.#catalogue || Date.now() - this.#catalogue.lu > DUREE_CATALOGUE_MS;
+    let outils = await (frais ? lire() : this.#catalogue!.outils).catch((erreur: unknown) => {
       this.#catalogue = undefined;
       throw erreur;
     });
+    const verifier = (catalogue: Outil[]) => verifierDemande(catalogue, { outil, ...(valeurs ? { valeurs } : {}), nombreImages });
     try {
-      verifierDemande(outils, { outil, ...(valeurs ? { valeurs } : {}), nombreImages });
+      verifier(outils);
     } catch (erreur) {
       if (frais) throw erreur;
-      verifierDemande(await lire(), { outil, ...(valeurs ? { valeurs } : {}), nombreImages });
+      outils = await lire();
+      frais = true;
+      verifier(outils);
+    }
+    const { credits } = await this.solde(options);
+    const cout = (catalogue: Outil[]) =>
+      verifierCredits(
+        catalogue.find((o) => o.id === outil)!,
+        { nombreImages, credits, test: this.#cle.startsWith(PREFIXE_CLE_TEST) },
+      );
+    try {
+      cout(outils);
+    } catch (erreur) {
+      // A cost read earlier may have changed: refused only on a fresh catalogue.
+      if (frais) throw erreur;
+      const recent = await lire();
+      verifier(recent);
+      cout(recent);
     }
   }
 
@@ -523,10 +544,13 @@ export class Retouche {
     const classees = images.map(classer);
     const locales = classees.flatMap((c) => ('locale' in c ? [c.locale] : []));
     if (locales.length === 0) return classees.map((c) => (c as { api: ImageApi }).api);
+    // Each file's progress names its place among the request's images, URLs included.
+    const indices = classees.flatMap((c, i) => ('locale' in c ? [i] : []));
     const televersements = await televerser(
       { reglages: this.#reglages, annoncer: (f, signal) => this.televersements(f, { signal }), parallele: this.#simultanes },
       locales,
       { ...(options.progression ? { progression: options.progression } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+      indices,
     );
     let suivant = 0;
     // The upload keeps the name it was announced with: the job and its result file take it.

@@ -1,9 +1,9 @@
 /**
- * A request checked against the stage's catalogue (GET /outils) before its photos are uploaded: a tool
- * misspelt or a setting the tool lacks would otherwise be refused by POST /travaux only after every
- * photo went up (up to 50 of 15 MB). The API stays the judge: this finds what the catalogue says
- * plainly (the tool, the settings' names, closed values, required ones, lengths, how many photos) with
- * the codes the API would give, and leaves everything else to it.
+ * A request checked against the stage's catalogue (GET /outils) and the balance (GET /solde) before its
+ * photos are uploaded: a tool misspelt, a setting the tool lacks or too few credits would otherwise be
+ * refused by POST /travaux only after every photo went up (up to 50 of 15 MB). The API stays the judge:
+ * this finds what the catalogue says plainly (the tool, the settings' names, closed values, required ones,
+ * lengths, how many photos) with the codes the API would give, and leaves everything else to it.
  */
 import { ErreurRetouche } from './erreurs.js';
 import type { DetailErreur, Outil } from './types.js';
@@ -45,6 +45,38 @@ export const verifierDemande = (outils: Outil[], demande: DemandeVerifiee): void
   if (demande.nombreImages > outil.images.max) {
     throw refus('too_many_images', `${outil.id} takes at most ${outil.images.max} images, not ${demande.nombreImages}. Nothing was uploaded.`, []);
   }
+};
+
+/**
+ * The balance checked against what the request costs, before its photos go up, as POST /travaux checks
+ * it (core/domaine/facturation.ts): the tool's `cout` per job, a job per image for a batch tool and one
+ * for `annonce`; a test key's jobs cost nothing, but a balance below zero starts none. The API stays the
+ * judge: images it does not start (`echecs`) are not charged, so this counts every image, an upper bound.
+ */
+export interface CoutVerifie {
+  nombreImages: number;
+  /** The balance, GET /solde. */
+  credits: number;
+  /** A test key (`rtch_test_…`): free jobs. */
+  test: boolean;
+}
+
+export const verifierCredits = (outil: Outil, demande: CoutVerifie): void => {
+  const travaux = outil.images.par_lot ? demande.nombreImages : 1;
+  const requis = demande.test ? 0 : travaux * outil.cout;
+  const { credits } = demande;
+  if (credits >= requis && credits >= 0) return;
+  const prix = travaux > 1 ? ` (${travaux} images × ${outil.cout} for ${outil.id})` : '';
+  const message =
+    credits < 0
+      ? `The balance is ${credits} credits: below zero, it starts no job, not even a free one. Nothing was uploaded.`
+      : `This request costs ${requis} credits${prix}; the balance is ${credits}: ${requis - credits} more needed. Nothing was uploaded.`;
+  throw new ErreurRetouche({
+    statut: 0,
+    code: 'insufficient_credits',
+    message,
+    erreur: { code: 'insufficient_credits', message, details: [], credits, requis },
+  });
 };
 
 const refus = (code: 'invalid_tool' | 'invalid_settings' | 'too_many_images', message: string, details: DetailErreur[]) =>

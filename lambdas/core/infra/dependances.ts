@@ -58,6 +58,8 @@ export interface Dependances {
   posterWebhook?: PosterWebhook;
   /** Endpoints on http://127.0.0.1 accepted (RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1, a local stack for tests). */
   webhooksBoucleLocale?: boolean;
+  /** The local stack (local/pile.ts), never set on AWS: a refused endpoint on this machine says how to allow it. */
+  pileLocale?: boolean;
   /** Seconds between a delivery's attempts (tests shorten it); Standard Webhooks' schedule otherwise (core/modele/webhooks.ts). */
   calendrierWebhooks?: readonly number[];
   horloge: () => Date;

@@ -44,6 +44,30 @@ export const raisonRefusUrl = (texte: string, boucleLocale = false): string | nu
   return null;
 };
 
+/** Whether a URL names this machine: a loopback address or a `localhost` name. */
+const surCetteMachine = (url: URL): boolean => {
+  const hote = url.hostname.toLowerCase();
+  return hote === 'localhost' || hote.endsWith('.localhost') || /^127\.[\d.]+$/.test(hote) || hote === '[::1]';
+};
+
+/**
+ * What a local stack adds to the refusal of an endpoint on this machine: how to allow it (the stack
+ * started with RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1, and http://127.0.0.1). Null for any other refusal,
+ * and never said on AWS, where no setting allows it.
+ */
+export const conseilBoucleLocale = (texte: string): string | null => {
+  if (raisonRefusUrl(texte, true) === null)
+    return 'Locally, start the stack with RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1 npm start to allow http://127.0.0.1 endpoints (for trying and tests only).';
+  let url: URL;
+  try {
+    url = new URL(texte);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || !surCetteMachine(url)) return null;
+  return 'Locally, a receiver on this machine is http://127.0.0.1:<port>/…, allowed once the stack is started with RETOUCHE_WEBHOOKS_ALLOW_LOOPBACK=1 npm start (for trying and tests only).';
+};
+
 export const creerPosteur = (options: OptionsEnvoi = {}): PosterWebhook => {
   const delaiMs = options.delaiMs ?? DELAI_REPONSE_MS;
   const agentHttps = options.agentHttps ?? new RequestFilteringHttpsAgent({ keepAlive: false });

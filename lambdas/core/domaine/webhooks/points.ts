@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Dependances } from '../../infra/dependances';
-import { raisonRefusUrl } from '../../infra/envoi-webhook';
+import { conseilBoucleLocale, raisonRefusUrl } from '../../infra/envoi-webhook';
 import * as webhooks from '../../depots/webhooks';
 import { ErreurApi } from '../../modele/erreurs';
 import { memeMonde } from '../../modele/enregistrements';
@@ -32,7 +32,7 @@ import { fileExigee } from '../../infra/file-webhooks';
 import { parPaquets } from '../../infra/paquets';
 import { chiffrer, cleExigee, nouveauSecret } from './secrets';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale'>;
+type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale' | 'pileLocale'>;
 
 /** After a rotation the old secret signs too for this long, so receivers can switch without losing a delivery. */
 export const CHEVAUCHEMENT_ROTATION_MS = 24 * 3600 * 1000;
@@ -49,7 +49,10 @@ export const webhookDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, qui
 };
 
 export const creerWebhook = async (d: Deps, qui: Portee, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
-  const refus = raisonRefusUrl(demande.url, d.webhooksBoucleLocale);
+  const raison = raisonRefusUrl(demande.url, d.webhooksBoucleLocale);
+  // A local stack started without the loopback allowance says how to allow a receiver on this machine.
+  const conseil = raison && d.pileLocale && !d.webhooksBoucleLocale ? conseilBoucleLocale(demande.url) : null;
+  const refus = conseil ? `${raison} ${conseil}` : raison;
   if (refus) throw new ErreurApi('invalid_body', refus, { details: [{ chemin: 'url', message: refus }] });
   const secret = nouveauSecret();
   const w: EnregistrementWebhook = {
