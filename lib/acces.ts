@@ -283,12 +283,13 @@ export const lectureAuthentifiee = (lectures: ('BatchGetItem' | 'Query')[] = [],
 /**
  * What an erasure writes (core/domaine/effacement.ts): its two routes, and the sweeper that finishes what they
  * recorded. It claims and updates the batch, drops the stored answer of an Idempotency-Key (keeping the
- * key), records the erasure first, leaves a tombstone of each upload, and deletes jobs (and a listing's
+ * key), records the erasure first, leaves a tombstone of each upload and the job's movements, anonymous
+ * (`mouvement`: the account's movements still add up to its balance), and deletes jobs (and a listing's
  * claims on uploads, which share their key space), batches and its own request. Never an account or a key.
  */
 export const ECRITURES_EFFACEMENT = {
   miseAJour: ['lot', 'idempotence'],
-  creation: ['effacement', 'televersement'],
+  creation: ['effacement', 'televersement', 'mouvement'],
   suppression: ['travail', 'lot', 'effacement'],
 } as const satisfies Pick<AccesTable, 'miseAJour' | 'creation' | 'suppression'>;
 

@@ -293,6 +293,8 @@ export class Api extends Construct {
           // Every route that authenticates takes a web session too (its jobs say `source: web`).
           ...(route.authentifiee ? sessions : {}),
           ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
+          // Where a user of a stage that sells no packs asks for credits (core/domaine/contact-credits.ts).
+          ...(route.fonction === 'compte' && config.contactCredits ? { RETOUCHE_CONTACT_CREDITS: config.contactCredits } : {}),
           ...((route.fonction === 'compte' || route.fonction === 'paiement-stripe') && packs ? { RETOUCHE_PACKS: packs } : {}),
           ...(route.fonction === 'paiement-stripe' && this.secretStripe ? { RETOUCHE_STRIPE_SECRET_ARN: this.secretStripe.secretArn } : {}),
           // The MCP tools call the stage's own API (its URL is built from the API's id: no cycle with the deployment).
@@ -345,10 +347,12 @@ export class Api extends Construct {
           RETOUCHE_LIENS_CLE_PUBLIQUE: liens.clePublique,
         },
       });
+      // Results and ZIPs; and the photos they were made from, shown by a result's `avant_affichage` (the history's slider).
       accorder(fichier, ressources, {
         s3: [
           { prefixe: 'resultats', actions: ['GetObject'] },
           { prefixe: 'zips', actions: ['GetObject'] },
+          { prefixe: ['entrees', 'televersements'], actions: ['GetObject'] },
         ],
       });
       base.addResource('fichiers').addResource('{proxy+}').addMethod('GET', new LambdaIntegration(fichier));

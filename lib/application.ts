@@ -92,7 +92,7 @@ export const resumeSynthese = ({ stack, config, region }: StageConstruit, option
     `  Engine  ${moteur ? `bedrock, models called from ${moteur.region}` : 'local: sharp previews, no model called'}`,
     `  Tools   ${outils.join(', ')}`,
     `  Email   ${config.emailExpediteur ? `codes sent from ${config.emailExpediteur} through SES (its domain verified in SES in the stage's Region)` : "Cognito's own sender, 50 emails a day (-c emailExpediteur=… to send through SES)"}`,
-    `  Packs   ${config.packs ? config.packs.map((p) => `${p.credits} credits for ${p.prix} (${p.lien})`).join(', ') : 'none: no credits sold on the site (-c packs=<file.json>)'}`,
+    `  Packs   ${config.packs ? config.packs.map((p) => `${p.credits} credits for ${p.prix} (${p.lien})`).join(', ') : `none: no credits sold on the site (-c packs=<file.json>); users ask ${config.contactCredits ?? 'the operator, with no contact shown (-c contactCredits=<email or https URL>)'}`}`,
   ];
   if (moteur) {
     lignes.push('  Models to enable, once per account (after the deploy, check-models calls each once):');

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
 import { SchemaPacks, type Pack } from '../lambdas/core/domaine/achats';
+import { ADRESSE_EMAIL, lienDeContact, refusContact } from '../lambdas/core/domaine/contact-credits';
 
 /**
  * A refusal the operator acts on: a context value, a Region or an EU-residence rule the stage does not accept. Its
@@ -72,6 +73,12 @@ export interface ConfigurationStage {
   packs?: Pack[];
   /** Where the packs came from, as the next command must give them again: the file's path, or the JSON quoted for a shell. */
   sourcePacks?: string;
+  /**
+   * How to reach the operator for credits (`-c contactCredits=sales@example.com` or `=https://…`), shown as a link on
+   * the account page of a stage that sells no packs (core/domaine/contact-credits.ts): an address becomes a
+   * mailto: link, an https URL stays. Absent: the page says to ask the operator, with no way to reach them.
+   */
+  contactCredits?: string;
 }
 
 /** `-c packs`: a JSON file's path, a JSON text, or the array itself (cdk.json); checked against the packs' schema. */
@@ -126,7 +133,7 @@ export const lireChaineC2pa = (fichier: string, racine = process.cwd()): string 
 };
 
 /** An e-mail address, as far as a synth can tell: SES checks the rest when it verifies the domain. */
-const ADRESSE = /^[^\s@<>]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
+const ADRESSE = ADRESSE_EMAIL;
 
 /** Stages that hold customers' data unless told otherwise. */
 const STAGES_PRODUCTION = new Set(['prod', 'production']);
@@ -160,6 +167,9 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const outils = lire('outils');
   const creditsInscription = lire('creditsInscription');
   const packs = lire('packs');
+  const contact = lire('contactCredits');
+  const lienContact = contact === undefined || contact === '' ? undefined : lienDeContact(contact);
+  if (contact !== undefined && contact !== '' && !lienContact) throw new RefusDeConfiguration(refusContact('context contactCredits', contact));
   if (creditsInscription !== undefined && !(Number.isSafeInteger(Number(creditsInscription)) && Number(creditsInscription) >= 0)) {
     throw new RefusDeConfiguration(`context creditsInscription must be a whole number, 0 or more (got ${String(creditsInscription)})`);
   }
@@ -194,6 +204,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(packs !== undefined && packs !== ''
       ? { packs: lirePacks(packs), ...(typeof packs === 'string' ? { sourcePacks: packs.trim().startsWith('[') ? `'${packs}'` : packs } : {}) }
       : {}),
+    ...(lienContact ? { contactCredits: lienContact } : {}),
   };
 };
 

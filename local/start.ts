@@ -1,6 +1,9 @@
 /**
  * `npm start`: the whole service on this machine, data kept under RETOUCHE_DATA_DIR between runs.
  *   PORT (3000), RETOUCHE_DATA_DIR (.retouche/), RETOUCHE_LOCAL_DELAY_MS (0): simulated model time per job.
+ *   RETOUCHE_CONTACT_CREDITS (none): the account page's contact for credits, as `-c contactCredits` on AWS (an
+ *   e-mail address or an https URL); without it, the page shows the admin command that adds credits, since the
+ *   operator here is whoever runs npm start.
  *
  * It behaves like a service: one stack per data folder (local/verrou.ts), a busy port or a missing Java
  * is one line and exit code 1 with nothing left running, and Ctrl-C or SIGTERM stops everything. Even
@@ -9,6 +12,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { lienDeContact, refusContact } from '../lambdas/core/domaine/contact-credits';
 import type { Pile } from './pile';
 import { inscrire } from './piles-actives';
 import { DossierOccupe, prendreVerrou, type Verrou } from './verrou';
@@ -42,6 +46,19 @@ const essayerPort = (): Promise<unknown> =>
   });
 
 if (!Number.isInteger(port) || port < 0 || port > 65_535) refuser(`PORT must be a TCP port number (0 to 65535), not '${process.env.PORT}'.`);
+
+// The admin command finds the running stack by its data folder: it must be told the same one.
+const citer = (texte: string) => (/^[\w./:@%+-]+$/.test(texte) ? texte : `'${texte.replaceAll("'", "'\\''")}'`);
+const prefixeAdmin = process.env.RETOUCHE_DATA_DIR === undefined ? '' : `RETOUCHE_DATA_DIR=${citer(dossier)} `;
+
+// Getting credits where none are sold (core/domaine/contact-credits.ts): the contact given, or this operator's
+// own command, which the account page shows with the user's address in place of {email}.
+if (process.env.RETOUCHE_CONTACT_CREDITS) {
+  const lien = lienDeContact(process.env.RETOUCHE_CONTACT_CREDITS);
+  if (!lien) refuser(`${refusContact('RETOUCHE_CONTACT_CREDITS', process.env.RETOUCHE_CONTACT_CREDITS)}.`);
+} else {
+  process.env.RETOUCHE_COMMANDE_CREDITS ??= `${prefixeAdmin}npm run --silent admin -- add-credits --email {email} --credits 20`;
+}
 
 // Ctrl-C during the start: nothing to wait for, the 'exit' handlers stop Java and release the lock.
 let pile: Pile | undefined;
@@ -103,10 +120,6 @@ try {
 // Noted in the project's register while it runs: the admin and credentials commands find it there
 // when they are not told its data folder (piles-actives.ts).
 process.on('exit', inscrire(dossier, pile.urlBase));
-
-// The admin command finds the running stack by its data folder: it must be told the same one.
-const citer = (texte: string) => (/^[\w./:@%+-]+$/.test(texte) ? texte : `'${texte.replaceAll("'", "'\\''")}'`);
-const prefixeAdmin = process.env.RETOUCHE_DATA_DIR === undefined ? '' : `RETOUCHE_DATA_DIR=${citer(dossier)} `;
 
 const { DOSSIER_SITE } = await import('./site');
 const site = existsSync(join(DOSSIER_SITE, 'index.html'))

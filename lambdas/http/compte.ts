@@ -1,11 +1,13 @@
 /**
  * GET /compte — the web site's account page: who is signed in, the balance, what is pending, the keys
- * counted against their limit, the packs of credits on sale (core/domaine/achats.ts). A user's first call creates their account with the stage's sign-up
+ * counted against their limit, the packs of credits on sale (core/domaine/achats.ts) or how to ask the operator for
+ * credits (core/domaine/contact-credits.ts). A user's first call creates their account with the stage's sign-up
  * credits (core/domaine/utilisateurs.ts).
  */
 import { lire as lireCompte } from '../core/depots/comptes';
 import { lienDAchat, packsDepuisEnv } from '../core/domaine/achats';
 import { MAX_CLES_PAR_COMPTE } from '../core/domaine/comptes';
+import { contactCreditsDepuisEnv } from '../core/domaine/contact-credits';
 import { creditsInscription } from '../core/domaine/utilisateurs';
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { dependancesAvec } from '../core/infra/dependances';
@@ -17,6 +19,7 @@ export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.en
   // The stage's setting, read once per container like the rest of its environment.
   const exigences = { sessionSeule: true, creerCompte: creditsInscription(env) };
   const packs = packsDepuisEnv(env);
+  const contact = contactCreditsDepuisEnv(env);
   return routeAuthentifiee(
     deps,
     async ({ d, appelant }) => {
@@ -31,6 +34,8 @@ export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.en
         cree_le: compte.cree_le,
         // The stage's packs, each a link that names this account; null when the stage sells none.
         achats: packs ? { packs: packs.map((p) => ({ id: p.lien, credits: p.credits, prix: p.prix, url: lienDAchat(p, compte.id, appelant.email) })) } : null,
+        // How to ask the operator for credits (core/domaine/contact-credits.ts); null when the stage names no contact.
+        contact_credits: contact(appelant.email),
       });
     },
     exigences,

@@ -33,7 +33,7 @@ import { LECTURES } from '../../lib/acces';
 import { nomConstruct } from '../../lib/api';
 import { creerPkiTest, type PkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { construireApplication } from '../../lib/application';
-import { lireChaineC2pa } from '../../lib/configuration';
+import { configurationDepuisContexte, lireChaineC2pa, RefusDeConfiguration } from '../../lib/configuration';
 import { ACTIONS_REKOGNITION, FICHIER_DEFINITION } from '../../lib/flux';
 import { RACINE } from '../../lib/fonction';
 import { SEUILS } from '../../lib/observabilite';
@@ -599,8 +599,8 @@ describe('the dev stage', () => {
           lecture(r.table, chemin === 'Api/LotEffacer' ? ['BatchGetItem', 'GetItem'] : ['GetItem'], ['cle', 'utilisateur', 'travail', 'lot']),
           // The rate window; the batch it claims and takes the job out of; the Idempotency-Key it keeps without its answer.
           ecriture(r.table, 'UpdateItem', ['cadence', 'lot', 'idempotence']),
-          // Its request, recorded first; each upload's nameless tombstone.
-          ecriture(r.table, 'PutItem', ['effacement', 'televersement']),
+          // Its request, recorded first; each upload's nameless tombstone; the job's movements, anonymous.
+          ecriture(r.table, 'PutItem', ['effacement', 'televersement', 'mouvement']),
           ecriture(r.table, 'DeleteItem', ['travail', 'lot', 'effacement']),
           // Keys are known from the records: the bucket is never listed.
           { Action: ['s3:DeleteObject'], Resource: [r.objets('entrees'), r.objets('resultats'), r.objets('televersements'), r.objets('zips')] },
@@ -896,7 +896,7 @@ describe('the dev stage', () => {
         requete([r.index(INDEX.parCompte), r.index(INDEX.ouverts)], ['compte', ...Object.values(OUVERTS)]),
         // Jobs, accounts (refunds, uploads uncounted), uploads, its own turn, and what an erasure updates: never a key.
         ecriture(r.table, 'UpdateItem', ['travail', 'compte', 'televersement', 'tour', 'lot', 'idempotence']),
-        ecriture(r.table, 'PutItem', ['effacement', 'televersement', 'livraison']),
+        ecriture(r.table, 'PutItem', ['effacement', 'televersement', 'mouvement', 'livraison']),
         ecriture(r.table, 'DeleteItem', ['televersement', 'travail', 'lot', 'effacement']),
         { Action: ['s3:GetObject'], Resource: [r.objets('resultats')] },
         { Action: ['s3:AbortMultipartUpload', 's3:PutObject', 's3:PutObjectTagging'], Resource: [r.objets('zips')] },
@@ -1473,5 +1473,30 @@ describe('a stage that sells credits (-c packs, core/domaine/achats.ts)', () => 
     expect(() => synthetiser({ stage: 'dev', packs: '[{"lien":"prod_1","url":"https://buy.stripe.com/a","credits":10,"prix":"5 €"}]' })).toThrow(/0\.lien/);
     expect(() => synthetiser({ stage: 'dev', packs: JSON.stringify([{ ...PACKS[0], credits: 0 }]) })).toThrow(/0\.credits/);
     expect(() => synthetiser({ stage: 'dev', packs: 'absent.json' })).toThrow(/no file .*absent\.json/);
+  });
+
+  it('gives the account page, and it alone, the contact for credits (-c contactCredits): an address as a mailto: link, an https URL as it is', () => {
+    const s = synthetiser({ stage: 'dev', contactCredits: 'ventes@retouche.example' });
+    for (const [chemin, [, f]] of fonctionsParChemin(s)) {
+      const env = f.Properties.Environment.Variables as Record<string, unknown>;
+      expect(env.RETOUCHE_CONTACT_CREDITS, chemin).toBe(chemin.split('/')[2] === 'Compte' ? 'mailto:ventes@retouche.example' : undefined);
+    }
+    // Without the setting, nothing: the page says to ask the operator, with the address to give them.
+    expect(fonctionDuModule(synthetiser({ stage: 'dev' }), 'Api/Compte')[1].Properties.Environment.Variables.RETOUCHE_CONTACT_CREDITS).toBeUndefined();
+    expect(() => synthetiser({ stage: 'dev', contactCredits: 'ventes' })).toThrow(RefusDeConfiguration);
+    const contact = (valeur: string) => configurationDepuisContexte((cle) => ({ stage: 'dev', contactCredits: valeur })[cle]).contactCredits;
+    expect(contact('mailto:ventes@retouche.example')).toBe('mailto:ventes@retouche.example');
+    expect(contact(' https://retouche.example/credits?source=site ')).toBe('https://retouche.example/credits?source=site');
+    for (const refuse of [
+      'http://retouche.example/credits',
+      'javascript:alert(1)',
+      'ventes',
+      'mailto:ventes',
+      'https://moi:secret@retouche.example/',
+      'ftp://retouche.example',
+    ])
+      expect(() => synthetiser({ stage: 'dev', contactCredits: refuse }), refuse).toThrow(
+        new RegExp(`^context contactCredits must be an e-mail address .* or an https:// URL \\(got ${refuse.replace(/[.?()]/g, '\\$&')}\\)$`),
+      );
   });
 });

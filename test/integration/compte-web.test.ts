@@ -19,6 +19,9 @@ import { compteDeEmail, creerUtilisateurWeb } from '../../exploitation/utilisate
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 import { demarrerPileTest } from '../support/pile';
 
+// The stage's contact for credits (-c contactCredits on AWS), read by the account page's function when the stack starts.
+process.env.RETOUCHE_CONTACT_CREDITS = 'ventes@retouche.example';
+
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 const codes: CodeEnvoye[] = [];
 const MOT_DE_PASSE = 'Motdepasse1';
@@ -56,6 +59,13 @@ describe('web users and their account', () => {
     expect(r.corps).toMatchObject({ email, credits: 0, travaux_ouverts: 0, cles: { actives: 0, max: 5 } });
     const encore = await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
     expect(encore.corps.id).toBe(r.corps.id);
+  });
+
+  it('a stage that sells no credits says how to reach its operator for them (issue 41, point 4): its contact, as a link', async () => {
+    const { email, jeton } = await inscrire();
+    const r = await appeler(pile.urlBase, 'GET', '/compte', { cle: jeton });
+    expect(r.statut).toBe(200);
+    expect(r.corps).toMatchObject({ email, achats: null, contact_credits: { lien: 'mailto:ventes@retouche.example' } });
   });
 
   it('first visits that race make one account', async () => {

@@ -37,7 +37,13 @@ const elements = async (pile: Pile): Promise<Record<string, unknown>[]> => {
   return items;
 };
 
-/** Every stored file and record that mentions one of these ids (job, batch, upload, account). */
+/**
+ * Every stored file and record that mentions one of these ids (job, batch, upload, account). An erased
+ * job's movements stay (issue 41, point 2: the account's movements add up to its balance), as MOUVEMENT#
+ * items that name the account, a date, the tool and the credits, and never the job or its batch: so this
+ * scan for the job's and batch's ids still finds nothing, on purpose (a movement carrying the job id would
+ * fail it). Tests below check those items themselves.
+ */
 const traces = async (pile: Pile, ids: string[]) => ({
   fichiers: (await objets(pile)).filter((cle) => ids.some((id) => cle.includes(id))),
   enregistrements: (await elements(pile)).filter((item) => ids.some((id) => JSON.stringify(item).includes(id))).map((item) => String(item.pk)),
@@ -108,6 +114,10 @@ describe('erasure of ended work', () => {
     expect(idem).toMatchObject({ efface_le: expect.any(String) });
     expect(idem).not.toHaveProperty('reponse');
     expect(JSON.stringify(await elements(pile))).not.toContain('facade-lilas');
+    // Its debit stays, anonymous: the account, when, the tool, the credits; nothing that leads to the job.
+    const mouvements = (await elements(pile)).filter((item) => String(item.pk).startsWith('MOUVEMENT#') && item.compte === compte);
+    expect(mouvements).toEqual([expect.objectContaining({ nature: 'debit', credits: -2, outil: 'ciel', date: fini.cree_le })]);
+    expect(Object.keys(mouvements[0]!).sort()).toEqual(['compte', 'credits', 'date', 'expire_a', 'gsi1pk', 'gsi1sk', 'nature', 'outil', 'pk', 'sk', 'type']);
     const rejeu = await appeler(url, 'POST', '/travaux', { cle, entetes: { 'Idempotency-Key': 'vente-12-rue-des-lilas' }, json: requete });
     expect(rejeu.statut).toBe(409);
     expect(rejeu.corps.error).toMatchObject({ code: 'work_erased', efface_le: idem!.efface_le });
@@ -590,8 +600,9 @@ describe('erasure of work still running', () => {
     await plusTard(20 * 60_000, () => pile.balayer());
     const restes = (await elements(pile)).filter((item) => JSON.stringify(item).includes(compte)).map((item) => String(item.pk).split('#')[0]);
     // The account, its key and the record of its credits stay (and the balance is untouched): the account is not
-    // closed, its work is erased.
-    expect([...new Set(restes)].sort()).toEqual(['APPORT', 'CLE', 'COMPTE']);
+    // closed, its work is erased. Its erased jobs' movements stay too, anonymous (MOUVEMENT#: date, tool, credits),
+    // so its movements still add up to its balance; the scan below checks that none names a job or batch.
+    expect([...new Set(restes)].sort()).toEqual(['APPORT', 'CLE', 'COMPTE', 'MOUVEMENT']);
     // And nothing names its jobs or batches: no delivery, no erasure request, no stored answer.
     expect((await traces(pile, [...idsTravaux, enCoursId])).enregistrements).toEqual([]);
     expect((await appeler(url, 'GET', '/solde', { cle })).corps.credits).toBe(credits);

@@ -324,6 +324,51 @@ describe('the account page: packs and movements', () => {
     expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements?limite=0', { cle: jeton })).statut).toBe(400);
   });
 
+  it('still explains the balance once jobs are erased: their movements stay, anonymous (date, tool, credits; no link) (issue 41, point 2)', async () => {
+    const { jeton, compte } = await utilisateur();
+    await ajouterCredits(pile.deps, compte, 20);
+    // A listing text (3 credits spent) and a photo job this engine refuses (2 credits, refunded).
+    const annonce = await appeler(pile.urlBase, 'POST', '/travaux', { cle: jeton, json: { outil: 'annonce', valeurs: { lieu: 'Gand', infos: '3 chambres' } } });
+    const ciel = await appeler(pile.urlBase, 'POST', '/travaux', {
+      cle: jeton,
+      json: { outil: 'ciel', images: [{ base64: enBase64(await imageTest()), nom: 'villa-dupont.jpg' }] },
+    });
+    const ids = [annonce.corps.travaux[0].id as string, ciel.corps.travaux[0].id as string];
+    expect(await attendreTravail(pile.urlBase, jeton, ids[0]!)).toMatchObject({ statut: 'termine' });
+    expect(await attendreTravail(pile.urlBase, jeton, ids[1]!)).toMatchObject({ statut: 'echec', rembourse: true });
+    type M = { type: string; credits: number; travail: string | null; lot: string | null; outil: string | null; date: string; efface: boolean };
+    const lire = async () =>
+      (await appeler(pile.urlBase, 'GET', '/compte/mouvements?limite=100', { cle: jeton })).corps as { credits: number; mouvements: M[] };
+    const avant = await lire();
+    expect(avant.credits).toBe(20 - 3);
+    expect(avant.mouvements.reduce((n, m) => n + m.credits, 0)).toBe(avant.credits);
+
+    for (const id of ids) expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${id}`, { cle: jeton })).statut).toBe(200);
+    const apres = await lire();
+    expect(apres.credits).toBe(avant.credits);
+    // Still the sum of its movements: the erased jobs' lines are there, with nothing that leads to them.
+    expect(apres.mouvements.reduce((n, m) => n + m.credits, 0)).toBe(apres.credits);
+    const sansLien = (m: M) => [m.date, m.type, m.credits, m.outil];
+    expect(apres.mouvements.map(sansLien)).toEqual(avant.mouvements.map(sansLien));
+    const effaces = apres.mouvements.filter((m) => m.efface).map((m) => [m.type, m.credits, m.outil, m.travail, m.lot]);
+    expect(effaces.map(String).sort()).toEqual(
+      [
+        ['remboursement', 2, 'ciel', null, null],
+        ['debit', -2, 'ciel', null, null],
+        ['debit', -3, 'annonce', null, null],
+      ]
+        .map(String)
+        .sort(),
+    );
+    expect(apres.mouvements.filter((m) => !m.efface).every((m) => m.travail === null && m.outil === null)).toBe(true);
+    expect(JSON.stringify(apres)).not.toMatch(new RegExp(ids.join('|')));
+    // Stored the same way: the account, a date, a tool, credits; no job id, name or settings.
+    const { duCompte } = await import('../../lambdas/core/depots/mouvements');
+    const stockes = await duCompte(pile.deps, compte, 10);
+    expect(stockes).toHaveLength(3);
+    for (const m of stockes) expect(Object.keys(m).sort()).toEqual(['compte', 'credits', 'date', 'nature', 'outil']);
+  });
+
   it('is the session’s own: an API key gets 403, another user sees none of it', async () => {
     const { cle } = await pile.creerCompte(5);
     expect((await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle })).statut).toBe(403);
@@ -503,6 +548,6 @@ describe('a refunded or disputed payment takes its credits back (issue 38, point
       undefined,
     ]);
     const { corps } = await appeler(pile.urlBase, 'GET', '/compte/mouvements', { cle: jeton });
-    expect(Object.keys(corps.mouvements[0]).sort()).toEqual(['credits', 'date', 'lot', 'outil', 'travail', 'type']);
+    expect(Object.keys(corps.mouvements[0]).sort()).toEqual(['credits', 'date', 'efface', 'lot', 'outil', 'travail', 'type']);
   });
 });

@@ -101,14 +101,17 @@ describe('result links', () => {
     await reponse.arrayBuffer();
   });
 
-  it("the batch's ZIP downloads as attachment, <batch id>.zip", async () => {
+  it("the batch's ZIP downloads as attachment, retouche-<day>-<tool>-<short id>.zip", async () => {
     const { cle } = await pile.creerCompte(10);
+    const jour = new Date().toISOString().slice(0, 10);
     const lancement = await lancer(cle, ['Façade.jpg', 'Jardin d’hiver.jpg']);
     const lot = await attendreLot(parIp, cle, lancement.lot!);
     expect(lot.statut).toBe('termine');
     const zip = await fetch(lot.zip!.url);
     expect(zip.status).toBe(200);
-    expect(zip.headers.get('content-disposition')).toBe(`attachment; filename="${lot.id}.zip"; filename*=UTF-8''${lot.id}.zip`);
+    // A name a person recognises in a downloads folder, not a UUID (issue 41, point 2); the id's start keeps it unique.
+    const nom = `retouche-${jour}-ciel-${lot.id.slice(0, 8)}.zip`;
+    expect(zip.headers.get('content-disposition')).toBe(`attachment; filename="${nom}"; filename*=UTF-8''${nom}`);
     const entrees = await lireZip(Buffer.from(await zip.arrayBuffer()));
     expect([...entrees.keys()].sort()).toEqual(['01-Façade-ciel.jpg', '02-Jardin d_hiver-ciel.jpg']);
     // Each job of the batch: its own name to download, as in the ZIP.

@@ -1,7 +1,7 @@
 /**
  * Downloads that download (issue 40, point 5): a result's `url` carries a signed
  * `response-content-disposition` (attachment, its name, RFC 6266 with a UTF-8 `filename*`), its
- * `url_affichage` none; the ZIP's `url` downloads as `<batch id>.zip`. The headers themselves, served
+ * `url_affichage` none; the ZIP's `url` downloads as `retouche-<day>-<tool>-<short id>.zip`. The headers themselves, served
  * by the local stand-ins, are checked end to end in test/integration/telechargements.test.ts.
  */
 import { generateKeyPairSync, verify } from 'node:crypto';
@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { creerSignataire, verifierLien } from '../../lambdas/core/infra/liens';
 import { dispositionPieceJointe, nomDeDisposition, queryTelechargement } from '../../lambdas/core/modele/disposition';
 import { nomFichier } from '../../lambdas/core/modele/cles-s3';
-import { versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele/enregistrements';
+import { nomZip, versLot, versTravail, type EnregistrementLot, type EnregistrementTravail } from '../../lambdas/core/modele/enregistrements';
 import { SchemaLot, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
 
 describe('dispositionPieceJointe (RFC 6266)', () => {
@@ -113,10 +113,30 @@ describe('a job and a batch as the API shows them', () => {
     const t = versTravail(travail('Séjour été.jpg'), signer);
     expect(v.safeParse(SchemaTravail, t).issues).toBeUndefined();
     const [r] = t.resultats;
-    expect(Object.keys(r!)).toEqual(['url', 'url_affichage', 'expire_le']);
+    expect(Object.keys(r!)).toEqual(['url', 'url_affichage', 'avant_affichage', 'expire_le']);
     expect(disposition(r!.url)).toBe(dispositionPieceJointe('01-Séjour été-ciel.jpg'));
     expect(disposition(r!.url_affichage)).toBeNull();
     expect(r!.url.split('?')[0]).toBe(r!.url_affichage.split('?')[0]);
+  });
+
+  it('avant_affichage shows the photo a result was made from, while the bucket keeps it (the history slider)', () => {
+    const maintenant = Date.now();
+    const avec = (entrees: EnregistrementTravail['entrees'], ilYa: number) =>
+      versTravail({ ...travail('a.jpg'), entrees, cree_le: new Date(maintenant - ilYa).toISOString() }, signer).resultats[0]!.avant_affichage;
+    const heure = 3600_000;
+    const envoi = { type: 's3' as const, cle: 'televersements/c/u1.jpg' };
+    const entree = { type: 's3' as const, cle: 'entrees/c/3f6d2a0e-8b1c-4c9e-9a57-1d2e3f4a5b6c/0.jpg' };
+    const lien = avec([envoi], heure);
+    expect(lien).not.toBeNull();
+    expect(new URL(lien!).pathname).toBe('/televersements/c/u1.jpg');
+    expect(disposition(lien!)).toBeNull();
+    // An upload is kept a day, a photo sent or fetched 7 days (core/modele/retention.ts): null after.
+    expect(avec([envoi], 25 * heure)).toBeNull();
+    expect(avec([entree], 6 * 24 * heure)).not.toBeNull();
+    expect(avec([entree], 8 * 24 * heure)).toBeNull();
+    // Several photos (a listing's), or one the service fetched and did not store: nothing to compare with.
+    expect(avec([entree, envoi], heure)).toBeNull();
+    expect(avec([{ type: 'url', url: 'https://exemple.invalid/a.jpg' }], heure)).toBeNull();
   });
 
   it('a result of a photo without a name downloads as <job id>-<tool>.<extension>', () => {
@@ -124,7 +144,7 @@ describe('a job and a batch as the API shows them', () => {
     expect(disposition(r!.url)).toBe(dispositionPieceJointe('3f6d2a0e-8b1c-4c9e-9a57-1d2e3f4a5b6c-ciel.jpg'));
   });
 
-  it("a batch's ZIP downloads as <batch id>.zip", () => {
+  it("a batch's ZIP downloads as retouche-<day>-<tool>-<short id>.zip: a name a person recognises, unique by the id's start", () => {
     const lot: EnregistrementLot = {
       id: '7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e7f',
       compte: 'c',
@@ -142,6 +162,9 @@ describe('a job and a batch as the API shows them', () => {
     const l = versLot(lot, [travail('a.jpg')], signer);
     expect(v.safeParse(SchemaLot, l).issues).toBeUndefined();
     expect(Object.keys(l.zip!)).toEqual(['url', 'expire_le']);
-    expect(disposition(l.zip!.url)).toBe(dispositionPieceJointe('7c1e9b42-5d3a-4f86-b0e1-2a3b4c5d6e7f.zip'));
+    expect(disposition(l.zip!.url)).toBe(dispositionPieceJointe('retouche-2026-11-23-ciel-7c1e9b42.zip'));
+    expect(nomZip({ ...lot, id: 'a0b1c2d3-0000-4000-8000-000000000000', outil: 'annonce', cree_le: '2026-01-02T23:59:59.000Z' })).toBe(
+      'retouche-2026-01-02-annonce-a0b1c2d3.zip',
+    );
   });
 });

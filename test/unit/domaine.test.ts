@@ -45,6 +45,8 @@ describe('job and batch shapes', () => {
       {
         url: signer('resultats/c/t1/01-ciel.jpg', 't1-ciel.jpg').url,
         url_affichage: signer('resultats/c/t1/01-ciel.jpg').url,
+        // No photo of its own stored to compare with (its input is not in the record here).
+        avant_affichage: null,
         expire_le: '2026-11-24T00:00:00.000Z',
       },
     ]);
@@ -71,13 +73,14 @@ describe('job and batch shapes', () => {
       statut: 'en_cours',
       travaux: ['b', 'a'],
       zip_cle: 'zips/c/l.zip',
-      cree_le: '',
+      cree_le: '2026-11-23T10:00:00.000Z',
       termine_le: null,
     };
     const travaux = [travail('termine', 'a'), travail('termine', 'b')];
     expect(versLot(lot, travaux, signer).zip).toBeNull();
     const fini = versLot({ ...lot, statut: 'termine' }, travaux, signer);
-    expect(fini.zip).toEqual(signer('zips/c/l.zip', 'l.zip'));
+    // Downloaded under the batch's day and tool, with the start of its id (issue 41, point 2).
+    expect(fini.zip).toEqual(signer('zips/c/l.zip', 'retouche-2026-11-23-ciel-l.zip'));
     expect(fini.travaux.map((t) => t.id)).toEqual(['b', 'a']);
     expect(fini.en_cours).toBe(0);
   });

@@ -442,6 +442,8 @@ export interface components {
        * @description Extension: the same file by a signed link without Content-Disposition, to show it (an <img>, a browser tab) rather than save it. Valid as long as url.
        */
       url_affichage: string;
+      /** @description Extension: the photo this result was made from, by a display link valid as long as url, while it is kept (7 days; 1 day when it was uploaded with POST /televersements); null after, and for a job of several photos. */
+      avant_affichage: string | null;
       /**
        * Format: date-time
        * @description The link works until then (24 hours); fetch the job or batch again for a fresh one.

@@ -29,6 +29,9 @@
  * |   credits taken back are recorded here too, negative: a refund, a dispute, an operator's removal)  |                   |
  * | payment     | PAIEMENT#<Stripe PaymentIntent> | PAIEMENT | (what a refund or dispute names: the purchase's | apports.ts    |
  * |             |                            |           |   account, pack credits, credits taken back)   |                   |
+ * | erased job's| MOUVEMENT#<random id>      | MOUVEMENT | gsi1: COMPTE#<id> / MOUVEMENT#<date>#<id>      | mouvements.ts     |
+ * |  movement   |                            |           |   (anonymous: date, tool, credits; expires     |                   |
+ * |             |                            |           |   through TTL when the job would have)         |                   |
  * | webhook     | WEBHOOK#<id>               | WEBHOOK   | gsi1: COMPTE#<id> / WEBHOOK#<created>#<id>     | webhooks.ts       |
  * | delivery    | LIVRAISON#<webhook>#<msg id>| LIVRAISON| gsi1: WEBHOOK#<id> / LIVRAISON#<created>#<msg>| webhooks.ts       |
  * |             |                            |           | gsi2: LIVRAISON#<account> / <created>#<msg>    |                   |
@@ -108,6 +111,8 @@ export const PREFIXES_TABLE = {
   apport: 'APPORT#',
   /** A purchase by its Stripe PaymentIntent: how a refund or a dispute finds the credits to take back. */
   paiement: 'PAIEMENT#',
+  /** An erased job's debit and refund, anonymous (depots/mouvements.ts): the movements still add up to the balance. */
+  mouvement: 'MOUVEMENT#',
   /** An account's webhook endpoints (depots/webhooks.ts). */
   webhook: 'WEBHOOK#',
   /** Webhook deliveries, one per endpoint and event, kept 30 days for the delivery log. */

@@ -3,6 +3,7 @@
  * Records keep S3 keys, never links: links are signed afresh on every read (liens.ts).
  */
 import type { CodeTravail } from './erreurs';
+import { PREFIXES, RETENTION_ENTREES_JOURS, RETENTION_TELEVERSEMENTS_JOURS } from './retention';
 import type { IdOutil, Langue } from './outils';
 import type { ControleStructure, Floutage, Redaction } from './sorties';
 
@@ -124,6 +125,12 @@ export interface LienResultat extends Lien {
    * the studio's before/after slider. Signed with the same validity.
    */
   url_affichage: string;
+  /**
+   * Our extension: the photo the result was made from, by a display link, while it is kept (sent or fetched:
+   * 7 days; uploaded: 1 day, core/modele/retention.ts); `null` after, and for a job of several photos. The
+   * history's before/after slider (issue 41, point 2).
+   */
+  avant_affichage: string | null;
 }
 
 export interface Travail {
@@ -217,13 +224,34 @@ export const nomTelechargement = (e: Pick<EnregistrementTravail, 'id' | 'outil' 
   return `${e.id}-${e.outil}${extension}`;
 };
 
-/** The name a batch's ZIP downloads under. */
-export const nomZip = (lot: string): string => `${lot}.zip`;
+/**
+ * The name a batch's ZIP downloads under: one a person recognises in a downloads folder, the batch's
+ * day (UTC) and tool, with the start of its id so two batches of one day and tool never share a name
+ * (`retouche-2026-11-23-ciel-7c1e9b42.zip`).
+ */
+export const nomZip = (lot: Pick<EnregistrementLot, 'id' | 'outil' | 'cree_le'>): string =>
+  `retouche-${lot.cree_le.slice(0, 10)}-${lot.outil}-${lot.id.slice(0, 8)}.zip`;
 
-const lienResultat = (e: EnregistrementTravail, r: Resultat, signer: SignerLien): LienResultat => {
+/**
+ * The key of the one photo a job was made from, while the bucket still keeps it (its lifecycle rule deletes
+ * it that many days after it was written, never sooner), else undefined.
+ */
+const cleAvant = (e: EnregistrementTravail, maintenant: number): string | undefined => {
+  const [entree, ...autres] = e.entrees;
+  if (entree?.type !== 's3' || autres.length > 0) return undefined;
+  const jours = entree.cle.startsWith(PREFIXES.televersements) ? RETENTION_TELEVERSEMENTS_JOURS : RETENTION_ENTREES_JOURS;
+  return maintenant < Date.parse(e.cree_le) + jours * 24 * 3600 * 1000 ? entree.cle : undefined;
+};
+
+const lienResultat = (e: EnregistrementTravail, r: Resultat, signer: SignerLien, avant: string | undefined): LienResultat => {
   const telechargement = signer(r.cle, nomTelechargement(e, r));
   // Signed second, so it expires no sooner than the `expire_le` given for both.
-  return { url: telechargement.url, url_affichage: signer(r.cle).url, expire_le: telechargement.expire_le };
+  return {
+    url: telechargement.url,
+    url_affichage: signer(r.cle).url,
+    avant_affichage: avant === undefined ? null : signer(avant).url,
+    expire_le: telechargement.expire_le,
+  };
 };
 
 /**
@@ -245,7 +273,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   commence_le: e.commence_le,
   termine_le: e.termine_le,
   // Links only once done: a job's files are complete only when it is `termine`.
-  resultats: e.statut === 'termine' ? e.resultats.map((r) => lienResultat(e, r, signer)) : [],
+  resultats: e.statut === 'termine' ? e.resultats.map((r) => lienResultat(e, r, signer, cleAvant(e, Date.now()))) : [],
   texte: e.texte,
   erreur: e.erreur,
   rembourse: e.rembourse,
@@ -270,7 +298,7 @@ export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], 
     termines: e.termines,
     echecs: e.echecs,
     en_cours: e.total - e.termines - e.echecs,
-    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, nomZip(e.id)) : null,
+    zip: e.statut !== 'en_cours' && e.zip_cle ? signer(e.zip_cle, nomZip(e)) : null,
     travaux: e.travaux.flatMap((id) => {
       const t = parId.get(id);
       return t ? [versTravail(t, signer)] : [];

@@ -23,7 +23,8 @@ const lienExemple = (cle: string, nom: string): Lien => ({
 const resultatExemple = (travail: string, fichier: string): LienResultat => {
   const cle = `resultats/${COMPTE_EXEMPLE}/${travail}/${fichier}`;
   const { url, expire_le } = lienExemple(cle, fichier);
-  return { url, url_affichage: `${urlExemple(cle)}?${SIGNATURE_EXEMPLE}`, expire_le };
+  const avant = `televersements/${COMPTE_EXEMPLE}/${travail}.jpg`;
+  return { url, url_affichage: `${urlExemple(cle)}?${SIGNATURE_EXEMPLE}`, avant_affichage: `${urlExemple(avant)}?${SIGNATURE_EXEMPLE}`, expire_le };
 };
 
 const travailEnAttente: Travail = {
@@ -98,7 +99,7 @@ export const lotTermine: Lot = {
   termines: 2,
   echecs: 0,
   en_cours: 0,
-  zip: lienExemple(`zips/${COMPTE_EXEMPLE}/${ID_LOT}.zip`, nomZip(ID_LOT)),
+  zip: lienExemple(`zips/${COMPTE_EXEMPLE}/${ID_LOT}.zip`, nomZip({ id: ID_LOT, outil: 'staging', cree_le: '2026-01-01T10:00:00.000Z' })),
   travaux: travauxLot,
   test: false,
 };

@@ -31,6 +31,12 @@ const lienResultat = v.strictObject({
       'Extension: the same file by a signed link without Content-Disposition, to show it (an <img>, a browser tab) rather than save it. Valid as long as url.',
     ),
   ),
+  avant_affichage: v.pipe(
+    v.nullable(v.pipe(v.string(), v.url())),
+    v.description(
+      'Extension: the photo this result was made from, by a display link valid as long as url, while it is kept (7 days; 1 day when it was uploaded with POST /televersements); null after, and for a job of several photos.',
+    ),
+  ),
   expire_le: expireLe,
 });
 

@@ -4,8 +4,9 @@
  *
  * What goes: a job's inputs (sent with the request, fetched from a URL or uploaded), its results, the
  * ZIP of its batch, its record, its uploads' records and the stored answer of its request
- * (`Idempotency-Key`). What stays: the account, its balance (an erasure neither refunds nor charges)
- * and the hashes of its keys.
+ * (`Idempotency-Key`). What stays: the account, its balance (an erasure neither refunds nor charges),
+ * the hashes of its keys, and the job's debit and refund as anonymous movements (date, tool, credits:
+ * depots/mouvements.ts), so that the account's movements still add up to its balance.
  *
  * The order holds under any crash or race:
  *   1. the request is recorded (`EFFACEMENT#<id>`, in the sweeper's `ouverts` index): whatever stops
@@ -30,6 +31,7 @@ import { cleEntree, cleTexte, idTeleversement, resultatsDuTravail } from '../../
 import type { Dependances } from '../../infra/dependances';
 import * as effacements from '../../depots/effacements';
 import type { ElementTransaction } from '../../depots/transactions';
+import { elementsMouvementsEfface } from '../../depots/mouvements';
 import { elementEffacer as elementEffacerTravail } from '../../depots/travaux';
 import { EXTENSIONS, type FormatImage } from '../../modele/images';
 import type { EnregistrementTravail } from '../../modele/enregistrements';
@@ -88,7 +90,8 @@ export const televersementsDuTravail = (t: EnregistrementTravail): string[] => [
 
 /**
  * The records that go with a job's, as transaction items: its claims on uploads (a listing job's), its
- * uploads' records turned into tombstones, its recorded erasure.
+ * uploads' records turned into tombstones, its recorded erasure; and its movements, kept anonymous. In
+ * the transaction that deletes the job under the condition that it is there, so they are written once.
  */
 export const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, maintenant: Date): ElementTransaction[] => {
   const televersements = televersementsDuTravail(t);
@@ -96,6 +99,7 @@ export const elementsLies = (d: DepsEffacement, t: EnregistrementTravail, mainte
     ...televersements.filter((id) => id !== t.id).map((id) => elementEffacerTravail(d.table, id)),
     ...televersements.map((id) => elementTeleversementEfface(d.table, t.compte, id, t.cree_le, maintenant)),
     effacements.elementSupprimer(d.table, t.id),
+    ...elementsMouvementsEfface(d.table, t),
   ];
 };
 

@@ -4,7 +4,7 @@ import * as effacements from '../../depots/effacements';
 import * as idempotence from '../../depots/idempotence';
 import * as lots from '../../depots/lots';
 import { ecrire, raisonsAnnulation } from '../../depots/transactions';
-import { elementEffacer as elementEffacerTravail, lirePlusieurs as lireTravaux } from '../../depots/travaux';
+import { elementEffacerFini as elementEffacerTravailFini, lirePlusieurs as lireTravaux } from '../../depots/travaux';
 import type { EnregistrementLot } from '../../modele/enregistrements';
 import { parPaquets } from '../../infra/paquets';
 import { demanderEffacement, elementsLies, ESSAIS_EFFACEMENT, fichiersDuTravail, patienter, type DepsEffacement, type Issue } from './commun';
@@ -39,7 +39,13 @@ export const effacerLotEnregistre = async (d: DepsEffacement, lot: Enregistremen
   for (const cle of new Set(travaux.flatMap((t) => (t.idempotence !== undefined ? [t.idempotence] : []))))
     await idempotence.marquerEfface(d, lot.compte, cle, maintenant);
   await parPaquets(travaux, 8, async (t) => {
-    await ecrire(d, [elementEffacerTravail(d.table, t.id), ...elementsLies(d, t, maintenant)]);
+    // Only while the job is there (every job of an ended batch has ended): its anonymous movements are
+    // written with its deletion, once, even when another erasure of it ran meanwhile.
+    try {
+      await ecrire(d, [elementEffacerTravailFini(d.table, t.id), ...elementsLies(d, t, maintenant)]);
+    } catch (erreur) {
+      if (raisonsAnnulation(erreur)?.[0]?.Code !== 'ConditionalCheckFailed') throw erreur;
+    }
   });
   try {
     await ecrire(d, [lots.elementEffacer(d.table, lot.id, lots.effaceur(lot.id)), effacements.elementSupprimer(d.table, lot.id)]);
