@@ -1,8 +1,9 @@
 /**
  * The API, as the site calls it: the signed-in user's ID token where a script puts its key. An answer
- * that is not 2xx carries the API's `{"error": {"code", "message"}}`; it becomes an ErreurApi with the
- * API's own message (English), which the pages show as it is. A 401 gets one more try with a fresh
- * token; a second one ends the session, and the app then goes to the sign-in page (App.vue).
+ * that is not 2xx carries the API's `{"error": {"code", "message", …}}`; it becomes an ErreurApi with the
+ * code, the API's own message (English) and the other members, which the pages word in their language
+ * (erreurs.ts). A 401 gets one more try with a fresh token; a second one ends the session, and the app
+ * then goes to the sign-in page (App.vue).
  */
 import { lireConfiguration } from './config';
 import { i18n } from './i18n';
@@ -16,6 +17,8 @@ export class ErreurApi extends Error {
     message: string,
     /** True when the message is the API's (in English), false when the site wrote it (in the page's language). */
     readonly deLApi: boolean,
+    /** The `error` object's other members (limits, `details`, `parametre`…), which the site words with its code. */
+    readonly infos: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -67,7 +70,10 @@ export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: str
   if (!reponse.ok) {
     if (reponse.status === 401) await session.deconnecter(true);
     const erreur = (valeur as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-    if (typeof erreur?.message === 'string') throw new ErreurApi(reponse.status, String(erreur.code ?? 'error'), erreur.message, true);
+    if (typeof erreur?.message === 'string') {
+      const { code, message, ...infos } = erreur;
+      throw new ErreurApi(reponse.status, String(code ?? 'error'), message, true, infos);
+    }
     throw new ErreurApi(reponse.status, 'error', t('erreurs.serveur', { statut: reponse.status }), false);
   }
   return valeur as T;
@@ -85,6 +91,11 @@ export interface Compte {
   cree_le: string;
   /** The stage's packs of credits, each its Stripe Payment Link naming this account; null when it sells none. */
   achats: { packs: Pack[] } | null;
+  /**
+   * How to ask the operator for credits: a link (mailto: or https), or on a local stack the admin command that adds
+   * them, this account's address filled in; null when the stage names no contact.
+   */
+  contact_credits: { lien?: string; commande?: string } | null;
 }
 
 export interface Pack {
@@ -102,6 +113,8 @@ export interface Mouvement {
   travail: string | null;
   lot: string | null;
   outil: string | null;
+  /** The movement of a job erased since: anonymous (date, tool, credits), no link. */
+  efface: boolean;
 }
 
 /** GET /compte/cles, by hand: the /compte/* routes are the site's, not in the OpenAPI document. */

@@ -25,7 +25,12 @@ export const router = createRouter({
       component: () => Promise.all([import('./pages/Studio.vue'), chargerMessagesStudio()]).then(([page]) => page),
       meta: { titre: 'studio.titre', session: true },
     },
-    { path: '/historique', component: () => import('./pages/Historique.vue'), meta: { titre: 'historique.titre', session: true } },
+    // The history shows results as the studio does (its slider, its listing text): with the studio's messages.
+    {
+      path: '/historique',
+      component: () => Promise.all([import('./pages/Historique.vue'), chargerMessagesStudio()]).then(([page]) => page),
+      meta: { titre: 'historique.titre', session: true },
+    },
     {
       path: '/apercu',
       // What the preview engine can and cannot do: its text is in the studio's messages, which link to it.

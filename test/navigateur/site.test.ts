@@ -203,6 +203,11 @@ describe('the web site, in Chromium', () => {
     const url = 'https://example.com/retouche-hook';
     await aller('/compte/cles');
     await page.waitForFunction("document.body.innerText.includes('No webhook yet.')");
+    // An address the API refuses: the site words why, in the page's language (issue 41), about its field.
+    await saisir('url-webhook', 'https://localhost/retouche-hook');
+    await page.locator('::-p-aria(Add the webhook)').click();
+    await page.waitForFunction("document.querySelector('#url-webhook').getAttribute('aria-invalid') === 'true'");
+    expect(await page.evaluate("document.querySelector('#erreur-webhooks').innerText")).toMatch(/^This address is refused: .*public host/);
     await saisir('url-webhook', url);
     // Both events are ticked at first: this one for jobs only.
     await page.locator('#evenement-lot').click();
@@ -363,8 +368,34 @@ describe('the web site, in Chromium', () => {
     await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(email)})`);
     const debordement = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
     expect(debordement).toBeLessThanOrEqual(0);
+    // The page, not the header (issue 41): one line, the links behind a menu button.
+    const hauteurEntete = "document.querySelector('header.entete').getBoundingClientRect().height";
+    expect(await page.evaluate(hauteurEntete)).toBeLessThanOrEqual(64);
     await capturer('compte-telephone');
+    const bouton = 'button[aria-controls="menu-principal"]';
+    const ouvert = `document.querySelector('${bouton}').getAttribute('aria-expanded') === 'true'`;
+    expect(await page.evaluate("getComputedStyle(document.getElementById('menu-principal')).display")).toBe('none');
+    // By keyboard: the button opens the links, Escape closes them and gives the focus back.
+    await page.focus(bouton);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(ouvert);
+    expect(await page.evaluate("getComputedStyle(document.getElementById('menu-principal')).display")).not.toBe('none');
+    expect(await page.evaluate(hauteurEntete)).toBeLessThanOrEqual(64);
+    expect(await accessibilite()).toEqual([]);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate("document.activeElement.closest('#menu-principal') !== null")).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`!(${ouvert}) && document.activeElement === document.querySelector('${bouton}')`);
+    // A link followed closes the menu.
+    await page.locator(bouton).click();
+    await page.waitForFunction(ouvert);
+    await page.locator('#menu-principal a[href="/historique"]').click();
+    await page.waitForFunction("location.pathname === '/historique'");
+    await page.waitForFunction(`!(${ouvert})`);
+    expect(await page.evaluate("getComputedStyle(document.getElementById('menu-principal')).display")).toBe('none');
     await page.setViewport({ width: 1280, height: 800 });
+    // A wide screen shows the links, never the button.
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('${bouton}')).display`)).toBe('none');
   });
 
   it('broke no Content Security Policy rule on the way', () => {

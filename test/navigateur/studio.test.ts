@@ -191,6 +191,8 @@ describe('the studio, in Chromium', () => {
     await choisirOutil('annonce');
     await page.locator('#champ-lieu').fill('Gent, Patershol');
     await page.locator('#champ-infos').fill('3 bedrooms; 128 m²');
+    // In the site's language by default, not the API's (Dutch): this page is in English (issue 41, point 2).
+    expect(await page.$eval('#champ-langue', (s) => (s as unknown as { value: string }).value)).toBe('English');
     await page.select('#champ-langue', 'English');
     await contient('One job: 3 credits');
     await lancer();
@@ -198,9 +200,16 @@ describe('the studio, in Chromium', () => {
     const annonce = (await page.evaluate("document.querySelector('section.lancement .texte-annonce').textContent")) as string;
     expect(annonce).toContain('Gent, Patershol');
     expect(annonce).toContain('128 m²');
+    // Rendered, never its raw Markdown (issue 41, point 2): headings and a list, no '#' or '- '.
+    expect(annonce).not.toContain('#');
+    expect(await page.$$eval('section.lancement .texte-annonce h4', (t) => t.length)).toBeGreaterThan(0);
+    expect(await page.$$eval('section.lancement .texte-annonce li', (t) => t.length)).toBeGreaterThan(0);
     await page.locator('::-p-aria(Copy the text)').click();
     await contient('Text copied.');
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(annonce);
+    // The Markdown itself is what is copied, as listing platforms take it.
+    const copie = (await page.evaluate('navigator.clipboard.readText()')) as string;
+    expect(copie).toMatch(/^# .*Gent, Patershol/);
+    expect(copie).toContain('- 128 m²');
     expect(await accessibilite()).toEqual([]);
   });
 
@@ -244,7 +253,7 @@ describe('the studio, in Chromium', () => {
 
   it('fits a phone, its results and its form', async () => {
     const debordement = () => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
-    // A phone's width first with the results on the page: they live in it only, and a device emulation reloads it.
+    // A phone's width first with the results on the page; a device emulation then reloads it.
     await page.setViewport({ width: 390, height: 844 });
     await page.evaluate("document.querySelectorAll('section.lancement')[1].scrollIntoView()");
     expect(await debordement()).toBeLessThanOrEqual(0);
@@ -253,6 +262,12 @@ describe('the studio, in Chromium', () => {
     // Still signed in after the reload (the tab's refresh token), the form at a phone's width.
     await contient('Your balance: 1 credit');
     await page.waitForSelector('input[name=outil]');
+    // The launches survived the reload (issue 41, point 2): found again by their ids, followed to their end,
+    // the batch's ZIP offered again; the photos themselves are no longer in the page, so each result shows alone.
+    await page.waitForFunction("document.querySelectorAll('section.lancement').length === 3");
+    await page.waitForSelector('section.lancement .zip a', { timeout: 60_000 });
+    await page.waitForSelector('section.lancement .texte-annonce h4', { timeout: 60_000 });
+    await page.waitForFunction("document.querySelectorAll('section.lancement img.resultat-seul').length === 3", { timeout: 60_000 });
     expect(await debordement()).toBeLessThanOrEqual(0);
     await page.setViewport({ width: 1280, height: 800 });
   });
@@ -264,6 +279,32 @@ describe('the studio, in Chromium', () => {
     await lien!.click();
     await page.waitForFunction(`document.activeElement?.id === ${JSON.stringify(cible)}`);
     expect(await page.evaluate('location.pathname')).toBe('/historique');
+    expect(await accessibilite()).toEqual([]);
+  });
+
+  it('opens a listing text and compares a result with its photo from the history, as the studio shows them', async () => {
+    await page.goto(`${origine}/historique`, { waitUntil: 'networkidle0' });
+    /** The first button of the list whose label starts so (the jobs are newest first). */
+    const cliquer = (debut: string) =>
+      page.waitForFunction(
+        `(() => { const b = [...document.querySelectorAll('main ul.historique button')].find((x) => x.textContent.trim().startsWith(${JSON.stringify(debut)})); b?.click(); return b !== undefined; })()`,
+      );
+    await cliquer('Read the listing text');
+    await page.waitForSelector('main .texte-annonce h3');
+    const annonce = (await page.$eval('main .texte-annonce', (e) => e.textContent)) as string;
+    expect(annonce).toContain('Gent, Patershol');
+    expect(annonce).not.toContain('#');
+    // Its copy button, as in the studio.
+    await page.locator('main .annonce .actions button').click();
+    await contient('Text copied.');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toMatch(/^# /);
+    // The photo job's result against the photo it was made from: the studio's slider, both pictures loaded.
+    await cliquer('Compare');
+    await page.waitForFunction(
+      "(() => { const i = [...document.querySelectorAll('main .avant-apres img')]; return i.length === 2 && i.every((x) => x.complete && x.naturalWidth > 0); })()",
+      { timeout: 30_000 },
+    );
+    expect(await page.$eval('main .avant-apres input[type=range]', (e) => e.getAttribute('aria-label'))).toBeTruthy();
     expect(await accessibilite()).toEqual([]);
   });
 

@@ -21,4 +21,18 @@ export interface DemandeLancement {
   valeurs: Record<string, string>;
   photos: PhotoChoisie[];
   cout: number;
+  /**
+   * A launch started before the page was loaded again (lancements.ts): its jobs are followed by their ids,
+   * nothing is sent; its photos are no longer in the page, so results show without their "before".
+   */
+  reprise?: LancementEnregistre;
+}
+
+/** What the page keeps of a launch once POST /travaux answered: enough to follow it again after a reload. */
+export interface LancementEnregistre {
+  cle: string;
+  outil: string;
+  lot: string | null;
+  travaux: { id: string; nom: string | null }[];
+  cout_total: number;
 }
