@@ -8,6 +8,6 @@ import { etape } from './etape';
 export const creer = (deps: () => Promise<Dependances>) =>
   etape(deps, 'enregistrer', async (etat, d) => {
     if (!etat.sortie) throw new ErreurTravail('erreur_interne', 'no tool output to record');
-    return terminerTravail(d, etat.travail, etat.sortie, etat.tentative);
+    return terminerTravail(d, etat.travail, etat.sortie, { tentative: etat.tentative });
   });
 export const handler = creer(() => dependancesDepuisEnv());

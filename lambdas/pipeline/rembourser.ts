@@ -7,7 +7,7 @@ import { etape } from './etape';
 
 export const creer = (deps: () => Promise<Dependances>) =>
   etape(deps, 'rembourser', async (etat, d) => {
-    const { lot_a_finaliser, rembourse } = await rembourserTravail(d, etat.travail, erreurDepuisEchec(etat.echec), etat.tentative);
+    const { lot_a_finaliser, rembourse } = await rembourserTravail(d, etat.travail, erreurDepuisEchec(etat.echec), { tentative: etat.tentative });
     if (rembourse) compterRemboursement(etat.outil);
     return { lot_a_finaliser };
   });

@@ -15,7 +15,7 @@ import { cleTexte, resultatsDuTravail } from '../core/modele/cles-s3';
 import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
 import { ErreurTravail } from '../core/modele/erreurs';
 import { TYPES_MIME, type FormatImage } from '../core/modele/images';
-import type { EnregistrementTravail } from '../core/modele/enregistrements';
+import { estSaTentative, type EnregistrementTravail } from '../core/modele/enregistrements';
 import { etiquetteRetention } from '../core/modele/retention';
 import type { DependancesOutil } from './dependances-pipeline';
 import type { SortieOutil } from '../core/modele/sorties';
@@ -37,7 +37,7 @@ type Execution = Pick<EtatExecution, 'travail' | 'tentative'>;
  */
 const verifierToujoursSien = async (d: DependancesOutil, etat: Execution): Promise<EnregistrementTravail> => {
   const actuel = await lireEnregistrementTravail(d, etat.travail);
-  if (!actuel || actuel.statut !== 'en_cours' || (actuel.tentative ?? 1) !== (etat.tentative ?? 1)) {
+  if (!actuel || actuel.statut !== 'en_cours' || !estSaTentative(actuel, etat.tentative)) {
     throw new ErreurTravail('erreur_interne', `job ${etat.travail} is no longer run by this execution (${actuel?.statut ?? 'erased'})`);
   }
   return actuel;

@@ -305,7 +305,7 @@ describe('a tool step that runs on after its job was taken from it (issue 21, po
     await jusquAuModele(1);
     // What the sweeper does once the execution has timed out: refund; then the customer erases the job.
     const { rembourserTravail } = await import('../../lambdas/core/domaine/cycle');
-    expect(await rembourserTravail(pile.deps, id, { code: 'moteur_indisponible', message: 'timed out' })).toMatchObject({ rembourse: true });
+    expect(await rembourserTravail(pile.deps, id, { code: 'moteur_indisponible', message: 'timed out' }, 'balayeur')).toMatchObject({ rembourse: true });
     expect((await appeler(pile.urlBase, 'DELETE', `/travaux/${id}`, { cle })).statut).toBe(200);
     portes.shift()!();
     await pile.attendreInactivite();

@@ -38,7 +38,7 @@ import { MARGE_RETRAIT_MS, retirerTeleversement } from './televersements';
 import { finaliserLot } from './lots';
 import { relancerLivraisons } from './webhooks/livraison';
 import { compterRemboursement } from '../infra/mesures';
-import type { EnregistrementLot, EnregistrementTravail, ErreurDuTravail } from '../modele/enregistrements';
+import { numeroTentative, type EnregistrementLot, type EnregistrementTravail, type ErreurDuTravail } from '../modele/enregistrements';
 import * as effacements from '../depots/effacements';
 import * as lots from '../depots/lots';
 import * as televersements from '../depots/televersements';
@@ -99,7 +99,7 @@ export const decider = (
   const tacheEnCours = execution.arretee_le !== undefined && maintenant - execution.arretee_le < DUREE_MAX_TACHE_MS;
   if ((execution.statut === 'TIMED_OUT' || execution.statut === 'ABORTED') && tacheEnCours) return { action: 'laisser' };
   const tientDansLaBorne = ageMs + DUREE_MAX_EXECUTION_MS <= BORNE_RELANCE_MS;
-  const peutRelancer = (travail.tentative ?? 1) < TENTATIVES_MAX && tientDansLaBorne;
+  const peutRelancer = numeroTentative(travail) < TENTATIVES_MAX && tientDansLaBorne;
   const perdu = erreur('erreur_interne', 'The job was interrupted and could not be finished; its credits were refunded.');
   switch (execution.statut) {
     case 'RUNNING':
@@ -189,7 +189,7 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
       return;
     }
     case 'rembourser': {
-      const fin = await rembourserTravail(d, id, decision.erreur);
+      const fin = await rembourserTravail(d, id, decision.erreur, 'balayeur');
       if (fin.rembourse) {
         compterRemboursement(travail.outil);
         bilan.rembourses++;

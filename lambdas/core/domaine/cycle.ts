@@ -18,7 +18,7 @@ import * as lots from '../depots/lots';
 import { avecReessais, raisonsAnnulation, type ElementTransaction } from '../depots/transactions';
 import * as travaux from '../depots/travaux';
 import { CODES_TRAVAIL, ErreurTravail, type CodeTravail } from '../modele/erreurs';
-import type { EnregistrementTravail, ErreurDuTravail, Resultat } from '../modele/enregistrements';
+import { estSaTentative, numeroTentative, type EnregistrementTravail, type ErreurDuTravail, type Resultat } from '../modele/enregistrements';
 import type { SortieOutil } from '../modele/sorties';
 import { annoncerFinTravail } from './webhooks/annonces';
 
@@ -80,20 +80,18 @@ const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Pr
 };
 
 /**
- * Whether the execution of run `tentative` (executions.ts) is the job's current one: an older run
- * still going (its execution aborted or timed out while a step ran on) must not end a newer one.
- * Undefined: called by the sweeper, which decides from the job's current run.
+ * Who ends a job: the execution of run `tentative` (executions.ts; an input without one is run 1, as
+ * everywhere: modele/enregistrements.ts, estSaTentative), which must still be the job's current run (an
+ * older run still going, its execution aborted or timed out while a step ran on, must not end a newer
+ * one); or the sweeper, which decided from the job's current run.
  */
-const estSaTentative = (travail: EnregistrementTravail, tentative: number | undefined): boolean =>
-  tentative === undefined || (travail.tentative ?? 1) === tentative;
+export type Fin = { tentative: number | undefined } | 'balayeur';
+const parSonExecution = (travail: EnregistrementTravail, par: Fin): boolean => par === 'balayeur' || estSaTentative(travail, par.tentative);
+/** The guard of the write: the run's number, none for the sweeper's end (depots/travaux.ts). */
+const garde = (par: Fin): number | undefined => (par === 'balayeur' ? undefined : numeroTentative(par));
 
 /** `en_cours` → `termine` with its results. */
-export const terminerTravail = async (
-  d: Deps & Pick<Dependances, 's3' | 'bucket'>,
-  id: string,
-  sortie: SortieOutil,
-  tentative?: number,
-): Promise<FinTravail> => {
+export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket'>, id: string, sortie: SortieOutil, par: Fin): Promise<FinTravail> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') {
@@ -101,7 +99,7 @@ export const terminerTravail = async (
     await annoncerFinTravail(d, travail);
     return estFin(d, travail);
   }
-  if (!estSaTentative(travail, tentative)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
+  if (!parSonExecution(travail, par)) throw new ErreurTravail('erreur_interne', `job ${id} is run by another execution`);
   const resultats: Resultat[] = resultatsDuTravail(
     travail,
     sortie.resultats.map((r) => r.format),
@@ -117,7 +115,7 @@ export const terminerTravail = async (
     // An output from before the step said its engine: the job's own word, from its creation.
     apercu: sortie.apercu ?? (travail.apercu === true || travail.test === true),
   };
-  if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, tentative, d.horloge()), 'termines', 0))) {
+  if (!(await ecrireFin(d, travail, travaux.elementTerminer(d.table, id, fin, garde(par), d.horloge()), 'termines', 0))) {
     const actuel = await travaux.lire(d, id);
     if (actuel?.statut !== 'termine') throw new ErreurTravail('erreur_interne', `job ${id} is ${actuel?.statut} and cannot end`);
   }
@@ -130,7 +128,7 @@ export const terminerTravail = async (
  * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
  * already `termine` is never refunded.
  */
-export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTravail, tentative?: number): Promise<FinTravail & { rembourse: boolean }> => {
+export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTravail, par: Fin): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') {
@@ -138,8 +136,8 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTra
     return { ...(await estFin(d, travail)), rembourse: false };
   }
   // A newer run has the job: this older one's failure is not the job's.
-  if (!estSaTentative(travail, tentative)) return { lot_a_finaliser: false, rembourse: false };
-  const rembourse = await ecrireFin(d, travail, travaux.elementEchouer(d.table, id, erreur, tentative, d.horloge()), 'echecs', travail.cout);
+  if (!parSonExecution(travail, par)) return { lot_a_finaliser: false, rembourse: false };
+  const rembourse = await ecrireFin(d, travail, travaux.elementEchouer(d.table, id, erreur, garde(par), d.horloge()), 'echecs', travail.cout);
   // Ended, by this call or a concurrent one: `travail.fini` either way (delivered once).
   await annoncerFinTravail(d, travail);
   return { ...(await estFin(d, travail)), rembourse };

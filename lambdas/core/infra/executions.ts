@@ -7,7 +7,7 @@
 import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { Dependances } from './dependances';
 import { signaler } from './signalement';
-import type { EnregistrementTravail } from '../modele/enregistrements';
+import { numeroTentative, type EnregistrementTravail } from '../modele/enregistrements';
 import type { IdOutil } from '../modele/outils';
 
 /** Input of one execution of the state machine. */
@@ -30,10 +30,10 @@ export const entreeExecution = (t: TravailExecutable): EntreeExecution => ({
   compte: t.compte,
   lot: t.lot,
   outil: t.outil,
-  tentative: t.tentative ?? 1,
+  tentative: numeroTentative(t),
 });
 
-export const nomExecution = (t: Pick<TravailExecutable, 'id' | 'tentative'>): string => ((t.tentative ?? 1) <= 1 ? t.id : `${t.id}-${t.tentative}`);
+export const nomExecution = (t: Pick<TravailExecutable, 'id' | 'tentative'>): string => (numeroTentative(t) <= 1 ? t.id : `${t.id}-${t.tentative}`);
 
 /** arn:…:stateMachine:<machine> → arn:…:execution:<machine>:<name> */
 export const arnExecution = (machine: string, nom: string): string => `${machine.replace(':stateMachine:', ':execution:')}:${nom}`;

@@ -306,3 +306,13 @@ export const versLot = (e: EnregistrementLot, travaux: EnregistrementTravail[], 
     test: e.test === true,
   };
 };
+
+/**
+ * Which run of a job a record or an execution's input names: 1 when it names none (a job never run again,
+ * an execution started before runs were numbered). The one reading of an absent `tentative`.
+ */
+export const numeroTentative = (t: { tentative?: number | undefined }): number => t.tentative ?? 1;
+
+/** Whether run `tentative` (an execution's) is the one the job's record says runs it now. */
+export const estSaTentative = (travail: Pick<EnregistrementTravail, 'tentative'>, tentative: number | undefined): boolean =>
+  numeroTentative(travail) === numeroTentative({ tentative });
