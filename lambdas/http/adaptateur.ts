@@ -11,6 +11,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ErreurApi } from '../core/modele/erreurs';
+import { estUuid } from '../core/modele/uuid';
 import { signaler } from '../core/infra/signalement';
 
 export type HandlerHttp = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -58,7 +59,7 @@ export const routePublique = (fn: (event: APIGatewayProxyEvent) => Promise<APIGa
 /** The path parameter `id` when it is a UUID; anything else cannot name a job or batch: 404. */
 export const idDuChemin = (event: APIGatewayProxyEvent, quoi: 'job' | 'batch'): string => {
   const id = event.pathParameters?.id ?? '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if (!estUuid(id)) {
     throw new ErreurApi('not_found', `No ${quoi} ${id}.`);
   }
   return id.toLowerCase();

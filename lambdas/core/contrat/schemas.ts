@@ -8,6 +8,7 @@
  */
 import * as v from 'valibot';
 import { CATALOGUE, OUTILS, type Champ, type IdOutil } from '../modele/outils';
+import { MOTIF_UUID } from '../modele/uuid';
 
 const estHttps = (texte: string): boolean => {
   try {
@@ -45,12 +46,10 @@ export const ImageBase64 = v.strictObject({
   nom,
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const ImageTeleversement = v.strictObject({
   televersement: v.pipe(
     v.string(),
-    v.regex(UUID, 'must be the id of an upload made with POST /televersements (a UUID)'),
+    v.regex(MOTIF_UUID, 'must be the id of an upload made with POST /televersements (a UUID)'),
     v.description('Id of a direct upload made with POST /televersements (our extension): full-size photos, up to 15 MB.'),
   ),
   nom,

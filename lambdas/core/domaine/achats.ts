@@ -24,6 +24,7 @@ import * as v from 'valibot';
 import * as apports from '../depots/apports';
 import type { Dependances } from '../infra/dependances';
 import type { EvenementStripe } from '../infra/stripe';
+import { estUuid } from '../modele/uuid';
 
 export const SchemaPack = v.object({
   /** The Payment Link's id (`plink_…`), which a paid Checkout Session names. */
@@ -75,8 +76,6 @@ export type IssueAchat =
    */
   | { statut: 'refuse'; raison: 'lien_inconnu' | 'compte_inconnu' | 'paiement_inconnu' };
 
-const ID_COMPTE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** An id Stripe sends as a string, or as the object when expanded. */
 const idDe = (valeur: string | { id: string } | null | undefined): string | undefined => (typeof valeur === 'string' ? valeur : valeur?.id);
 
@@ -100,7 +99,7 @@ export const traiterEvenement = async (
   const pack = packs.find((p) => p.lien === lien);
   if (!pack) return { statut: 'refuse', raison: 'lien_inconnu' };
   const compte = session.client_reference_id ?? '';
-  if (!ID_COMPTE.test(compte)) return { statut: 'refuse', raison: 'compte_inconnu' };
+  if (!estUuid(compte)) return { statut: 'refuse', raison: 'compte_inconnu' };
   const cree_le = d.horloge().toISOString();
   // A session paid nothing has no PaymentIntent (a 100 % discount): nothing can be refunded then.
   const paiement = idDe(session.payment_intent);
