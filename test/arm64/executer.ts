@@ -105,7 +105,10 @@ try {
     .toBuffer();
   const agrandie = (nom: string) => sharp(photoReelle(nom)).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
   const salon = (await rendreScenes()).salon;
-  const [sejour, pieceVide] = [await sharp(salon).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer(), await agrandie('piece-vide_polyhaven-old-hall.jpg')];
+  const [sejour, pieceVide] = [
+    await sharp(salon).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer(),
+    await agrandie('piece-vide_polyhaven-old-hall.jpg'),
+  ];
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
