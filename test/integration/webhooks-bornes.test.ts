@@ -102,8 +102,9 @@ describe('webhooks cannot be used to flood', () => {
     // Its normal delay: the queue's next turn, well under a second here; a dead tenant's attempts take 15 s each.
     expect(delai).toBeLessThan(3000);
 
-    // The dead tenant's attempts in flight: never more than its places.
-    for (const chemin of ['/mort-1', '/mort-2', '/mort-3']) expect(muet.maxParChemin.get(chemin)).toBeLessThanOrEqual(EN_VOL_PAR_WEBHOOK);
+    // The dead tenant's attempts in flight: never more than its places. An endpoint may not have been tried at all
+    // (the account's places are first come: two endpoints can hold all four), so never seen counts as 0.
+    for (const chemin of ['/mort-1', '/mort-2', '/mort-3']) expect(muet.maxParChemin.get(chemin) ?? 0).toBeLessThanOrEqual(EN_VOL_PAR_WEBHOOK);
     expect(muet.maxTotal()).toBeLessThanOrEqual(EN_VOL_PAR_COMPTE);
     expect(muet.maxTotal()).toBeGreaterThan(0);
     // The others wait in the queue, put off for want of a place: none lost, none attempted.
