@@ -11,9 +11,9 @@
  * credit: Stripe's refund and dispute events name the payment, never the Checkout Session, and that
  * item says which account and how many credits it bought, and how many were taken back so far.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { cleItem as cleCompte } from './comptes';
-import { INDEX, PREFIXES_TABLE, type DepsTable } from './table';
+import { derniersDuCompte, PREFIXES_TABLE, type DepsTable } from './table';
 import { avecReessais, raisonsAnnulation } from './transactions';
 
 /** Credits taken back: a purchase refunded, a purchase disputed (a chargeback), an operator's removal. */
@@ -196,17 +196,8 @@ export const reprendre = async (
 
 /** An account's newest credits added, at most `limite`. */
 export const duCompte = async (d: DepsTable, compte: string, limite: number): Promise<EnregistrementApport[]> => {
-  const { Items } = await d.ddb.send(
-    new QueryCommand({
-      TableName: d.table,
-      IndexName: INDEX.parCompte,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
-      ExpressionAttributeValues: { ':pk': `${PREFIXES_TABLE.compte}${compte}`, ':prefixe': PREFIXES_TABLE.apport },
-      ScanIndexForward: false,
-      Limit: limite,
-    }),
-  );
-  return (Items ?? []).map(({ id, compte: c, credits, origine, cree_le, pack, evenement, paiement, raison }) => ({
+  const items = await derniersDuCompte(d, compte, PREFIXES_TABLE.apport, limite);
+  return items.map(({ id, compte: c, credits, origine, cree_le, pack, evenement, paiement, raison }) => ({
     id,
     compte: c,
     credits: Number(credits),

@@ -8,10 +8,9 @@
  * retention (a job's movements are shown as long as the job is kept, core/domaine/mouvements.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EnregistrementTravail } from '../modele/enregistrements';
 import type { IdOutil } from '../modele/outils';
-import { ATTRIBUT_TTL, INDEX, PREFIXES_TABLE, RETENTION_SECONDES, ttlDans, type DepsTable } from './table';
+import { ATTRIBUT_TTL, derniersDuCompte, PREFIXES_TABLE, RETENTION_SECONDES, ttlDans, type DepsTable } from './table';
 
 export interface MouvementAnonyme {
   compte: string;
@@ -60,15 +59,6 @@ export const elementsMouvementsEfface = (
 
 /** An account's newest anonymous movements, at most `limite`. */
 export const duCompte = async (d: DepsTable, compte: string, limite: number): Promise<MouvementAnonyme[]> => {
-  const { Items } = await d.ddb.send(
-    new QueryCommand({
-      TableName: d.table,
-      IndexName: INDEX.parCompte,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
-      ExpressionAttributeValues: { ':pk': `${PREFIXES_TABLE.compte}${compte}`, ':prefixe': PREFIXES_TABLE.mouvement },
-      ScanIndexForward: false,
-      Limit: limite,
-    }),
-  );
-  return (Items ?? []).map(({ compte: c, date, nature, credits, outil }) => ({ compte: c, date, nature, credits: Number(credits), outil }) as MouvementAnonyme);
+  const items = await derniersDuCompte(d, compte, PREFIXES_TABLE.mouvement, limite);
+  return items.map(({ compte: c, date, nature, credits, outil }) => ({ compte: c, date, nature, credits: Number(credits), outil }) as MouvementAnonyme);
 };

@@ -170,6 +170,21 @@ export async function* idsOuverts(d: DepsTable, partition: (typeof OUVERTS)[keyo
   } while (depart);
 }
 
+/** An account's newest items of one kind (gsi1: COMPTE#<account>, sort keys starting with `prefixe`), at most `limite`. */
+export const derniersDuCompte = async (d: DepsTable, compte: string, prefixe: string, limite: number): Promise<Record<string, unknown>[]> => {
+  const { Items } = await d.ddb.send(
+    new QueryCommand({
+      TableName: d.table,
+      IndexName: INDEX.parCompte,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefixe)',
+      ExpressionAttributeValues: { ':pk': `${PREFIXES_TABLE.compte}${compte}`, ':prefixe': prefixe },
+      ScanIndexForward: false,
+      Limit: limite,
+    }),
+  );
+  return Items ?? [];
+};
+
 /** Every item a query finds, all pages (the record module writes the query: index, key condition). */
 export const toutInterroger = async <T>(d: DepsTable, requete: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> => {
   const items: T[] = [];
