@@ -125,10 +125,21 @@ const enRythme = (c: Ouverture, autres: readonly Ouverture[]): boolean =>
     return Math.abs(c.y0 + c.y1 - o.y0 - o.y1) < 2 * RYTHME_ALIGNEMENT * hh || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) < 2 * RYTHME_ALIGNEMENT * w;
   });
 
-/** The windows and doors of a photo, in pixels of its analysis copy (`largeur` × `hauteur`, ciel-masque.ts copieAnalyse). */
-export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteFenetres = {}) => {
-  const analyse = await copieAnalyse(photo);
-  const { largeur: l, hauteur: h, data } = analyse;
+/** The analysis copy's light, measured once for all the cuts: its luma, the luma's box sums, its steps. */
+interface Lumiere {
+  l: number;
+  h: number;
+  L: Float32Array;
+  /** Pixels per rounded luma, for the brightest shares of the photo. */
+  histogramme: Float64Array;
+  somme: (x0: number, y0: number, x1: number, y1: number) => number;
+  somme2: (x0: number, y0: number, x1: number, y1: number) => number;
+  /** Luma steps along the row and along the column (half the central difference): a vertical edge, a horizontal one. */
+  gx: Float32Array;
+  gy: Float32Array;
+}
+
+const mesurerLumiere = ({ largeur: l, hauteur: h, data }: Pixels): Lumiere => {
   const n = l * h;
   const L = new Float32Array(n);
   const histogramme = new Float64Array(256);
@@ -146,71 +157,114 @@ export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteF
       gx[p] = Math.abs(L[p + 1]! - L[p - 1]!) / 2;
       gy[p] = Math.abs(L[p + l]! - L[p - l]!) / 2;
     }
-  /** Share of a side's middle (its ends are corners, often rounded or hidden) on an edge, within a pixel of it. */
-  const appui = (vertical: boolean, fixe: number, a: number, b: number) => {
-    const [d, f] = [a + Math.floor(0.1 * (b - a)), b - Math.floor(0.1 * (b - a))];
-    let oui = 0;
-    for (let t = d; t < f; t++) {
-      let m = 0;
-      for (let u = Math.max(1, fixe - 1); u <= Math.min((vertical ? l : h) - 2, fixe + 1); u++) m = Math.max(m, vertical ? gx[t * l + u]! : gy[u * l + t]!);
-      if (m >= BORD) oui++;
+  return { l, h, L, histogramme, somme, somme2, gx, gy };
+};
+
+/** Share of a side's middle (its ends are corners, often rounded or hidden) on an edge, within a pixel of it. */
+const appui = ({ l, h, gx, gy }: Lumiere, vertical: boolean, fixe: number, a: number, b: number) => {
+  const [d, f] = [a + Math.floor(0.1 * (b - a)), b - Math.floor(0.1 * (b - a))];
+  let oui = 0;
+  for (let t = d; t < f; t++) {
+    let m = 0;
+    for (let u = Math.max(1, fixe - 1); u <= Math.min((vertical ? l : h) - 2, fixe + 1); u++) m = Math.max(m, vertical ? gx[t * l + u]! : gy[u * l + t]!);
+    if (m >= BORD) oui++;
+  }
+  return oui / Math.max(1, f - d);
+};
+
+const moyenneEtEcart = ({ somme, somme2 }: Lumiere, x0: number, y0: number, x1: number, y1: number) => {
+  const a = (x1 - x0) * (y1 - y0);
+  const moyenne = somme(x0, y0, x1, y1) / a;
+  return { moyenne, ecart: Math.sqrt(Math.max(0, somme2(x0, y0, x1, y1) / a - moyenne * moyenne)) };
+};
+
+/** How one cut is read: lighter (`sens` +1) or darker (-1) than the wall, a bright cut inside (`clair`), and the box sizes allowed. */
+interface Coupe {
+  sens: number;
+  clair: boolean;
+  aireMin: number;
+  aireMax: number;
+}
+
+/** A region of a cut as a window or a door, or null when its shape, sides or contrast with the wall say otherwise. */
+const examiner = (m: Lumiere, c: Region, etiquettes: Int32Array, { sens, clair, aireMin, aireMax }: Coupe): Ouverture | null => {
+  const { l, h } = m;
+  const [w, hh] = [c.x1 - c.x0, c.y1 - c.y0];
+  if (w * hh < aireMin || w * hh > aireMax || hh < ELANCEMENT_MIN * w || hh > (clair ? ELANCEMENT_MAX_CLAIR : ELANCEMENT_MAX) * w) return null;
+  if (c.x0 === 0 || c.y0 === 0 || c.x1 === l || c.y1 === h) return null;
+  if (!clair && c.aire < REMPLISSAGE_MIN * w * hh) return null;
+  // The sides first: they cost a perimeter, the span an area.
+  const cotes = [
+    appui(m, true, c.x0, c.y0, c.y1),
+    appui(m, true, c.x1 - 1, c.y0, c.y1),
+    appui(m, false, c.y0, c.x0, c.x1),
+    appui(m, false, c.y1 - 1, c.x0, c.x1),
+  ];
+  if (Math.min(...cotes) < APPUI_MIN || etendue(c, etiquettes, l) < (clair ? ETENDUE_CLAIR : ETENDUE_MIN)) return null;
+  const porte = hh >= 1.8 * w && hh >= 0.2 * h && c.y1 >= 0.5 * h;
+  // The wall on each side, past the frame's own edge, in a band a third of the window wide: a
+  // window stands out from at least three of them (a plant or a wardrobe may stand on the fourth,
+  // and the floor meets a door's foot).
+  const e = Math.max(2, Math.round(0.3 * Math.min(w, hh)));
+  const dedans = moyenneEtEcart(m, c.x0, c.y0, c.x1, c.y1).moyenne;
+  const bandes = [
+    [c.x0 - 2 - e, c.y0, c.x0 - 2, c.y1],
+    [c.x1 + 2, c.y0, c.x1 + 2 + e, c.y1],
+    [c.x0, c.y0 - 2 - e, c.x1, c.y0 - 2],
+    [c.x0, c.y1 + 2, c.x1, c.y1 + 2 + e],
+  ].map(([x0, y0, x1, y1]) => {
+    const [a0, b0, a1, b1] = [Math.max(0, x0!), Math.max(0, y0!), Math.min(l, x1!), Math.min(h, y1!)];
+    if (a1 - a0 < 1 || b1 - b0 < 1) return 0;
+    const mur = moyenneEtEcart(m, a0, b0, a1, b1);
+    return (sens * (dedans - mur.moyenne)) / (mur.ecart + 3);
+  });
+  const detachement = bandes.sort((a, b) => b - a)[2]!;
+  if (detachement < Math.max(clair ? DETACHEMENT_CLAIR : DETACHEMENT_MIN, porte ? DETACHEMENT_PORTE : 0)) return null;
+  const droiture = cotes.reduce((s, v) => s + v, 0) / 4;
+  return { x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, score: Math.min(1, detachement / DETACHEMENT_PLEIN) * droiture, porte };
+};
+
+/** The mean light around each pixel, over a square of `rayon` of the long side, into `fond`. */
+const moyenneLocale = ({ l, h, somme }: Lumiere, rayon: number, fond: Float32Array): void => {
+  const r = Math.max(3, Math.round(rayon * Math.max(l, h)));
+  for (let y = 0; y < h; y++) {
+    const [y0, y1] = [Math.max(0, y - r), Math.min(h, y + r + 1)];
+    for (let x = 0; x < l; x++) {
+      const [x0, x1] = [Math.max(0, x - r), Math.min(l, x + r + 1)];
+      fond[y * l + x] = somme(x0, y0, x1, y1) / ((x1 - x0) * (y1 - y0));
     }
-    return oui / Math.max(1, f - d);
+  }
+};
+
+/** Inside, the luma thresholds of the brightest: what the sensor clips, and the brightest shares of the photo. */
+const seuilsClairs = ({ histogramme, l, h }: Lumiere): number[] => {
+  const quantile = (q: number) => {
+    let cumul = 0;
+    for (let v = 0; v < 256; v++) if ((cumul += histogramme[v]!) >= q * (l * h)) return v;
+    return 255;
   };
-  const moyenneEtEcart = (x0: number, y0: number, x1: number, y1: number) => {
-    const a = (x1 - x0) * (y1 - y0);
-    const moyenne = somme(x0, y0, x1, y1) / a;
-    return { moyenne, ecart: Math.sqrt(Math.max(0, somme2(x0, y0, x1, y1) / a - moyenne * moyenne)) };
-  };
+  return [EBLOUI, ...CLAIRS.map((q) => Math.max(CLAIR_MIN, quantile(q)))];
+};
+
+/** The windows and doors of a photo, in pixels of its analysis copy (`largeur` × `hauteur`, ciel-masque.ts copieAnalyse). */
+export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteFenetres = {}) => {
+  const m = mesurerLumiere(await copieAnalyse(photo));
+  const { l, h, L } = m;
+  const n = l * h;
   const [aireMin, aireMax] = interieur ? [AIRE_MIN_DEDANS * n, AIRE_MAX_DEDANS * n] : [AIRE_MIN_DEHORS * n, AIRE_MAX_DEHORS * n];
   const candidats: Ouverture[] = [];
-  /** `sens`: +1 lighter than the wall around, -1 darker. */
-  const examiner = (c: Region, etiquettes: Int32Array, sens: number, clair: boolean) => {
-    const [w, hh] = [c.x1 - c.x0, c.y1 - c.y0];
-    if (w * hh < aireMin || w * hh > aireMax || hh < ELANCEMENT_MIN * w || hh > (clair ? ELANCEMENT_MAX_CLAIR : ELANCEMENT_MAX) * w) return;
-    if (c.x0 === 0 || c.y0 === 0 || c.x1 === l || c.y1 === h) return;
-    if (!clair && c.aire < REMPLISSAGE_MIN * w * hh) return;
-    // The sides first: they cost a perimeter, the span an area.
-    const cotes = [appui(true, c.x0, c.y0, c.y1), appui(true, c.x1 - 1, c.y0, c.y1), appui(false, c.y0, c.x0, c.x1), appui(false, c.y1 - 1, c.x0, c.x1)];
-    if (Math.min(...cotes) < APPUI_MIN || etendue(c, etiquettes, l) < (clair ? ETENDUE_CLAIR : ETENDUE_MIN)) return;
-    const porte = hh >= 1.8 * w && hh >= 0.2 * h && c.y1 >= 0.5 * h;
-    // The wall on each side, past the frame's own edge, in a band a third of the window wide: a
-    // window stands out from at least three of them (a plant or a wardrobe may stand on the fourth,
-    // and the floor meets a door's foot).
-    const e = Math.max(2, Math.round(0.3 * Math.min(w, hh)));
-    const dedans = moyenneEtEcart(c.x0, c.y0, c.x1, c.y1).moyenne;
-    const bandes = [
-      [c.x0 - 2 - e, c.y0, c.x0 - 2, c.y1],
-      [c.x1 + 2, c.y0, c.x1 + 2 + e, c.y1],
-      [c.x0, c.y0 - 2 - e, c.x1, c.y0 - 2],
-      [c.x0, c.y1 + 2, c.x1, c.y1 + 2 + e],
-    ].map(([x0, y0, x1, y1]) => {
-      const [a0, b0, a1, b1] = [Math.max(0, x0!), Math.max(0, y0!), Math.min(l, x1!), Math.min(h, y1!)];
-      if (a1 - a0 < 1 || b1 - b0 < 1) return 0;
-      const mur = moyenneEtEcart(a0, b0, a1, b1);
-      return (sens * (dedans - mur.moyenne)) / (mur.ecart + 3);
-    });
-    const detachement = bandes.sort((a, b) => b - a)[2]!;
-    if (detachement < Math.max(clair ? DETACHEMENT_CLAIR : DETACHEMENT_MIN, porte ? DETACHEMENT_PORTE : 0)) return;
-    const droiture = cotes.reduce((s, v) => s + v, 0) / 4;
-    candidats.push({ x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, score: Math.min(1, detachement / DETACHEMENT_PLEIN) * droiture, porte });
-  };
   const masque = new Uint8Array(n);
   /** Each component of the cut mask, examined as lighter (`sens` +1) or darker (-1) than the wall. */
   const examinerCoupe = (sens: number, clair: boolean) => {
     const { etiquettes, liste } = composantes(masque, l, h);
-    liste.forEach((c, i) => examiner({ ...c, id: i + 1 }, etiquettes, sens, clair));
+    liste.forEach((c, i) => {
+      const trouvee = examiner(m, { ...c, id: i + 1 }, etiquettes, { sens, clair, aireMin, aireMax });
+      if (trouvee) candidats.push(trouvee);
+    });
   };
   const fond = new Float32Array(n);
   for (const rayon of RAYONS) {
-    const r = Math.max(3, Math.round(rayon * Math.max(l, h)));
-    for (let y = 0; y < h; y++) {
-      const [y0, y1] = [Math.max(0, y - r), Math.min(h, y + r + 1)];
-      for (let x = 0; x < l; x++) {
-        const [x0, x1] = [Math.max(0, x - r), Math.min(l, x + r + 1)];
-        fond[y * l + x] = somme(x0, y0, x1, y1) / ((x1 - x0) * (y1 - y0));
-      }
-    }
+    moyenneLocale(m, rayon, fond);
     for (const sens of [1, -1])
       for (const niveau of NIVEAUX) {
         for (let p = 0; p < n; p++) masque[p] = sens * (L[p]! - fond[p]!) >= niveau ? 1 : 0;
@@ -219,12 +273,7 @@ export const ouvertures = async (photo: Pixels, { interieur = false }: ContexteF
   }
   if (interieur) {
     // Seen from inside, a window is among the brightest of the photo, whatever the wall's light around it.
-    const quantile = (q: number) => {
-      let cumul = 0;
-      for (let v = 0; v < 256; v++) if ((cumul += histogramme[v]!) >= q * n) return v;
-      return 255;
-    };
-    for (const seuil of [EBLOUI, ...CLAIRS.map((q) => Math.max(CLAIR_MIN, quantile(q)))]) {
+    for (const seuil of seuilsClairs(m)) {
       for (let p = 0; p < n; p++) masque[p] = L[p]! >= seuil ? 1 : 0;
       examinerCoupe(1, true);
     }

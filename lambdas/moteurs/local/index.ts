@@ -15,9 +15,9 @@
  *
  * This file is the factory; one recipe per tool beside it (vider.ts, staging.ts with the furniture
  * of dessin.ts, renovation.ts, saison.ts, ciel.ts; couleurs.ts and neige.ts what they share), and the
- * stand-ins (detecteur-local.ts with objets-nanodet.ts, personnes-local.ts with visages-blazeface.ts,
- * both models loaded by human.ts; annonce-locale.ts). Nothing here imports from
- * bedrock/ (a lint rule, eslint.config.js): what both engines run is in commun/.
+ * stand-ins (detecteur-local.ts with objets-nanodet.ts and the colour rules of detecteur-couleurs.ts,
+ * personnes-local.ts with visages-blazeface.ts, both models loaded by human.ts; annonce-locale.ts).
+ * Nothing here imports from bedrock/ (a lint rule, eslint.config.js): what both engines run is in commun/.
  */
 import { setTimeout as attendre } from 'node:timers/promises';
 import type { OutilImage } from '../../core/modele/outils';

@@ -7,7 +7,7 @@
  * COCO knows 80 kinds of things, of which a room has a dozen: seats, beds, tables, screens, plants and
  * some clutter (`meuble`), and the plumbed-in sink, toilet, oven and refrigerator (`fixe`). It knows no
  * window, door, radiator, rug, lamp, picture or wardrobe: on a photo the local engine finds none of
- * these (the colour rules that guess them are for drawn scenes, detecteur-local.ts). People and
+ * these (the colour rules that guess them are for drawn scenes, detecteur-couleurs.ts). People and
  * animals are not furniture and are left out, as with Rekognition; vehicles are fixed (below). Measured on the real photos of test/photos (docs/benchmarks.md: `npm run bench:detecteurs`).
  */
 import { unePourConteneur } from '../../core/infra/dependances';
