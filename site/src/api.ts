@@ -5,6 +5,7 @@
  * (erreurs.ts). A 401 gets one more try with a fresh token; a second one ends the session, and the app
  * then goes to the sign-in page (App.vue).
  */
+import type { components } from '../../clients/sdk/src/schema';
 import { lireConfiguration } from './config';
 import { i18n } from './i18n';
 import { useSession } from './session';
@@ -82,58 +83,27 @@ export const appeler = async <T>(methode: 'GET' | 'POST' | 'DELETE', chemin: str
 /** GET /compte: its first call after a sign-up makes the account, so it comes right after every sign-in. */
 export const ouvrirCompte = (): Promise<Compte> => appeler<Compte>('GET', '/compte');
 
-export interface Compte {
-  id: string;
-  email: string | null;
-  credits: number;
-  travaux_ouverts: number;
-  cles: { actives: number; max: number };
-  cree_le: string;
-  /** The stage's packs of credits, each its Stripe Payment Link naming this account; null when it sells none. */
-  achats: { packs: Pack[] } | null;
-  /**
-   * How to ask the operator for credits: a link (mailto: or https), or on a local stack the admin command that adds
-   * them, this account's address filled in; null when the stage names no contact.
-   */
-  contact_credits: { lien?: string; commande?: string } | null;
-}
-
-export interface Pack {
-  id: string;
-  credits: number;
-  prix: string;
-  url: string;
-}
-
+/**
+ * The account and API pages' answers (/compte…): the types generated from the OpenAPI document, where the web
+ * site's own routes are described beside the API's (clients/sdk/src/schema.ts), so a change of an answer fails
+ * the site's typecheck instead of passing silently.
+ */
+type Schemas = components['schemas'];
+/** GET /compte. `achats`: the stage's packs, null when it sells none; `contact_credits`: how to ask the operator for credits. */
+export type Compte = Schemas['Compte'];
+/** A pack of credits, with its Stripe Payment Link naming this account. */
+export type Pack = Schemas['Pack'];
 /** GET /compte/mouvements: each job's debit and refund, the credits added and taken back; credits signed. */
-export interface Mouvement {
-  date: string;
-  type: 'debit' | 'remboursement' | 'achat' | 'inscription' | 'operateur' | 'achat_rembourse' | 'achat_conteste' | 'retrait_operateur';
-  credits: number;
-  travail: string | null;
-  lot: string | null;
-  outil: string | null;
-  /** The movement of a job erased since: anonymous (date, tool, credits), no link. */
-  efface: boolean;
-}
-
-/** GET /compte/cles, by hand: the /compte/* routes are the site's, not in the OpenAPI document. */
-export interface Cle {
-  id: string;
-  nom: string | null;
-  apercu: string;
-  cree_le: string;
-  utilisee_le: string | null;
-  /** A test key (rtch_test_…): its jobs are free, run the preview engine and are kept apart from live ones. */
-  test: boolean;
-}
-
+export type ListeMouvements = Schemas['ListeMouvements'];
+export type Mouvement = Schemas['Mouvement'];
+/** GET /compte/cles: the account's active keys, never the keys themselves. */
+export type ListeCles = Schemas['ListeCles'];
+export type Cle = Schemas['Cle'];
 /** POST /compte/cles (`{"nom", "test"}`): the key itself (`cle`) is in this answer only. */
-export interface CleCreee extends Cle {
-  cle: string;
-}
+export type CleCreee = Schemas['CleCreee'];
+export type RequeteCle = Schemas['RequeteCle'];
 
-/** A job as the API serves it: the type generated from the OpenAPI document (clients/sdk/src/schema.ts). */
-export type { Travail } from '../../clients/sdk/src/types';
+/** A job as the API serves it, and a page of GET /travaux: the SDK's names for the generated types. */
+export type { ListeTravaux, Travail } from '../../clients/sdk/src/types';
 /** Webhooks (the API page): an endpoint (its `secret` only when just added or rotated), its events, its deliveries. */
-export type { EvenementAbonnable, Livraison, Webhook, WebhookAvecSecret } from '../../clients/sdk/src/types';
+export type { EvenementAbonnable, ListeLivraisons, ListeWebhooks, Livraison, Webhook, WebhookAvecSecret } from '../../clients/sdk/src/types';

@@ -10,11 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creerUtilisateurWeb } from '../../exploitation/utilisateurs-web';
 import { RequeteTravaux } from '../../lambdas/core/contrat/schemas';
 import { OUTILS } from '../../lambdas/core/modele/outils';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest, type Reponse } from '../support/client';
@@ -57,7 +59,8 @@ let valider: ReturnType<typeof validateur>;
 beforeAll(async () => {
   // Engine time long enough for a job to be seen en_cours.
   [pile, dossier] = await Promise.all([
-    demarrerPileTest({ delaiMoteurMs: 700, webhooks: { calendrierSecondes: [0.1] } }),
+    // A user pool too: the web site's routes (/compte…) are in the document, and take a session.
+    demarrerPileTest({ delaiMoteurMs: 700, webhooks: { calendrierSecondes: [0.1] }, sessions: {} }),
     mkdtemp(join(tmpdir(), 'retouche-contrat-')),
   ]);
   const servi = await appeler(pile.urlBase, 'GET', '/openapi.json');
@@ -103,6 +106,11 @@ describe('the document', () => {
       'listerLivraisons',
       'renvoyerLivraison',
       'lireOpenApi',
+      'lireCompte',
+      'listerCles',
+      'creerCle',
+      'revoquerCle',
+      'listerMouvements',
     ]);
   });
 
@@ -253,6 +261,27 @@ describe('real answers', () => {
     await appelNote('POST', '/webhooks', '/webhooks', 400, { cle, json: { url: 'http://example.com/hook', evenements: ['lot.fini'] } });
     await appelNote('DELETE', '/webhooks/{id}', `/webhooks/${webhook.id}`, 204, { cle });
     await appelNote('DELETE', '/webhooks/{id}', `/webhooks/${webhook.id}`, 404, { cle });
+
+    // The web site's routes, with a session (a web user made as the admin CLI makes one); an API key is refused there.
+    const email = `contrat-${randomUUID()}@example.com`;
+    await creerUtilisateurWeb(pile.cognito!, pile.deps, { email, motDePasse: 'Motdepasse1', credits: 20 });
+    const { cognito } = pile;
+    const connexion = await cognito!.sdk.send(
+      new InitiateAuthCommand({ ClientId: cognito!.client, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: 'Motdepasse1' } }),
+    );
+    const session = connexion.AuthenticationResult!.IdToken!;
+    await appelNote('GET', '/compte', '/compte', 200, { cle: session });
+    await appelNote('GET', '/compte', '/compte', 403, { cle });
+    await appelNote('GET', '/compte', '/compte', 401, { cle: 'pas.une.session' });
+    const { corps: nouvelle } = await appelNote('POST', '/compte/cles', '/compte/cles', 201, { cle: session, json: { nom: 'contrat', test: true } });
+    await appelNote('POST', '/compte/cles', '/compte/cles', 400, { cle: session, json: { nom: ' ' } });
+    await appelNote('GET', '/compte/cles', '/compte/cles', 200, { cle: session });
+    // A job of the session's, so that a movement links to its job and tool.
+    await appelNote('POST', '/travaux', '/travaux', 202, { cle: session, json: { outil: 'ciel', images: [image] } });
+    await appelNote('GET', '/compte/mouvements', '/compte/mouvements', 200, { cle: session });
+    await appelNote('GET', '/compte/mouvements', '/compte/mouvements?limite=0', 400, { cle: session });
+    await appelNote('DELETE', '/compte/cles/{id}', `/compte/cles/${nouvelle.id}`, 204, { cle: session });
+    await appelNote('DELETE', '/compte/cles/{id}', `/compte/cles/${nouvelle.id}`, 404, { cle: session });
 
     // Errors, with the members they carry.
     await appelNote('GET', '/travaux', '/travaux?limite=0', 400, { cle });

@@ -1,9 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as v from 'valibot';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
 import { validerRequete } from '../../lambdas/core/contrat/messages/travaux';
 import { documentOpenApi } from '../../lambdas/core/contrat/openapi/document';
 import { SchemaOutils } from '../../lambdas/core/contrat/openapi/schemas';
+import { SchemaCle, SchemaCleCreee, SchemaContactCredits, SchemaMouvement } from '../../lambdas/core/contrat/openapi/schemas-compte';
+import { MAX_CLES_PAR_COMPTE, type CleDuCompte, type creerCleNommee } from '../../lambdas/core/domaine/comptes';
+import type { ContactCredits } from '../../lambdas/core/domaine/contact-credits';
+import type { Mouvement } from '../../lambdas/core/domaine/mouvements';
+import { ROUTES } from '../../lambdas/http/routes';
 import { refus } from '../support/refus';
 
 const image = { url: 'https://photos.example.com/salon.jpg' };
@@ -100,5 +105,58 @@ describe('catalogue and OpenAPI document', () => {
     const requete = JSON.stringify(document.components.schemas.RequeteTravaux);
     for (const valeur of ['warm bohemian', 'rafraichissement', 'Italian', 'additionalProperties']) expect(requete).toContain(valeur);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/outils', '/solde', '/travaux', '/travaux/{id}', '/lots/{id}']));
+  });
+});
+
+/** The routes that are not the document's, and why: each has its own contract, which is not HTTP JSON in OpenAPI's terms. */
+const HORS_DOCUMENT: Record<string, string> = {
+  // JSON-RPC over Streamable HTTP: its tools are described by the MCP protocol itself (tools/list), clients/mcp/README.md.
+  'POST /mcp': 'the MCP server',
+  // Called by Stripe only, trusted by its signature: no client of ours calls it.
+  'POST /paiements/stripe': "Stripe's webhook",
+};
+
+describe('the OpenAPI document and the routes', () => {
+  type Operation = { operationId: string; security?: Record<string, unknown>[] };
+  const document = documentOpenApi();
+  const chemins = document.paths as unknown as Record<string, Record<string, Operation>>;
+  const operation = (methode: string, chemin: string) => chemins[chemin]?.[methode.toLowerCase()];
+
+  it('describes every route of routes.ts, the web site’s /compte… included, and no route that does not exist', () => {
+    const hors = ROUTES.filter((r) => `${r.methode} ${r.chemin}` in HORS_DOCUMENT);
+    expect(hors.map((r) => `${r.methode} ${r.chemin}`).sort(), 'every exception is a route').toEqual(Object.keys(HORS_DOCUMENT).sort());
+    const decrites = ROUTES.filter((r) => !hors.includes(r));
+    for (const r of decrites) expect(operation(r.methode, r.chemin), `${r.methode} ${r.chemin}`).toBeDefined();
+    expect(decrites.filter((r) => r.chemin.startsWith('/compte'))).toHaveLength(5);
+    const documentees = Object.entries(chemins).flatMap(([chemin, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${chemin}`));
+    expect(documentees.sort()).toEqual(decrites.map((r) => `${r.methode} ${r.chemin}`).sort());
+  });
+
+  it('asks what each route asks: a session for the web site’s, nothing for the public ones, an API key by default', () => {
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['cle', 'session']);
+    expect(document.security).toEqual([{ cle: [] }]);
+    for (const r of ROUTES.filter((r) => !(`${r.methode} ${r.chemin}` in HORS_DOCUMENT))) {
+      const attendue = r.session ? [{ session: [] }] : r.authentifiee ? undefined : [];
+      expect(operation(r.methode, r.chemin)!.security, `${r.methode} ${r.chemin}`).toEqual(attendue);
+    }
+  });
+
+  it('gives the web site’s answers the shapes the handlers build, and the key limit the code enforces', () => {
+    expectTypeOf<v.InferOutput<typeof SchemaCle>>().toEqualTypeOf<CleDuCompte>();
+    // The domain says `CleDuCompte & { cle }`: the same members, written as one object.
+    type Aplati<T> = { [K in keyof T]: T[K] };
+    expectTypeOf<v.InferOutput<typeof SchemaCleCreee>>().toEqualTypeOf<Aplati<Awaited<ReturnType<typeof creerCleNommee>>>>();
+    expectTypeOf<v.InferOutput<typeof SchemaMouvement>>().toEqualTypeOf<Mouvement>();
+    expectTypeOf<v.InferOutput<typeof SchemaContactCredits>>().toEqualTypeOf<ContactCredits>();
+    const exemples = (methode: string, chemin: string, statut: number) =>
+      (
+        operation(methode, chemin) as unknown as {
+          responses: Record<number, { content: { 'application/json': { examples: Record<string, { value: any }> } } }>;
+        }
+      ).responses[statut]!.content['application/json'].examples;
+    for (const { value } of Object.values(exemples('GET', '/compte', 200))) expect(value.cles.max).toBe(MAX_CLES_PAR_COMPTE);
+    const plein = exemples('POST', '/compte/cles', 409).plein!.value.error;
+    expect(plein).toMatchObject({ code: 'too_many_keys', max: MAX_CLES_PAR_COMPTE });
+    expect(plein.message).toContain(`at most ${MAX_CLES_PAR_COMPTE} API keys`);
   });
 });

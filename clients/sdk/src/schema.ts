@@ -261,6 +261,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/compte': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in user's account (web site)
+     * @description The web site's account page: the balance, jobs not yet ended, keys against their limit, and how to get credits (the stage's packs, or its operator's contact). A user's first call creates their account, with the stage's sign-up credits; until then the other routes answer them 401.
+     */
+    get: operations['lireCompte'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/compte/cles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's API keys (web site)
+     * @description Active keys, newest first, never the keys themselves.
+     */
+    get: operations['listerCles'];
+    put?: never;
+    /**
+     * A new API key, shown once (web site)
+     * @description A named key, live, or with "test": true a test key (rtch_test_…: free jobs on the preview engine, kept apart from live ones). The key itself is in this answer and never again. At most 5 active keys per account.
+     */
+    post: operations['creerCle'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/compte/cles/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key (web site)
+     * @description At once: its next request is a 401.
+     */
+    delete: operations['revoquerCle'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/compte/mouvements': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The balance's movements (web site)
+     * @description Newest first: each job's debit, and its refund when it failed (dated by the job's end); the credits added (a purchase, the sign-up's, an operator's) and taken back (a purchase refunded or disputed, an operator's removal). A job's movements go with the job after its retention; when it is erased they stay, anonymous (efface), so the movements still add up to the balance.
+     */
+    get: operations['listerMouvements'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'travail.fini': {
@@ -906,6 +990,106 @@ export interface components {
     RequeteWebhook: {
       url: string;
       evenements: ('travail.fini' | 'lot.fini')[];
+    };
+    Compte: {
+      /** Format: uuid */
+      id: string;
+      email: string | null;
+      /** @description The balance; below 0 when credits already spent were taken back. */
+      credits: number;
+      /** @description Jobs not yet ended. */
+      travaux_ouverts: number;
+      cles: {
+        actives: number;
+        max: number;
+      };
+      /** Format: date-time */
+      cree_le: string;
+      /** @description The stage's packs of credits, each a link that names this account; null when the stage sells none. */
+      achats: {
+        packs: components['schemas']['Pack'][];
+      } | null;
+      /** @description How to ask the operator for credits; null when the stage names no contact. */
+      contact_credits: components['schemas']['ContactCredits'] | null;
+    };
+    Pack: {
+      /** @description The pack's Stripe Payment Link. */
+      id: string;
+      credits: number;
+      /** @description The price as the buyer reads it ("49 €"): shown, never computed with. */
+      prix: string;
+      /**
+       * Format: uri
+       * @description The Payment Link naming this account (client_reference_id), which is how a payment finds it.
+       */
+      url: string;
+    };
+    ContactCredits: {
+      /** @description The operator's contact: a mailto: or https link (the stage's -c contactCredits). */
+      lien?: string;
+      /** @description On a local stack, the admin command that adds credits, this account's address filled in. */
+      commande?: string;
+    };
+    Cle: {
+      /** @description The key's SHA-256 (hex): names it in DELETE /compte/cles/{id}, and says nothing of the key. */
+      id: string;
+      /** @description null for a key the admin CLI made. */
+      nom: string | null;
+      /** @description The key's first characters (rtch_ or rtch_test_ and four more), to tell keys apart. */
+      apercu: string;
+      /** Format: date-time */
+      cree_le: string;
+      /** @description When it was last used, to the minute; null: never. */
+      utilisee_le: string | null;
+      /** @description A test key (rtch_test_…): its jobs are free, run the preview engine and are kept apart from live ones. */
+      test: boolean;
+    };
+    CleCreee: {
+      /** @description The key's SHA-256 (hex): names it in DELETE /compte/cles/{id}, and says nothing of the key. */
+      id: string;
+      /** @description null for a key the admin CLI made. */
+      nom: string | null;
+      /** @description The key's first characters (rtch_ or rtch_test_ and four more), to tell keys apart. */
+      apercu: string;
+      /** Format: date-time */
+      cree_le: string;
+      /** @description When it was last used, to the minute; null: never. */
+      utilisee_le: string | null;
+      /** @description A test key (rtch_test_…): its jobs are free, run the preview engine and are kept apart from live ones. */
+      test: boolean;
+      /** @description The key itself: in this answer and never again. */
+      cle: string;
+    };
+    ListeCles: {
+      /** @description Active keys, newest first. */
+      cles: components['schemas']['Cle'][];
+    };
+    Mouvement: {
+      /** Format: date-time */
+      date: string;
+      /**
+       * @description A job's debit and, when it failed, its refund; credits added (a purchase, the sign-up's, an operator's); credits taken back (a purchase refunded or disputed, an operator's removal).
+       * @enum {string}
+       */
+      type: 'debit' | 'remboursement' | 'achat' | 'inscription' | 'operateur' | 'achat_rembourse' | 'achat_conteste' | 'retrait_operateur';
+      /** @description Signed: a debit or a removal is negative. */
+      credits: number;
+      travail: string | null;
+      lot: string | null;
+      outil: components['schemas']['IdOutil'] | null;
+      /** @description The movement of a job erased since: its date, tool and credits only, no link. */
+      efface: boolean;
+    };
+    ListeMouvements: {
+      /** @description The balance. */
+      credits: number;
+      /** @description Newest first; they add up to the balance. */
+      mouvements: components['schemas']['Mouvement'][];
+    };
+    RequeteCle: {
+      nom: string;
+      /** @description Default: false. */
+      test?: boolean;
     };
   };
   responses: never;
@@ -1951,6 +2135,314 @@ export interface operations {
         };
       };
       /** @description Rate limited (120 requests per minute per key) or too many pending jobs (50 per account). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  lireCompte: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Compte'];
+        };
+      };
+      /** @description Missing, invalid or expired session; on every route but GET /compte, also a user who has not opened the account page yet (GET /compte creates the account). */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description An API key (forbidden): these routes take a web session only, so a leaked key cannot make more keys. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per signed-in user). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  listerCles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The keys. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListeCles'];
+        };
+      };
+      /** @description Missing, invalid or expired session; on every route but GET /compte, also a user who has not opened the account page yet (GET /compte creates the account). */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description An API key (forbidden): these routes take a web session only, so a leaked key cannot make more keys. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per signed-in user). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  creerCle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RequeteCle'];
+      };
+    };
+    responses: {
+      /** @description Made: the key is in this answer and nowhere else. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CleCreee'];
+        };
+      };
+      /** @description A bad name: error.details says why. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Missing, invalid or expired session; on every route but GET /compte, also a user who has not opened the account page yet (GET /compte creates the account). */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description An API key (forbidden): these routes take a web session only, so a leaked key cannot make more keys. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description The account has 5 active keys already (too_many_keys): revoke one first. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Content-Type is not application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per signed-in user). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  revoquerCle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of the key (its SHA-256, as GET /compte/cles gives it). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, invalid or expired session; on every route but GET /compte, also a user who has not opened the account page yet (GET /compte creates the account). */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description An API key (forbidden): these routes take a web session only, so a leaked key cannot make more keys. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Not an active key of this account. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per signed-in user). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+    };
+  };
+  listerMouvements: {
+    parameters: {
+      query?: {
+        /** @description How many movements, at most. */
+        limite?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The balance and its movements. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListeMouvements'];
+        };
+      };
+      /** @description Invalid query parameter. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Missing, invalid or expired session; on every route but GET /compte, also a user who has not opened the account page yet (GET /compte creates the account). */
+      401: {
+        headers: {
+          /** @description Bearer, as RFC 6750 asks. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description An API key (forbidden): these routes take a web session only, so a leaked key cannot make more keys. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erreur'];
+        };
+      };
+      /** @description Rate limited (120 requests per minute per signed-in user). */
       429: {
         headers: {
           /** @description Seconds to wait. */

@@ -4,7 +4,7 @@ import { lireCorpsValide } from './json';
 
 export const LONGUEUR_MAX_NOM_CLE = 60;
 
-const NouvelleCle = v.object(
+export const NouvelleCle = v.object(
   {
     nom: v.pipe(
       v.string('nom is required: a string that names the key'),

@@ -5,7 +5,7 @@
  * (GET /lots/{id}, GET /travaux/{id}). Loaded with the studio's page only: the first page never pays for it.
  */
 import { appeler } from '../api';
-import type { Champ, Lancement, Lot, Outil, Televersement, Travail, TypeImage } from '../../../clients/sdk/src/types';
+import type { Catalogue, Champ, Lancement, Lot, Outil, Televersement, Travail, TypeImage } from '../../../clients/sdk/src/types';
 
 /**
  * The API's types, generated from its OpenAPI document for the SDK (clients/sdk/src/schema.ts): the
@@ -35,7 +35,7 @@ export const typeImage = async (fichier: File): Promise<TypeImage | null> => {
 };
 
 /** The catalogue, and whether this stage runs the preview engine (`apercu`: the studio says so at its top). */
-export const lireOutils = (): Promise<{ outils: Outil[]; apercu: boolean }> => appeler<{ outils: Outil[]; apercu: boolean }>('GET', '/outils');
+export const lireOutils = (): Promise<Catalogue> => appeler<Catalogue>('GET', '/outils');
 
 export const annoncer = async (fichiers: { nom: string; type: TypeImage; taille: number }[]): Promise<Televersement[]> =>
   (await appeler<{ televersements: Televersement[] }>('POST', '/televersements', { fichiers })).televersements;

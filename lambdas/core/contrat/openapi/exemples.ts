@@ -172,3 +172,28 @@ export const EXEMPLES_ERREUR = {
     cadence: exempleErreur(new ErreurApi('rate_limited', 'More than 120 requests per minute on this key: retry in 17 s.', { retry_after: 17 })),
   },
 };
+
+// ——— Webhooks (our extension) ———
+
+export const ID_WEBHOOK = 'wh_3f9a1c0d5e7b2a4c6d8e0f12';
+export const SECRET_EXEMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+export const webhookExemple = {
+  id: ID_WEBHOOK,
+  url: 'https://example.com/retouche',
+  evenements: ['travail.fini', 'lot.fini'],
+  etat: 'actif',
+  cree_le: '2026-01-01T09:00:00.000Z',
+  test: false,
+};
+export const livraisonExemple = {
+  id: 'msg_fvyrmqvxe2yeialcpsu7xlbs6x',
+  webhook: ID_WEBHOOK,
+  type: 'travail.fini',
+  travail: ID_TRAVAIL,
+  lot: null,
+  statut: 'reussie',
+  tentatives: 1,
+  prochaine_tentative: null,
+  derniere_tentative: { le: '2026-01-01T10:00:05.000Z', statut_http: 200, erreur: null },
+  cree_le: '2026-01-01T10:00:05.000Z',
+};
