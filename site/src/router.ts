@@ -1,7 +1,7 @@
 /**
  * The pages, each its own chunk (the first page loads only its own). The account pages need a
  * session: without one, the sign-in page, which comes back to the page asked (`?suite=`, a path of
- * this site only). After each change of page the focus goes to its heading, so that a screen reader
+ * this site only: suite.ts). After each change of page the focus goes to its heading, so that a screen reader
  * says where the user is, as a page load would.
  */
 import { nextTick } from 'vue';
@@ -41,9 +41,6 @@ export const router = createRouter({
     { path: '/:chemin(.*)*', component: () => import('./pages/Introuvable.vue'), meta: { titre: 'introuvable.titre' } },
   ],
 });
-
-/** A `?suite=` that stays on this site: a path, never `//host`, `/\host` or a URL. */
-export const suiteSure = (suite: unknown): string => (typeof suite === 'string' && /^\/(?![/\\])/.test(suite) ? suite : '/compte');
 
 /** The tab's title, in the page's language (App.vue calls it again when the language changes). */
 export const mettreTitre = (route: RouteLocationNormalized): void => {

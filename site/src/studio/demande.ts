@@ -1,5 +1,5 @@
-/** What the studio's form hands to a launch: the photos chosen, the tool, its settings, the cost seen. */
-import type { Outil, TypeImage } from './appels';
+/** What the studio's form hands to a launch (the photos chosen, the tool, its settings, the cost seen), and what the launch follows of each photo. */
+import type { Outil, Televersement, TypeImage, Travail } from './appels';
 
 export interface PhotoChoisie {
   /** This page's own id for the photo (list keys, element ids). */
@@ -35,4 +35,18 @@ export interface LancementEnregistre {
   lot: string | null;
   travaux: { id: string; nom: string | null }[];
   cout_total: number;
+}
+
+/** One photo of a launch, from its upload to its job's end. */
+export interface Suivi {
+  photo: PhotoChoisie;
+  /** Upload progress, 0 to 1. */
+  envoi: number;
+  televersement?: Televersement;
+  envoiRate?: boolean;
+  /** Not started (POST /travaux's `echecs`): never charged. */
+  refus?: { code: string; message: string };
+  travail?: Travail;
+  /** A launch followed again after a reload: its job's id, before the first answer about it. */
+  idTravail?: string;
 }
