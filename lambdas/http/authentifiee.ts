@@ -7,15 +7,19 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { compterRequete } from '../core/domaine/cadence';
 import { authentifier, type Appelant, type ExigencesAuthentification } from '../core/domaine/comptes';
-import type { Dependances } from '../core/infra/dependances';
+import type { AvecTable, Reglages } from '../core/infra/dependances';
 import { entete, erreursEnReponses, type HandlerHttp } from './adaptateur';
 
-export type FournisseurDeps = () => Promise<Dependances>;
+/** What checking a caller needs: the table (keys, users, rate windows), the clock, the user pool's verifier where there is one. */
+export type DepsAuthentification = AvecTable & Pick<Reglages, 'sessions'>;
 
-export interface AppelAuthentifie {
+/** A route's dependencies, built once per container: what its handler uses, and at least what authenticates. */
+export type FournisseurDeps<D extends DepsAuthentification = DepsAuthentification> = () => Promise<D>;
+
+export interface AppelAuthentifie<D extends DepsAuthentification = DepsAuthentification> {
   event: APIGatewayProxyEvent;
   contexte: Context;
-  d: Dependances;
+  d: D;
   appelant: Appelant;
 }
 
@@ -23,9 +27,9 @@ export interface AppelAuthentifie {
  * A route that needs `Authorization: Bearer <API key or web session>` (`exigences`: the web site's
  * own routes take a session only); every such call counts against the key's (or user's) rate.
  */
-export const routeAuthentifiee = (
-  deps: FournisseurDeps,
-  fn: (appel: AppelAuthentifie) => Promise<APIGatewayProxyResult>,
+export const routeAuthentifiee = <D extends DepsAuthentification>(
+  deps: FournisseurDeps<D>,
+  fn: (appel: AppelAuthentifie<D>) => Promise<APIGatewayProxyResult>,
   exigences: ExigencesAuthentification = {},
 ): HandlerHttp =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

@@ -5,14 +5,15 @@
  */
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { lotDuCompte } from '../core/domaine/consultation';
+import type { DepsEffacement } from '../core/domaine/effacement/commun';
 import { effacerLotEnregistre } from '../core/domaine/effacement/lot';
 import { dependancesAvec } from '../core/infra/dependances';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';
-import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { routeAuthentifiee, type DepsAuthentification, type FournisseurDeps } from './authentifiee';
 import { repondreEffacement } from './effacement';
 
-export const creer = (deps: FournisseurDeps) =>
+export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsEffacement>) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const { lot } = await lotDuCompte(d, appelant, idDuChemin(event, 'batch'));
     const issue = await effacerLotEnregistre(d, lot);

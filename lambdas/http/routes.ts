@@ -25,6 +25,29 @@ export interface Route {
  */
 export const motifChemin = (chemin: string, barreFinale = false): RegExp => new RegExp(`^${chemin.replace(/\{[^}]+\}/g, '[^/]+')}${barreFinale ? '/?' : ''}$`);
 
+/**
+ * The webhook routes (our extension, issue 27: core/domaine/webhooks/), one function for all of them
+ * (lambdas/http/webhooks.ts), which runs the action of the route's name here.
+ */
+export const ROUTES_WEBHOOKS = {
+  /** Adds an endpoint (201, its secret this once). */
+  creer: { methode: 'POST', chemin: '/webhooks' },
+  /** The account's endpoints (never a secret). */
+  lister: { methode: 'GET', chemin: '/webhooks' },
+  /** Removes one (204). */
+  supprimer: { methode: 'DELETE', chemin: '/webhooks/{id}' },
+  /** Rotates its secret (the old one signs 24 h more). */
+  tournerSecret: { methode: 'POST', chemin: '/webhooks/{id}/secret' },
+  /** Sends it a `webhook.test` event (202). */
+  tester: { methode: 'POST', chemin: '/webhooks/{id}/test' },
+  /** Its newest deliveries. */
+  livraisons: { methode: 'GET', chemin: '/webhooks/{id}/livraisons' },
+  /** Resends a failed delivery (202). */
+  renvoyer: { methode: 'POST', chemin: '/webhooks/{id}/livraisons/{livraison}/renvoyer' },
+} as const satisfies Record<string, Pick<Route, 'methode' | 'chemin'>>;
+
+export type RouteWebhook = keyof typeof ROUTES_WEBHOOKS;
+
 export const ROUTES: readonly Route[] = [
   { methode: 'GET', chemin: '/outils', fonction: 'outils', authentifiee: false },
   { methode: 'GET', chemin: '/openapi.json', fonction: 'openapi', authentifiee: false },
@@ -44,14 +67,9 @@ export const ROUTES: readonly Route[] = [
   { methode: 'DELETE', chemin: '/compte/cles/{id}', fonction: 'cle-revoquer', authentifiee: true, session: true },
   { methode: 'GET', chemin: '/compte/mouvements', fonction: 'mouvements', authentifiee: true, session: true },
   // Webhooks (our extension: core/domaine/webhooks/), one function for all their routes.
-  { methode: 'POST', chemin: '/webhooks', fonction: 'webhooks', authentifiee: true },
-  { methode: 'GET', chemin: '/webhooks', fonction: 'webhooks', authentifiee: true },
-  { methode: 'DELETE', chemin: '/webhooks/{id}', fonction: 'webhooks', authentifiee: true },
-  { methode: 'POST', chemin: '/webhooks/{id}/secret', fonction: 'webhooks', authentifiee: true },
-  { methode: 'POST', chemin: '/webhooks/{id}/test', fonction: 'webhooks', authentifiee: true },
-  { methode: 'GET', chemin: '/webhooks/{id}/livraisons', fonction: 'webhooks', authentifiee: true },
-  { methode: 'POST', chemin: '/webhooks/{id}/livraisons/{livraison}/renvoyer', fonction: 'webhooks', authentifiee: true },
-  // The MCP server for AI assistants (Streamable HTTP, stateless; clients/mcp/src/serveur.ts): an API key only.
+  ...Object.values(ROUTES_WEBHOOKS).map((r) => ({ ...r, fonction: 'webhooks', authentifiee: true })),
+  // The MCP server for AI assistants (Streamable HTTP, stateless): an API key only. Its handler is the MCP
+  // server's own, clients/mcp/src/lambda.ts (lib/fonction.ts): lambdas/ imports nothing from clients/.
   { methode: 'POST', chemin: '/mcp', fonction: 'mcp', authentifiee: true },
   // Stripe's webhook: public, trusted by its signature (core/domaine/achats.ts).
   { methode: 'POST', chemin: '/paiements/stripe', fonction: 'paiement-stripe', authentifiee: false },

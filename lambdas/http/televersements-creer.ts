@@ -5,11 +5,11 @@
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { dependancesAvec } from '../core/infra/dependances';
-import { creerTeleversements } from '../core/domaine/televersements';
+import { creerTeleversements, type DepsTeleversements } from '../core/domaine/televersements';
 import { entete, reponseJson } from './adaptateur';
-import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { routeAuthentifiee, type DepsAuthentification, type FournisseurDeps } from './authentifiee';
 
-export const creer = (deps: FournisseurDeps) =>
+export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsTeleversements>) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const corps = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
     return reponseJson(201, await creerTeleversements(d, appelant.compte, entete(event, 'content-type'), corps, { test: appelant.test === true }));

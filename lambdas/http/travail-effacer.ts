@@ -5,14 +5,15 @@
  */
 import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { travailDuCompte } from '../core/domaine/consultation';
+import type { DepsEffacement } from '../core/domaine/effacement/commun';
 import { effacerTravailEnregistre } from '../core/domaine/effacement/travail';
 import { dependancesAvec } from '../core/infra/dependances';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { idDuChemin } from './adaptateur';
-import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { routeAuthentifiee, type DepsAuthentification, type FournisseurDeps } from './authentifiee';
 import { repondreEffacement } from './effacement';
 
-export const creer = (deps: FournisseurDeps) =>
+export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsEffacement>) =>
   routeAuthentifiee(deps, async ({ event, d, appelant }) => {
     const travail = await travailDuCompte(d, appelant, idDuChemin(event, 'job'));
     const issue = await effacerTravailEnregistre(d, travail);

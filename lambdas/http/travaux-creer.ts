@@ -8,11 +8,11 @@ import { documentDepuisEnv } from '../core/infra/client-dynamodb';
 import { objetsDepuisEnv } from '../core/infra/objets';
 import { dependancesAvec } from '../core/infra/dependances';
 import { ENTETE_SOURCE, sourceDesTravaux } from '../core/domaine/comptes';
-import { lancer } from '../core/domaine/lancement';
+import { lancer, type DepsLancement } from '../core/domaine/lancement';
 import { langueDemandee } from '../core/contrat/langue';
 import { apercuDeLaPile, outilsOfferts } from '../core/modele/outils';
 import { entete, reponseJson } from './adaptateur';
-import { routeAuthentifiee, type FournisseurDeps } from './authentifiee';
+import { routeAuthentifiee, type DepsAuthentification, type FournisseurDeps } from './authentifiee';
 
 /** What this stage offers, read once per container. */
 const OUTILS = outilsOfferts();
@@ -21,7 +21,7 @@ const OUTILS = outilsOfferts();
 const MARGE_REPONSE_MS = 1_000;
 
 /** `env`: the stage's engine (RETOUCHE_MOTEUR), read once per container like the rest. */
-export const creer = (deps: FournisseurDeps, env: NodeJS.ProcessEnv = process.env) => {
+export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsLancement>, env: NodeJS.ProcessEnv = process.env) => {
   const apercu = apercuDeLaPile(env);
   return routeAuthentifiee(deps, async ({ event, contexte, d, appelant }) => {
     const lancement = await lancer(d, {

@@ -3,13 +3,17 @@
  * left unfinished (core/domaine/balayage.ts) and publishes its figures every run, zeros included, so that
  * "work older than the bound" and "the sweeper did not run" can both alarm.
  */
-import { AGE_MINIMUM_MS, balayerASonTour } from '../core/domaine/balayage';
-import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
-import type { Dependances } from '../core/infra/dependances';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { AGE_MINIMUM_MS, balayerASonTour, type DepsBalayage } from '../core/domaine/balayage';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { s3DepuisEnv } from '../core/infra/client-s3';
+import { dependancesAvec } from '../core/infra/dependances';
+import { objetsDepuisEnv } from '../core/infra/objets';
 import { journal } from '../core/infra/journal';
 import { publierBalayage } from '../core/infra/mesures';
 
-export const creer = (deps: () => Promise<Dependances>) => async () => {
+export const creer = (deps: () => Promise<DepsBalayage>) => async () => {
   const bilan = await balayerASonTour(await deps(), { ageMinimumMs: AGE_MINIMUM_MS });
   if (!bilan) {
     // Not an error: a long run (a batch's ZIP) outlasts the minute; it publishes its figures itself.
@@ -21,4 +25,7 @@ export const creer = (deps: () => Promise<Dependances>) => async () => {
   else journal.info('sweeper: done', { ...bilan });
   return bilan;
 };
-export const handler = creer(() => dependancesDepuisEnv());
+// What every step and erasure uses (DynamoDB, S3 both ways, Step Functions, the webhook queue); no link secret.
+export const handler = creer(
+  dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv, objets: objetsDepuisEnv, sfn: () => new SFNClient({}), sqs: () => new SQSClient({}) }),
+);

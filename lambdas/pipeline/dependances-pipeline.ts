@@ -3,16 +3,16 @@
  * "Outil" the engine. The types live here; each step's entry point builds only what it uses, so that
  * no function bundles sharp or an engine it never calls (see preparer.ts and outil.ts).
  */
-import type { Dependances } from '../core/infra/dependances';
+import type { AvecS3, AvecTable, Dependances } from '../core/infra/dependances';
 import type { Moteur } from '../moteurs/commun/moteur';
 import type { MarqueurC2pa } from '../moteurs/c2pa/marquage';
 
-export interface DependancesPreparation extends Dependances {
+export interface DependancesPreparation extends AvecTable, AvecS3 {
   /** Fetches an image URL without SSRF, size-capped (core/infra/telechargement.ts). */
   telecharger: (url: string) => Promise<Buffer>;
 }
 
-export interface DependancesOutil extends Dependances {
+export interface DependancesOutil extends AvecTable, AvecS3 {
   /** The engine the tool step calls (local preview or Bedrock: moteurs/choix.ts). */
   moteur: Moteur;
   /** The engine of test jobs (a test key's): always the local preview; absent where `moteur` is that already. */
@@ -21,5 +21,5 @@ export interface DependancesOutil extends Dependances {
   c2pa: MarqueurC2pa;
 }
 
-/** What the local stack and the tests give every step. */
-export type DependancesPipeline = DependancesPreparation & DependancesOutil;
+/** What the local stack and the tests give every step: everything. */
+export type DependancesPipeline = Dependances & DependancesPreparation & DependancesOutil;

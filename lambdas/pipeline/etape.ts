@@ -5,7 +5,6 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { Dependances } from '../core/infra/dependances';
 import { ErreurTravail } from '../core/modele/erreurs';
 import { journal } from '../core/infra/journal';
 import type { EntreeExecution } from '../core/infra/executions';
@@ -19,7 +18,7 @@ export interface EtatExecution extends EntreeExecution {
   echec?: { Error?: string; Cause?: string };
 }
 
-export const etape = <D extends Dependances, S>(deps: () => Promise<D>, nom: string, fn: (etat: EtatExecution, d: D) => Promise<S>) =>
+export const etape = <D, S>(deps: () => Promise<D>, nom: string, fn: (etat: EtatExecution, d: D) => Promise<S>) =>
   middy<EtatExecution, S, Error, Context>().handler(async (etat) => {
     const d = await deps();
     try {

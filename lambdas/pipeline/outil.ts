@@ -12,9 +12,10 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { lire as lireEnregistrementTravail } from '../core/depots/travaux';
-import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { s3DepuisEnv } from '../core/infra/client-s3';
 import { moteurDepuisEnv } from '../moteurs/choix';
-import { unePourConteneur } from '../core/infra/dependances';
+import { dependancesAvec, unePourConteneur } from '../core/infra/dependances';
 import type { DependancesOutil } from './dependances-pipeline';
 import { ErreurTravail } from '../core/modele/erreurs';
 import { detecterFormat, MAX_OCTETS_IMAGE } from '../core/modele/images';
@@ -63,9 +64,11 @@ export const creer = (deps: () => Promise<DependancesOutil>) =>
     // A test key's job runs the local preview engine, whatever the stage's (it is free: no model is called).
     return executerOutil(travail.test && d.moteurTest ? { ...d, moteur: d.moteurTest } : d, etat, travail, entrees);
   });
+// DynamoDB, S3 (inputs and results), the engine and the C2PA marker.
+const base = dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv });
 export const handler = creer(
   unePourConteneur(async () => ({
-    ...(await dependancesDepuisEnv()),
+    ...(await base()),
     moteur: moteurDepuisEnv(process.env),
     ...(process.env.RETOUCHE_MOTEUR === 'bedrock' ? { moteurTest: moteurDepuisEnv({ RETOUCHE_MOTEUR: 'local' }) } : {}),
     c2pa: await marqueurDepuisEnv(),

@@ -6,9 +6,10 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { commencerTravail } from '../core/domaine/cycle';
-import { dependancesDepuisEnv } from '../core/infra/dependances-completes';
+import { documentDepuisEnv } from '../core/infra/client-dynamodb';
+import { s3DepuisEnv } from '../core/infra/client-s3';
 import { creerTelechargeur } from '../core/infra/telechargement';
-import { unePourConteneur } from '../core/infra/dependances';
+import { dependancesAvec, unePourConteneur } from '../core/infra/dependances';
 import type { DependancesPreparation } from './dependances-pipeline';
 import { depasseLimite, lireDimensions, messageTropGrande } from '../core/modele/dimensions';
 import { ErreurTravail } from '../core/modele/erreurs';
@@ -37,4 +38,6 @@ export const creer = (deps: () => Promise<DependancesPreparation>) =>
     );
     return { entrees };
   });
-export const handler = creer(unePourConteneur(async () => ({ ...(await dependancesDepuisEnv()), telecharger: creerTelechargeur() })));
+// DynamoDB, S3 (the fetched inputs) and the downloader.
+const base = dependancesAvec({ ddb: documentDepuisEnv, s3: s3DepuisEnv });
+export const handler = creer(unePourConteneur(async () => ({ ...(await base()), telecharger: creerTelechargeur() })));

@@ -35,6 +35,9 @@ const clesParOutil = (t: Pick<EnregistrementTravail, 'compte' | 'outil' | 'cree_
 });
 
 /** A new job's record: `en_attente`, nothing run, nothing refunded, its first run. */
+/** A job as POST /travaux writes it: not started, so nothing of it to link to. */
+export type TravailNouveau = EnregistrementTravail & { statut: 'en_attente' };
+
 export const nouveau = (
   champs: Pick<
     EnregistrementTravail,
@@ -54,7 +57,7 @@ export const nouveau = (
     | 'apercu'
     | 'langue_apercu'
   >,
-): EnregistrementTravail => ({
+): TravailNouveau => ({
   id: champs.id,
   compte: champs.compte,
   outil: champs.outil,

@@ -29,7 +29,7 @@
  * claim that may have to expire, and the ZIP), as long as the sweeper runs.
  */
 import { erreurDepuisEchec, nouvelleTentative, rembourserTravail, TENTATIVES_MAX } from './cycle';
-import type { Dependances } from '../infra/dependances';
+import type { AvecExecutions, AvecFileWebhooks, AvecObjets, AvecS3, AvecTable } from '../infra/dependances';
 import { CODES_TRAVAIL } from '../modele/erreurs';
 import { decrireExecution, demarrerExecution, type ExecutionDecrite } from '../infra/executions';
 import { journal } from '../infra/journal';
@@ -143,7 +143,8 @@ export interface BilanBalayage {
   livraisonsRelancees: number;
 }
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'objets' | 'bucket' | 'sfn' | 'machine' | 'fileWebhooks'>;
+/** The sweeper does what every step and erasure does: S3 both ways, executions started, the webhook queue told. */
+export type DepsBalayage = AvecTable & AvecS3 & AvecObjets & AvecExecutions & AvecFileWebhooks;
 
 const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Promise<void>): Promise<void> => {
   const ouvriers = Array.from({ length: EN_PARALLELE }, async () => {
@@ -161,11 +162,11 @@ const enParallele = async (ids: AsyncGenerator<string>, fn: (id: string) => Prom
   await Promise.all(ouvriers);
 };
 
-const finaliserLotSiDernier = async (d: Deps, travail: EnregistrementTravail, bilan: BilanBalayage, lotAFinaliser: boolean) => {
+const finaliserLotSiDernier = async (d: DepsBalayage, travail: EnregistrementTravail, bilan: BilanBalayage, lotAFinaliser: boolean) => {
   if (lotAFinaliser && travail.lot && (await finaliserLot(d, travail.lot, 'balayeur')).finalise) bilan.lotsFinalises++;
 };
 
-const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: BilanBalayage): Promise<void> => {
+const traiterTravail = async (d: DepsBalayage, id: string, maintenant: Date, bilan: BilanBalayage): Promise<void> => {
   // The index is eventually consistent: the record says whether the job is still open.
   const travail = await travaux.lire(d, id);
   if (!travail || (travail.statut !== 'en_attente' && travail.statut !== 'en_cours')) return;
@@ -200,7 +201,7 @@ const traiterTravail = async (d: Deps, id: string, maintenant: Date, bilan: Bila
   }
 };
 
-const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: number, bilan: BilanBalayage): Promise<void> => {
+const traiterLot = async (d: DepsBalayage, id: string, maintenant: Date, ageMinimumMs: number, bilan: BilanBalayage): Promise<void> => {
   const lot: EnregistrementLot | undefined = await lots.lire(d, id);
   if (!lot || (lot.statut !== 'en_cours' && !lot.zip_a_refaire)) return;
   const finiDepuis = lot.derniere_fin ? maintenant.getTime() - Date.parse(lot.derniere_fin) : maintenant.getTime() - Date.parse(lot.cree_le);
@@ -217,7 +218,7 @@ const traiterLot = async (d: Deps, id: string, maintenant: Date, ageMinimumMs: n
   if (age > BORNE_LOT_MS) bilan.lotsEnRetard++;
 };
 
-export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage> => {
+export const balayer = async (d: DepsBalayage, options: OptionsBalayage): Promise<BilanBalayage> => {
   const maintenant = d.horloge();
   const avant = new Date(maintenant.getTime() - options.ageMinimumMs);
   const bilan: BilanBalayage = {
@@ -257,7 +258,7 @@ export const balayer = async (d: Deps, options: OptionsBalayage): Promise<BilanB
  * One sweep, if no other is under way (the turn of depots/tour-balayage.ts); undefined when another
  * run holds the turn: this minute's tick is dropped, as the next one comes anyway.
  */
-export const balayerASonTour = async (d: Deps, options: OptionsBalayage): Promise<BilanBalayage | undefined> => {
+export const balayerASonTour = async (d: DepsBalayage, options: OptionsBalayage): Promise<BilanBalayage | undefined> => {
   const jeton = randomUUID();
   if (!(await tour.prendre(d, jeton, new Date(d.horloge().getTime() + DUREE_MAX_BALAYAGE_MS)))) return undefined;
   try {

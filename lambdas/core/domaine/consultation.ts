@@ -2,7 +2,7 @@
  * Reading jobs and batches for their owner. Another account's job or batch is answered exactly like
  * one that does not exist (404), so ids reveal nothing across tenants.
  */
-import type { Dependances } from '../infra/dependances';
+import type { AvecCurseurs, Dependances } from '../infra/dependances';
 import * as lots from '../depots/lots';
 import * as travaux from '../depots/travaux';
 import { ErreurApi } from '../modele/erreurs';
@@ -72,12 +72,11 @@ export const lireFiltre = (parametres: Record<string, string | undefined> | null
  * listing stay those of its first page).
  */
 export const listerTravaux = async (
-  d: DepsLecture & Pick<Dependances, 'curseurs'>,
+  d: DepsLecture & AvecCurseurs,
   qui: Lecteur,
   filtre: FiltreListe,
 ): Promise<{ travaux: EnregistrementTravail[]; suivant: string | null }> => {
   const { compte } = qui;
-  if (!d.curseurs) throw new Error('this function has no cursor key (it derives from the link signing key)');
   const position = filtre.apres === undefined ? undefined : lireCurseur(d.curseurs, compte, filtre.apres);
   if (position && filtre.outil !== undefined && filtre.outil !== position.outil) {
     throw new ErreurApi(

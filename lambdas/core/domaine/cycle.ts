@@ -12,7 +12,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resultatsDuTravail } from '../modele/cles-s3';
-import type { Dependances } from '../infra/dependances';
+import type { AvecFileWebhooks, AvecS3, AvecTable } from '../infra/dependances';
 import * as comptes from '../depots/comptes';
 import * as lots from '../depots/lots';
 import { avecReessais, raisonsAnnulation, type ElementTransaction } from '../depots/transactions';
@@ -22,7 +22,8 @@ import { estSaTentative, numeroTentative, type EnregistrementTravail, type Erreu
 import type { SortieOutil } from '../modele/sorties';
 import { annoncerFinTravail } from './webhooks/annonces';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'fileWebhooks'>;
+/** Ending a job: its records, and its announcement (`travail.fini`) on the webhook queue. */
+export type DepsFin = AvecTable & AvecFileWebhooks;
 
 /** What the state machine's Choice reads after a job ends: is it the last of its batch? */
 export interface FinTravail {
@@ -30,7 +31,7 @@ export interface FinTravail {
 }
 
 /** `en_attente` → `en_cours`. Returns the job; a retry on an `en_cours` job is a no-op. */
-export const commencerTravail = async (d: Deps, id: string): Promise<EnregistrementTravail> => {
+export const commencerTravail = async (d: AvecTable, id: string): Promise<EnregistrementTravail> => {
   const commence = await travaux.commencer(d, id, d.horloge());
   if (commence) return commence;
   const travail = await travaux.lire(d, id);
@@ -45,7 +46,7 @@ export const commencerTravail = async (d: Deps, id: string): Promise<Enregistrem
  * own guard failed (it is the first item): another call ended it, or another run has it.
  */
 const ecrireFin = async (
-  d: Deps,
+  d: AvecTable,
   travail: EnregistrementTravail,
   element: ElementTransaction,
   issue: 'termines' | 'echecs',
@@ -62,7 +63,7 @@ const ecrireFin = async (
   }
 };
 
-const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTravail> => {
+const estFin = async (d: Pick<AvecTable, 'ddb' | 'table'>, travail: EnregistrementTravail): Promise<FinTravail> => {
   if (!travail.lot) return { lot_a_finaliser: false };
   const lot = await lots.lire(d, travail.lot);
   // Several jobs may see restants = 0 (the last two ending together): finaliserLot lets one through.
@@ -73,7 +74,7 @@ const estFin = async (d: Deps, travail: EnregistrementTravail): Promise<FinTrava
  * What the tool step produced, as it travels in the execution's state: result formats and the S3 key of
  * the listing text, never the content itself (pipeline/etape.ts says why).
  */
-const lireTexte = async (d: Pick<Dependances, 's3' | 'bucket'>, cle: string): Promise<string> => {
+const lireTexte = async (d: AvecS3, cle: string): Promise<string> => {
   const { Body } = await d.s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: cle }));
   if (!Body) throw new Error("the listing text's object has no body");
   return Body.transformToString('utf-8');
@@ -91,7 +92,7 @@ const parSonExecution = (travail: EnregistrementTravail, par: Fin): boolean => p
 const garde = (par: Fin): number | undefined => (par === 'balayeur' ? undefined : numeroTentative(par));
 
 /** `en_cours` → `termine` with its results. */
-export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket'>, id: string, sortie: SortieOutil, par: Fin): Promise<FinTravail> => {
+export const terminerTravail = async (d: DepsFin & AvecS3, id: string, sortie: SortieOutil, par: Fin): Promise<FinTravail> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine') {
@@ -128,7 +129,7 @@ export const terminerTravail = async (d: Deps & Pick<Dependances, 's3' | 'bucket
  * state machine's Catch branch or from the sweeper: only the first call changes anything. A job
  * already `termine` is never refunded.
  */
-export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTravail, par: Fin): Promise<FinTravail & { rembourse: boolean }> => {
+export const rembourserTravail = async (d: DepsFin, id: string, erreur: ErreurDuTravail, par: Fin): Promise<FinTravail & { rembourse: boolean }> => {
   const travail = await travaux.lire(d, id);
   if (!travail) throw new ErreurTravail('erreur_interne', `job ${id} is missing`);
   if (travail.statut === 'termine' || travail.statut === 'echec') {
@@ -148,7 +149,7 @@ export const rembourserTravail = async (d: Deps, id: string, erreur: ErreurDuTra
  * closing it: its next execution is `tentative` 2 (executions.ts names it). Undefined when the job
  * already had its re-run or has ended meanwhile.
  */
-export const nouvelleTentative = (d: Deps, id: string): Promise<EnregistrementTravail | undefined> => travaux.relancer(d, id, TENTATIVES_MAX);
+export const nouvelleTentative = (d: AvecTable, id: string): Promise<EnregistrementTravail | undefined> => travaux.relancer(d, id, TENTATIVES_MAX);
 
 /** A job runs at most twice: its first execution and one re-run by the sweeper. */
 export const TENTATIVES_MAX = 2;

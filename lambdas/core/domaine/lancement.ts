@@ -12,17 +12,17 @@
 import { randomUUID } from 'node:crypto';
 import * as comptes from '../depots/comptes';
 import * as lots from '../depots/lots';
-import { nouveau as nouveauTravail } from '../depots/travaux';
-import { auMoinsUneImage, estTeleversee, lireDemande, type ImagePrete } from '../contrat/demande';
-import type { Dependances } from '../infra/dependances';
+import { nouveau as nouveauTravail, type TravailNouveau } from '../depots/travaux';
+import { auMoinsUneImage, estTeleversee, lireDemande, type Demande, type ImagePrete } from '../contrat/demande';
+import type { AvecExecutions, AvecObjets, AvecTable } from '../infra/dependances';
 import { ErreurApi } from '../modele/erreurs';
 import { demarrerExecutions } from '../infra/executions';
 import { debiter, verifierSolde } from './facturation';
 import { reponseDejaDonnee, verifierCleIdempotence, type RequeteIdempotente } from './idempotence';
 import { TYPES_MIME } from '../modele/images';
 import { cleEntree } from '../modele/cles-s3';
-import type { EnregistrementLot, EnregistrementTravail, Entree, Lancement } from '../modele/enregistrements';
-import { versTravail } from '../modele/enregistrements';
+import type { EnregistrementLot, Entree, Lancement } from '../modele/enregistrements';
+import { versTravailNouveau } from '../modele/enregistrements';
 import { CATALOGUE, type IdOutil, type Langue } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
 import { signaler } from '../infra/signalement';
@@ -45,7 +45,10 @@ export interface RequeteLancement extends RequeteIdempotente {
 /** Without a deadline from the caller (tests, scripts), the gateway's 29 s less a margin. */
 const ECHEANCE_PAR_DEFAUT_MS = 25_000;
 
-export const lancer = async (d: Dependances, requete: RequeteLancement): Promise<Lancement> => {
+/** What launching needs: the table, S3 for the inputs (without the S3 client), Step Functions to start the jobs. */
+export type DepsLancement = AvecTable & AvecObjets & AvecExecutions;
+
+export const lancer = async (d: DepsLancement, requete: RequeteLancement): Promise<Lancement> => {
   const echeance = requete.echeance ?? Date.now() + ECHEANCE_PAR_DEFAUT_MS;
   verifierCleIdempotence(requete.cleIdempotence);
   const deja = await reponseDejaDonnee(d, requete);
@@ -61,12 +64,10 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
 
   // One job per image for batch tools; one job over all images for annonce.
   const groupes: ImagePrete[][] = outil.images.par_lot ? pretes.map((p) => [p]) : [pretes];
-  const maintenant = d.horloge().toISOString();
   // A test key's jobs cost nothing; the pending limit holds for them too, on their own count.
   const test = requete.test === true;
-  const cout = test ? 0 : outil.cout;
-  const cout_total = groupes.length * cout;
-  const apercu = test || requete.apercu === true;
+  const cout_total = groupes.length * (test ? 0 : outil.cout);
+  const maintenant = d.horloge().toISOString();
 
   // A first, non-binding look at the balance spares uploading inputs for a request that must fail;
   // the transaction is what decides.
@@ -74,8 +75,46 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
   verifierSolde(compte.credits, test ? compte.travaux_ouverts_test : compte.travaux_ouverts, cout_total, groupes.length);
 
+  const { travaux, lot } = nouveauxTravaux(requete, demande, groupes, maintenant);
+  const deposees = await deposerEntrees(d, travaux, groupes);
+
+  // Uploads of a listing job are claimed by the debit, each under its own condition (televersements.ts).
+  const utilisations = travaux.flatMap((travail, i) =>
+    groupes[i]!.flatMap((image) =>
+      estTeleversee(image.entree) && image.entree.televersement !== travail.id ? [{ televersement: image.entree.televersement, travail: travail.id }] : [],
+    ),
+  );
+  // Just created, so nothing to link to yet: no link is signed here.
+  const reponse: Lancement = { lot: lot ? lot.id : null, outil: demande.outil, cout_total, travaux: travaux.map(versTravailNouveau), echecs };
+  try {
+    const televersees = pretes.filter((p) => estTeleversee(p.entree)).length;
+    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations, televersements: televersees });
+  } catch (erreur) {
+    if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable')) await supprimerEntrees(d, deposees);
+    if (erreur instanceof ErreurApi && erreur.code === 'idempotency_key_reused') {
+      // A concurrent request with the same key won the race: answer what it answered.
+      const gagnante = await reponseDejaDonnee(d, requete);
+      if (gagnante) return gagnante;
+    }
+    throw erreur;
+  }
+
+  await demarrerExecutions(d, travaux, echeance);
+  return reponse;
+};
+
+/** The request's jobs, one per group of images (`maintenant`: their creation time), and their batch if they make one. */
+const nouveauxTravaux = (
+  requete: RequeteLancement,
+  demande: Demande,
+  groupes: ImagePrete[][],
+  maintenant: string,
+): { travaux: TravailNouveau[]; lot: EnregistrementLot | null } => {
+  const outil = CATALOGUE[demande.outil];
+  const test = requete.test === true;
+  const apercu = test || requete.apercu === true;
   const lotId = outil.images.par_lot && demande.images.length > 1 ? randomUUID() : null;
-  const travaux: EnregistrementTravail[] = groupes.map((groupe) => {
+  const travaux = groupes.map((groupe) => {
     // A one-image job from an upload takes the upload's id: a job is written once, so an upload is used once.
     const seule = groupe.length === 1 ? groupe[0]!.entree : undefined;
     const id = estTeleversee(seule) ? seule.televersement : randomUUID();
@@ -90,7 +129,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       id,
       compte: requete.compte,
       outil: demande.outil,
-      cout,
+      cout: test ? 0 : outil.cout,
       valeurs: demande.valeurs,
       valeurs_nommees: demande.nommees,
       lot: lotId,
@@ -103,7 +142,7 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
       ...(apercu ? { apercu, ...(requete.langue ? { langue_apercu: requete.langue } : {}) } : {}),
     });
   });
-  const lot: EnregistrementLot | null = lotId
+  const lot = lotId
     ? lots.nouveau({
         id: lotId,
         compte: requete.compte,
@@ -113,7 +152,14 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
         ...(test ? { test: true as const } : {}),
       })
     : null;
+  return { travaux, lot };
+};
 
+/**
+ * Writes the images the request carried (not URLs, nor uploads: already in S3) where their jobs read
+ * them (`groupes`: each job's images, in the jobs' order); answers their keys.
+ */
+const deposerEntrees = async (d: AvecObjets, travaux: readonly TravailNouveau[], groupes: ImagePrete[][]): Promise<string[]> => {
   const televersements = travaux.flatMap((travail, i) =>
     groupes[i]!.flatMap((image, rang) => {
       const entree = travail.entrees[rang];
@@ -123,38 +169,12 @@ export const lancer = async (d: Dependances, requete: RequeteLancement): Promise
   await parPaquets(televersements, 8, async (t) => {
     await d.objets.deposer(t.cle, t.octets, TYPES_MIME[t.format]);
   });
-
-  // Uploads of a listing job are claimed by the debit, each under its own condition (televersements.ts).
-  const utilisations = travaux.flatMap((travail, i) =>
-    groupes[i]!.flatMap((image) =>
-      estTeleversee(image.entree) && image.entree.televersement !== travail.id ? [{ televersement: image.entree.televersement, travail: travail.id }] : [],
-    ),
-  );
-  const reponse: Lancement = { lot: lotId, outil: demande.outil, cout_total, travaux: travaux.map((t) => versTravail(t, d.signer)), echecs };
-  try {
-    const televersees = pretes.filter((p) => estTeleversee(p.entree)).length;
-    await debiter(d, { requete, travaux, lot, cout: cout_total, reponse, echeance, utilisations, televersements: televersees });
-  } catch (erreur) {
-    if (!(erreur instanceof ErreurApi && erreur.code === 'service_unavailable'))
-      await supprimerEntrees(
-        d,
-        televersements.map((t) => t.cle),
-      );
-    if (erreur instanceof ErreurApi && erreur.code === 'idempotency_key_reused') {
-      // A concurrent request with the same key won the race: answer what it answered.
-      const gagnante = await reponseDejaDonnee(d, requete);
-      if (gagnante) return gagnante;
-    }
-    throw erreur;
-  }
-
-  await demarrerExecutions(d, travaux, echeance);
-  return reponse;
+  return televersements.map((t) => t.cle);
 };
 
 /** Uploads named by the request, checked against their records and S3 (televersements.ts). */
 const resoudreTeleversements = async (
-  d: Dependances,
+  d: DepsLancement,
   compte: string,
   pretes: ImagePrete[],
   echecs: EchecImage[],
@@ -175,7 +195,7 @@ const resoudreTeleversements = async (
   };
 };
 
-const supprimerEntrees = async (d: Dependances, cles_: string[]): Promise<void> => {
+const supprimerEntrees = async (d: AvecObjets, cles_: string[]): Promise<void> => {
   if (cles_.length === 0) return;
   try {
     await d.objets.supprimer(cles_);

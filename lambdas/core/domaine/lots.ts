@@ -15,7 +15,7 @@
  * the sweeper, has the ZIP written again. A failed attempt releases its claim at once, so an erasure
  * waiting on it goes ahead rather than wait for it to expire.
  */
-import type { Dependances } from '../infra/dependances';
+import type { AvecFileWebhooks, AvecS3, AvecTable } from '../infra/dependances';
 import * as effacements from '../depots/effacements';
 import * as lots from '../depots/lots';
 import { lirePlusieurs as lireTravaux } from '../depots/travaux';
@@ -25,14 +25,15 @@ import { cleZip } from '../modele/cles-s3';
 import { ETIQUETTE_RETENTION, joursRestants } from '../modele/retention';
 import { annoncerFinLot } from './webhooks/annonces';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 's3' | 'bucket' | 'fileWebhooks'>;
+/** Closing a batch: its records, its ZIP streamed S3 to S3, its announcement (`lot.fini`) on the webhook queue. */
+export type DepsFinLot = AvecTable & AvecS3 & AvecFileWebhooks;
 
 /**
  * `finaliseur`: who claims the batch (the id of the job whose execution runs this, or the sweeper).
  * A batch found ended is announced again (`lot.fini`, delivered once): the call that closed it may
  * have died before its announcement.
  */
-export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
+export const finaliserLot = async (d: DepsFinLot, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   if (!(await lots.reclamer(d, lotId, finaliseur, d.horloge().getTime()))) {
     const lot = await lots.lire(d, lotId);
     if (lot && lot.statut !== 'en_cours') await annoncerFinLot(d, lot);
@@ -47,7 +48,7 @@ export const finaliserLot = async (d: Deps, lotId: string, finaliseur: string): 
   }
 };
 
-const ecrireEtFermer = async (d: Deps, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
+const ecrireEtFermer = async (d: DepsFinLot, lotId: string, finaliseur: string): Promise<{ finalise: boolean }> => {
   const lot = await lots.lire(d, lotId);
   if (!lot) return { finalise: false };
   const [travaux, effaces] = await Promise.all([lireTravaux(d, lot.travaux), effacements.enAttente(d, lot.travaux)]);

@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
-import type { Dependances } from '../infra/dependances';
+import type { AvecObjets, AvecTable } from '../infra/dependances';
 import * as depot from '../depots/televersements';
 import type { CompteRefusant, EnregistrementTeleversement } from '../depots/televersements';
 import * as travaux from '../depots/travaux';
@@ -66,7 +66,8 @@ export interface Televersement {
 /** Enough to read any JPEG's frame header behind its EXIF and thumbnail, PNG's or WebP's. */
 export const OCTETS_ENTETE = 512 * 1024;
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
+/** Uploads: their records, and their objects (presigned PUTs, first bytes read, deletes). */
+export type DepsTeleversements = AvecTable & AvecObjets;
 
 const lireAnnonce = async (contentType: string | undefined, corps: Buffer) => {
   const resultat = v.safeParse(RequeteTeleversements, lireCorpsDeTypeJson(contentType, corps));
@@ -110,7 +111,7 @@ const refusAnnonce = (compte: CompteRefusant, nombre: number, creditsMin: number
 
 /** `POST /televersements`: one record and one signed PUT URL per announced file, in order. */
 export const creerTeleversements = async (
-  d: Deps,
+  d: DepsTeleversements,
   compte: string,
   contentType: string | undefined,
   corps: Buffer,
@@ -172,7 +173,7 @@ const refuse = (index: number, id: string, raison: string, message: string) =>
  * failure (listed in `echecs`, like inline bytes). The debit then uses them, atomically.
  */
 export const verifierTeleversements = async (
-  d: Deps,
+  d: DepsTeleversements,
   compte: string,
   demandes: { index: number; id: string; nom: string | null }[],
 ): Promise<{ verifies: TeleversementVerifie[]; illisibles: { index: number; message: string }[] }> => {
@@ -245,7 +246,7 @@ export type IssueRetrait = 'retire' | 'utilise' | 'pas_encore' | 'absent';
  * the next call: `expire` and `efface` records stay in the index until they are gone.
  * `effacer`: the account is being erased, so an unused upload goes now, whatever its time.
  */
-export const retirerTeleversement = async (d: Deps, id: string, options: { effacer?: boolean } = {}): Promise<IssueRetrait> => {
+export const retirerTeleversement = async (d: DepsTeleversements, id: string, options: { effacer?: boolean } = {}): Promise<IssueRetrait> => {
   let t = await depot.lire(d, id);
   if (!t) return 'absent';
   const maintenant = d.horloge();

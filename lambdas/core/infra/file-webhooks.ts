@@ -28,12 +28,6 @@ export interface FileWebhooks {
   envoyer(messages: readonly MessageLivraison[], delaiSecondes?: number): Promise<void>;
 }
 
-/** The queue of a function that announces or resends deliveries: configured, or a programming error said plainly. */
-export const fileExigee = (d: { fileWebhooks?: FileWebhooks }): FileWebhooks => {
-  if (!d.fileWebhooks) throw new Error('this function has no webhook queue (RETOUCHE_WEBHOOKS_FILE_URL)');
-  return d.fileWebhooks;
-};
-
 export const fileSqs = (client: SQSClient, url: string): FileWebhooks => ({
   async envoyer(messages, delaiSecondes = 0) {
     const delai = Math.max(0, Math.min(DELAI_MAX_SQS_SECONDES, Math.ceil(delaiSecondes)));

@@ -106,106 +106,128 @@ const pause = (tentative: number) => attendre(Math.random() * 100 * 2 ** tentati
 
 const sha256Hex = (octets: Uint8Array): string => createHash('sha256').update(octets).digest('hex');
 
-export const objetsSignes = (config: ConfigObjets): Objets => {
-  const horloge = config.horloge ?? (() => new Date());
-  const gestionnaire = config.gestionnaire ?? new NodeHttpHandler();
-  const signataire = new SignatureV4({ service: 's3', region: config.region, credentials: config.identifiants, sha256: Sha256, uriEscapePath: false });
+/** What every request of one bucket is made with: its signer, its HTTP handler, where it is. */
+interface Contexte {
+  config: ConfigObjets;
+  horloge: () => Date;
+  gestionnaire: HttpHandler;
+  signataire: SignatureV4;
+  base: URL;
+  /** The endpoint's own path, if any, before the bucket's or the key's. */
+  prefixe: string;
+}
+
+const contexte = (config: ConfigObjets): Contexte => {
   const base = new URL(config.endpoint ?? `https://s3.${config.region}.amazonaws.com`);
-  const prefixe = base.pathname.replace(/\/$/, '');
-
-  const requete = (methode: string, cle: string, entetes: Record<string, string> = {}, query: Record<string, string> = {}, corps?: Uint8Array) => {
-    const hote = config.cheminStyle ? base.hostname : `${config.bucket}.${base.hostname}`;
-    const chemin = config.cheminStyle ? `${prefixe}/${config.bucket}/${cheminCle(cle)}` : `${prefixe}/${cheminCle(cle)}`;
-    return new HttpRequest({
-      method: methode,
-      protocol: base.protocol,
-      hostname: hote,
-      port: base.port ? Number(base.port) : undefined,
-      path: chemin,
-      query,
-      // The host is signed, so it must be in the headers the signer sees, with the port as sent.
-      headers: { host: base.port ? `${hote}:${base.port}` : hote, ...entetes },
-      body: corps,
-    });
+  return {
+    config,
+    horloge: config.horloge ?? (() => new Date()),
+    gestionnaire: config.gestionnaire ?? new NodeHttpHandler(),
+    signataire: new SignatureV4({ service: 's3', region: config.region, credentials: config.identifiants, sha256: Sha256, uriEscapePath: false }),
+    base,
+    prefixe: base.pathname.replace(/\/$/, ''),
   };
+};
 
-  /** Signs and sends; the body is always read, so the connection goes back to the pool. */
-  const envoyer = async (operation: string, brute: HttpRequest, acceptes: readonly number[] = []) => {
-    brute.headers['x-amz-content-sha256'] = sha256Hex((brute.body as Uint8Array | undefined) ?? new Uint8Array(0));
-    for (let tentative = 1; ; tentative++) {
-      let reponse: { statut: number; entetes: Record<string, string>; corps: Buffer };
-      try {
-        // Signed again each time: the signature is dated.
-        const { response } = await gestionnaire.handle((await signataire.sign(brute, { signingDate: horloge() })) as HttpRequest);
-        reponse = { statut: response.statusCode, entetes: response.headers, corps: await lireCorps(response.body) };
-      } catch (e) {
-        if (tentative < TENTATIVES && transitoire(e)) {
-          await pause(tentative);
-          continue;
-        }
-        throw e;
-      }
-      if ((reponse.statut >= 200 && reponse.statut < 300) || acceptes.includes(reponse.statut)) return reponse;
-      if (tentative < TENTATIVES && reponse.statut >= 500) {
+const requete = (c: Contexte, methode: string, cle: string, entetes: Record<string, string> = {}, query: Record<string, string> = {}, corps?: Uint8Array) => {
+  const { config, base, prefixe } = c;
+  const hote = config.cheminStyle ? base.hostname : `${config.bucket}.${base.hostname}`;
+  const chemin = config.cheminStyle ? `${prefixe}/${config.bucket}/${cheminCle(cle)}` : `${prefixe}/${cheminCle(cle)}`;
+  return new HttpRequest({
+    method: methode,
+    protocol: base.protocol,
+    hostname: hote,
+    port: base.port ? Number(base.port) : undefined,
+    path: chemin,
+    query,
+    // The host is signed, so it must be in the headers the signer sees, with the port as sent.
+    headers: { host: base.port ? `${hote}:${base.port}` : hote, ...entetes },
+    body: corps,
+  });
+};
+
+const erreur = (operation: string, statut: number, corps: Buffer): ErreurObjets => {
+  const xml = corps.toString('utf8');
+  const code = /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
+  const message = /<Message>([^<]*)<\/Message>/.exec(xml)?.[1];
+  return new ErreurObjets(operation, statut, code, `S3 ${operation}: ${statut}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`);
+};
+
+/** Signs and sends; the body is always read, so the connection goes back to the pool. */
+const envoyer = async (c: Contexte, operation: string, brute: HttpRequest, acceptes: readonly number[] = []) => {
+  brute.headers['x-amz-content-sha256'] = sha256Hex((brute.body as Uint8Array | undefined) ?? new Uint8Array(0));
+  for (let tentative = 1; ; tentative++) {
+    let reponse: { statut: number; entetes: Record<string, string>; corps: Buffer };
+    try {
+      // Signed again each time: the signature is dated.
+      const { response } = await c.gestionnaire.handle((await c.signataire.sign(brute, { signingDate: c.horloge() })) as HttpRequest);
+      reponse = { statut: response.statusCode, entetes: response.headers, corps: await lireCorps(response.body) };
+    } catch (e) {
+      if (tentative < TENTATIVES && transitoire(e)) {
         await pause(tentative);
         continue;
       }
-      throw erreur(operation, reponse.statut, reponse.corps);
+      throw e;
     }
-  };
+    if ((reponse.statut >= 200 && reponse.statut < 300) || acceptes.includes(reponse.statut)) return reponse;
+    if (tentative < TENTATIVES && reponse.statut >= 500) {
+      await pause(tentative);
+      continue;
+    }
+    throw erreur(operation, reponse.statut, reponse.corps);
+  }
+};
 
-  const erreur = (operation: string, statut: number, corps: Buffer): ErreurObjets => {
-    const xml = corps.toString('utf8');
-    const code = /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
-    const message = /<Message>([^<]*)<\/Message>/.exec(xml)?.[1];
-    return new ErreurObjets(operation, statut, code, `S3 ${operation}: ${statut}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`);
-  };
+const presigner = async (c: Contexte, brute: HttpRequest, secondes: number): Promise<string> => {
+  // As the SDK's presigner: the body is not known yet. This header is an x-amz-* one, so the signer
+  // hoists it into the query; host, Content-Type and Content-Length stay headers the client must send.
+  brute.headers['X-Amz-Content-Sha256'] = 'UNSIGNED-PAYLOAD';
+  return versTexte((await c.signataire.presign(brute, { signingDate: c.horloge(), expiresIn: secondes })) as HttpRequest);
+};
 
-  const presigner = async (brute: HttpRequest, secondes: number): Promise<string> => {
-    // As the SDK's presigner: the body is not known yet. This header is an x-amz-* one, so the signer
-    // hoists it into the query; host, Content-Type and Content-Length stay headers the client must send.
-    brute.headers['X-Amz-Content-Sha256'] = 'UNSIGNED-PAYLOAD';
-    return versTexte((await signataire.presign(brute, { signingDate: horloge(), expiresIn: secondes })) as HttpRequest);
-  };
+const lireDebut = async (c: Contexte, cle: string, n: number): Promise<{ octets: Buffer; taille: number; etag?: string } | undefined> => {
+  if (!(n >= 1)) throw new RangeError(`lireDebut: n must be at least 1, not ${n}`);
+  const { statut, entetes, corps } = await envoyer(c, 'GetObject', requete(c, 'GET', cle, { range: `bytes=0-${n - 1}` }), [403, 404, 416]);
+  if (statut === 404) return undefined;
+  // On AWS a missing key answers 403 AccessDenied, not 404, to a role that may not list the bucket
+  // (and it should not: listing would show every account's keys). Any other 403 (a bad signature,
+  // an expired token) is a failure, not an upload that has not arrived.
+  if (statut === 403) {
+    const { code } = erreur('GetObject', statut, corps);
+    if (code === undefined || code === 'AccessDenied') return undefined;
+    throw erreur('GetObject', statut, corps);
+  }
+  const etag = entete(entetes, 'etag');
+  if (statut === 416) return { octets: Buffer.alloc(0), taille: 0, ...(etag ? { etag } : {}) };
+  // 206: "bytes 0-499/1234"; 200 when the server ignored the range: the whole object.
+  const total = /\/(\d+)$/.exec(entete(entetes, 'content-range') ?? '')?.[1];
+  return { octets: corps.subarray(0, n), taille: total ? Number(total) : corps.length, ...(etag ? { etag } : {}) };
+};
 
+export const objetsSignes = (config: ConfigObjets): Objets => {
+  const c = contexte(config);
   return {
     deposer: async (cle, octets, typeContenu) => {
-      await envoyer('PutObject', requete('PUT', cle, { 'content-type': typeContenu, 'content-length': String(octets.byteLength) }, {}, octets));
+      await envoyer(c, 'PutObject', requete(c, 'PUT', cle, { 'content-type': typeContenu, 'content-length': String(octets.byteLength) }, {}, octets));
     },
 
-    lireDebut: async (cle, n) => {
-      if (!(n >= 1)) throw new RangeError(`lireDebut: n must be at least 1, not ${n}`);
-      const { statut, entetes, corps } = await envoyer('GetObject', requete('GET', cle, { range: `bytes=0-${n - 1}` }), [403, 404, 416]);
-      if (statut === 404) return undefined;
-      // On AWS a missing key answers 403 AccessDenied, not 404, to a role that may not list the bucket
-      // (and it should not: listing would show every account's keys). Any other 403 (a bad signature,
-      // an expired token) is a failure, not an upload that has not arrived.
-      if (statut === 403) {
-        const { code } = erreur('GetObject', statut, corps);
-        if (code === undefined || code === 'AccessDenied') return undefined;
-        throw erreur('GetObject', statut, corps);
-      }
-      const etag = entete(entetes, 'etag');
-      if (statut === 416) return { octets: Buffer.alloc(0), taille: 0, ...(etag ? { etag } : {}) };
-      // 206: "bytes 0-499/1234"; 200 when the server ignored the range: the whole object.
-      const total = /\/(\d+)$/.exec(entete(entetes, 'content-range') ?? '')?.[1];
-      return { octets: corps.subarray(0, n), taille: total ? Number(total) : corps.length, ...(etag ? { etag } : {}) };
-    },
+    lireDebut: (cle, n) => lireDebut(c, cle, n),
 
     supprimer: async (cles) => {
       // One DELETE per key: DeleteObjects needs a Content-MD5 and an XML body, and a refused request
       // leaves at most a few inputs here. S3 answers 204 for a key that is not there.
       await parPaquets(cles, 8, async (cle) => {
-        await envoyer('DeleteObject', requete('DELETE', cle), [404]);
+        await envoyer(c, 'DeleteObject', requete(c, 'DELETE', cle), [404]);
       });
     },
 
     urlDepot: (cle, typeContenu, taille, secondes) =>
-      presigner(requete('PUT', cle, { 'content-type': typeContenu, 'content-length': String(taille) }), secondes),
+      presigner(c, requete(c, 'PUT', cle, { 'content-type': typeContenu, 'content-length': String(taille) }), secondes),
 
     urlLecture: (cle, nomTelechargement, secondes) =>
       presigner(
-        requete('GET', cle, {}, nomTelechargement === null ? {} : { 'response-content-disposition': dispositionPieceJointe(nomTelechargement) }),
+        c,
+        requete(c, 'GET', cle, {}, nomTelechargement === null ? {} : { 'response-content-disposition': dispositionPieceJointe(nomTelechargement) }),
         secondes,
       ),
   };

@@ -260,7 +260,8 @@ const lienResultat = (e: EnregistrementTravail, r: Resultat, signer: SignerLien,
  */
 export const memeMonde = (e: { test?: boolean }, test: boolean | undefined): boolean => (e.test === true) === (test === true);
 
-export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Travail => ({
+/** A job as the API answers it, with its results' links (signed for a `termine` job only). */
+const versTravailAvec = (e: EnregistrementTravail, resultats: LienResultat[]): Travail => ({
   id: e.id,
   outil: e.outil,
   statut: e.statut,
@@ -272,8 +273,7 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   cree_le: e.cree_le,
   commence_le: e.commence_le,
   termine_le: e.termine_le,
-  // Links only once done: a job's files are complete only when it is `termine`.
-  resultats: e.statut === 'termine' ? e.resultats.map((r) => lienResultat(e, r, signer, cleAvant(e, Date.now()))) : [],
+  resultats,
   texte: e.texte,
   erreur: e.erreur,
   rembourse: e.rembourse,
@@ -284,6 +284,13 @@ export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Trava
   // A test job runs the preview whatever the stage (pipeline/outil.ts), including records made before `apercu` was.
   apercu: e.apercu === true || e.test === true,
 });
+
+export const versTravail = (e: EnregistrementTravail, signer: SignerLien): Travail =>
+  // Links only once done: a job's files are complete only when it is `termine`.
+  versTravailAvec(e, e.statut === 'termine' ? e.resultats.map((r) => lienResultat(e, r, signer, cleAvant(e, Date.now()))) : []);
+
+/** A job just created (POST /travaux's answer): not ended, so it has no link, and needs no signer. */
+export const versTravailNouveau = (e: EnregistrementTravail & { statut: 'en_attente' }): Travail => versTravailAvec(e, []);
 
 /** A batch is over once every job is `termine` or `echec`; its state then says how it went. */
 export const statutFinalLot = (termines: number, echecs: number): StatutLot => (echecs === 0 ? 'termine' : termines === 0 ? 'echec' : 'partiel');

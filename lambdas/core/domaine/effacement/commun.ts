@@ -28,7 +28,7 @@
  * recorded request done once its work has ended), compte.ts (all of an account's work).
  */
 import { cleEntree, cleTexte, idTeleversement, resultatsDuTravail } from '../../modele/cles-s3';
-import type { Dependances } from '../../infra/dependances';
+import type { AvecObjets, AvecTable } from '../../infra/dependances';
 import * as effacements from '../../depots/effacements';
 import type { ElementTransaction } from '../../depots/transactions';
 import { elementsMouvementsEfface } from '../../depots/mouvements';
@@ -37,7 +37,7 @@ import { EXTENSIONS, type FormatImage } from '../../modele/images';
 import type { EnregistrementTravail } from '../../modele/enregistrements';
 import { elementTeleversementEfface } from '../televersements';
 
-export type DepsEffacement = Pick<Dependances, 'ddb' | 'table' | 'objets' | 'horloge'>;
+export type DepsEffacement = AvecTable & AvecObjets;
 
 /** What an erasure did: the answer of `DELETE /travaux/{id}` and `DELETE /lots/{id}` (our extension). */
 export interface Effacement {

@@ -7,13 +7,13 @@
  * endpoints only, live work to the live ones only (modele/webhooks.ts, Portee).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Dependances } from '../../infra/dependances';
-import { fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
+import type { AvecFileWebhooks, AvecTable } from '../../infra/dependances';
+import type { MessageLivraison } from '../../infra/file-webhooks';
 import * as webhooks from '../../depots/webhooks';
 import { memeMonde } from '../../modele/enregistrements';
 import type { EnregistrementLivraison, EnregistrementWebhook, TypeLivraison } from '../../modele/webhooks';
 
-export type DepsAnnonce = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'fileWebhooks'>;
+export type DepsAnnonce = AvecTable & AvecFileWebhooks;
 
 /** `msg_` and 26 base32 characters: an event's `webhook-id`, derived from what it is about so it is the same on every retry. */
 export const idEvenement = (type: TypeLivraison, sujet: string): string =>
@@ -39,7 +39,7 @@ const base32 = (octets: Buffer): string => {
 /**
  * Creates the delivery of event `id` to each endpoint, and sends the queue a message for each one
  * created now — or found still waiting for its first attempt (the call before this one died between
- * the two writes). The queue is required as soon as an endpoint wants the event.
+ * the two writes).
  */
 export const livrerA = async (
   d: DepsAnnonce,
@@ -47,7 +47,6 @@ export const livrerA = async (
   evenement: Pick<EnregistrementLivraison, 'id' | 'compte' | 'type' | 'sujet' | 'evenement_le'>,
 ): Promise<EnregistrementLivraison[]> => {
   if (points.length === 0) return [];
-  const file = fileExigee(d);
   const maintenant = d.horloge().toISOString();
   const messages: MessageLivraison[] = [];
   const livraisons: EnregistrementLivraison[] = [];
@@ -67,7 +66,7 @@ export const livrerA = async (
     if (livraison.statut === 'en_attente' && livraison.tentatives === 0 && livraison.prochaine_tentative)
       messages.push({ webhook: point.id, id: livraison.id, echeance: livraison.prochaine_tentative });
   }
-  await file.envoyer(messages);
+  await d.fileWebhooks.envoyer(messages);
   return livraisons;
 };
 

@@ -13,8 +13,8 @@
  * one that finds none waits in the queue instead of in a worker, so a tenant whose receiver never
  * answers holds at most EN_VOL_PAR_COMPTE of the queue's workers, and the others' deliveries go on.
  */
-import type { Dependances } from '../../infra/dependances';
-import { DELAI_MAX_SQS_SECONDES, fileExigee, type MessageLivraison } from '../../infra/file-webhooks';
+import type { AvecCleWebhooks, AvecEnvoiWebhooks, AvecFileWebhooks, AvecSigner, AvecTable, Dependances } from '../../infra/dependances';
+import { DELAI_MAX_SQS_SECONDES, type MessageLivraison } from '../../infra/file-webhooks';
 import { journal } from '../../infra/journal';
 import * as creneaux from '../../depots/creneaux';
 import * as webhooks from '../../depots/webhooks';
@@ -31,9 +31,13 @@ import {
   type EnregistrementLivraison,
   type EnregistrementWebhook,
 } from '../../modele/webhooks';
-import { cleExigee, dechiffrer, signer } from './secrets';
+import { dechiffrer, signer } from './secrets';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'signer' | 'fileWebhooks' | 'cleWebhooks' | 'posterWebhook' | 'calendrierWebhooks'>;
+/**
+ * What an attempt needs: the body's links signed, the endpoint's secrets read, the next attempt
+ * queued, the POST sent.
+ */
+export type DepsLivraison = AvecTable & AvecSigner & AvecCleWebhooks & AvecFileWebhooks & AvecEnvoiWebhooks;
 
 /** How long an attempt holds its delivery: the receiver's time to answer, and a margin. */
 export const BAIL_MS = DELAI_REPONSE_MS + 45_000;
@@ -46,7 +50,7 @@ export type IssueMessage = 'perime' | 'reporte' | 'sans_place' | 'reussie' | 're
  * kind of work it is); undefined once it was erased, or if it is not of the endpoint's kind (announced
  * only to its own kind: annonces.ts; checked again here, since a live receiver must never see test work).
  */
-const donnees = async (d: Deps, l: EnregistrementLivraison, point: EnregistrementWebhook): Promise<unknown> => {
+const donnees = async (d: DepsLivraison, l: EnregistrementLivraison, point: EnregistrementWebhook): Promise<unknown> => {
   if (l.type === EVENEMENT_TEST)
     return { webhook: l.webhook, test: point.test === true, message: 'A test event from Retouche: this endpoint receives and verifies deliveries.' };
   if (l.sujet && 'travail' in l.sujet) {
@@ -62,21 +66,14 @@ const donnees = async (d: Deps, l: EnregistrementLivraison, point: Enregistremen
 };
 
 /** The secrets that sign now: the current one, and the previous one until its rotation's end. */
-const secretsActifs = (d: Deps, w: EnregistrementWebhook, maintenant: Date): string[] => {
-  const cle = cleExigee(d);
-  const secrets = [dechiffrer(cle, w.secret_chiffre)];
+const secretsActifs = (d: AvecCleWebhooks, w: EnregistrementWebhook, maintenant: Date): string[] => {
+  const secrets = [dechiffrer(d.cleWebhooks, w.secret_chiffre)];
   if (w.ancien_secret_chiffre && w.ancien_expire_le && Date.parse(w.ancien_expire_le) > maintenant.getTime())
-    secrets.push(dechiffrer(cle, w.ancien_secret_chiffre));
+    secrets.push(dechiffrer(d.cleWebhooks, w.ancien_secret_chiffre));
   return secrets;
 };
 
-/** What an attempt needs: the queue to put the next one on, and the sender. */
-type DepsEnvoi = Deps & Required<Pick<Deps, 'fileWebhooks' | 'posterWebhook'>>;
-
-export const traiterMessage = async (deps: Deps, message: MessageLivraison): Promise<IssueMessage> => {
-  const { fileWebhooks, posterWebhook } = deps;
-  if (!fileWebhooks || !posterWebhook) throw new Error('the delivery function needs the webhook queue and its sender');
-  const d: DepsEnvoi = { ...deps, fileWebhooks, posterWebhook };
+export const traiterMessage = async (d: DepsLivraison, message: MessageLivraison): Promise<IssueMessage> => {
   const l = await webhooks.lireLivraison(d, message.webhook, message.id);
   if (!l || l.statut !== 'en_attente' || l.prochaine_tentative !== message.echeance) return 'perime';
   const maintenant = d.horloge();
@@ -107,7 +104,7 @@ const PLACES = { parPoint: EN_VOL_PAR_WEBHOOK, parCompte: EN_VOL_PAR_COMPTE };
  * No place in flight: the attempt is put off, 1 s, then 2, 4… up to ATTENTE_PLACE_MAX_S (with some
  * jitter, so that the waiting ones do not all come back together), by a message that holds no worker.
  */
-const attendrePlace = async (d: DepsEnvoi, l: EnregistrementLivraison, echeance: string): Promise<IssueMessage> => {
+const attendrePlace = async (d: DepsLivraison, l: EnregistrementLivraison, echeance: string): Promise<IssueMessage> => {
   const pause = Math.min(ATTENTE_PLACE_MAX_S, 2 ** (l.attentes_place ?? 0)) * (0.75 + Math.random() / 2);
   const plusTard = new Date(d.horloge().getTime() + pause * 1000).toISOString();
   if (!(await webhooks.differer(d, l, echeance, plusTard))) return 'perime';
@@ -116,7 +113,7 @@ const attendrePlace = async (d: DepsEnvoi, l: EnregistrementLivraison, echeance:
 };
 
 /** One attempt, its places held: claimed, sent, its outcome recorded and the next one queued. */
-const tenter = async (d: DepsEnvoi, l: EnregistrementLivraison, point: EnregistrementWebhook, echeance: string, bail: string): Promise<IssueMessage> => {
+const tenter = async (d: DepsLivraison, l: EnregistrementLivraison, point: EnregistrementWebhook, echeance: string, bail: string): Promise<IssueMessage> => {
   const maintenant = d.horloge();
   if (!(await webhooks.reclamer(d, l, echeance, bail))) return 'perime';
 
@@ -159,9 +156,9 @@ const tenter = async (d: DepsEnvoi, l: EnregistrementLivraison, point: Enregistr
 };
 
 /** The sweeper's part: deliveries due for a while with no attempt made (a lost message, a worker that died), sent again. */
-export const relancerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table' | 'fileWebhooks'>, avant: Date, max: number): Promise<number> => {
+export const relancerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'> & AvecFileWebhooks, avant: Date, max: number): Promise<number> => {
   const enRetard = await webhooks.livraisonsEnRetard(d, avant, max);
   if (enRetard.length === 0) return 0;
-  await fileExigee(d).envoyer(enRetard);
+  await d.fileWebhooks.envoyer(enRetard);
   return enRetard.length;
 };

@@ -7,7 +7,7 @@
  * manages and receives only its own work (modele/webhooks.ts, Portee).
  */
 import { randomBytes } from 'node:crypto';
-import type { Dependances } from '../../infra/dependances';
+import type { AvecCleWebhooks, AvecFileWebhooks, AvecTable, Dependances, Reglages } from '../../infra/dependances';
 import { conseilBoucleLocale, raisonRefusUrl } from '../../infra/envoi-webhook';
 import * as webhooks from '../../depots/webhooks';
 import { ErreurApi } from '../../modele/erreurs';
@@ -28,11 +28,13 @@ import {
 } from '../../modele/webhooks';
 import { limiteDeLaMinute } from '../cadence';
 import { idAleatoire, livrerA } from './annonces';
-import { fileExigee } from '../../infra/file-webhooks';
 import { parPaquets } from '../../infra/paquets';
-import { chiffrer, cleExigee, nouveauSecret } from './secrets';
+import { chiffrer, nouveauSecret } from './secrets';
 
-type Deps = Pick<Dependances, 'ddb' | 'table' | 'horloge' | 'cleWebhooks' | 'fileWebhooks' | 'webhooksBoucleLocale' | 'pileLocale'>;
+/** Adding an endpoint: its secret encrypted, its URL checked as the stage allows (loopback for a local stack's tests). */
+export type DepsCreation = AvecTable & AvecCleWebhooks & Pick<Reglages, 'webhooksBoucleLocale' | 'pileLocale'>;
+/** Every route of an endpoint: its secret made (add, rotate) or a delivery queued (test, resend). */
+export type DepsPoints = DepsCreation & AvecFileWebhooks;
 
 /** After a rotation the old secret signs too for this long, so receivers can switch without losing a delivery. */
 export const CHEVAUCHEMENT_ROTATION_MS = 24 * 3600 * 1000;
@@ -48,7 +50,7 @@ export const webhookDuCompte = async (d: Pick<Dependances, 'ddb' | 'table'>, qui
   return w;
 };
 
-export const creerWebhook = async (d: Deps, qui: Portee, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
+export const creerWebhook = async (d: DepsCreation, qui: Portee, demande: { url: string; evenements: Evenement[] }): Promise<Webhook> => {
   const raison = raisonRefusUrl(demande.url, d.webhooksBoucleLocale);
   // A local stack started without the loopback allowance says how to allow a receiver on this machine.
   const conseil = raison && d.pileLocale && !d.webhooksBoucleLocale ? conseilBoucleLocale(demande.url) : null;
@@ -62,7 +64,7 @@ export const creerWebhook = async (d: Deps, qui: Portee, demande: { url: string;
     evenements: [...new Set(demande.evenements)],
     etat: 'actif',
     cree_le: d.horloge().toISOString(),
-    secret_chiffre: chiffrer(cleExigee(d), secret),
+    secret_chiffre: chiffrer(d.cleWebhooks, secret),
     ...(qui.test ? { test: true as const } : {}),
   };
   const max = qui.test ? MAX_WEBHOOKS_TEST : MAX_WEBHOOKS;
@@ -96,16 +98,16 @@ export const supprimerLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>,
 };
 
 /** A new secret (answered this once); the previous one keeps signing for CHEVAUCHEMENT_ROTATION_MS. */
-export const tournerSecret = async (d: Deps, qui: Portee, id: string): Promise<Webhook> => {
+export const tournerSecret = async (d: AvecTable & AvecCleWebhooks, qui: Portee, id: string): Promise<Webhook> => {
   const w = await webhookDuCompte(d, qui, id);
   const secret = nouveauSecret();
   const expire = new Date(d.horloge().getTime() + CHEVAUCHEMENT_ROTATION_MS).toISOString();
-  if (!(await webhooks.tournerSecret(d, id, chiffrer(cleExigee(d), secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
+  if (!(await webhooks.tournerSecret(d, id, chiffrer(d.cleWebhooks, secret), w.secret_chiffre, expire))) throw new ErreurApi('not_found', `No webhook ${id}.`);
   return versWebhook(w, secret);
 };
 
 /** A `webhook.test` event to this endpoint only, delivered like any other (signed, retried, logged). */
-export const envoyerTest = async (d: Deps, qui: Portee, id: string): Promise<Livraison> => {
+export const envoyerTest = async (d: AvecTable & AvecFileWebhooks, qui: Portee, id: string): Promise<Livraison> => {
   const w = await webhookDuCompte(d, qui, id);
   // Free to ask, and each a delivery: bounded per endpoint, so that tests cannot flood the shared queue.
   const maintenant = d.horloge();
@@ -129,7 +131,7 @@ export const journalLivraisons = async (d: Pick<Dependances, 'ddb' | 'table'>, q
 };
 
 /** A delivery that used all its attempts, due again now with the same `webhook-id` (its attempts start over). */
-export const renvoyer = async (d: Deps, qui: Portee, id: string, livraisonId: string): Promise<Livraison> => {
+export const renvoyer = async (d: AvecTable & AvecFileWebhooks, qui: Portee, id: string, livraisonId: string): Promise<Livraison> => {
   await webhookDuCompte(d, qui, id);
   const l = ID_LIVRAISON.test(livraisonId) ? await webhooks.lireLivraison(d, id, livraisonId) : undefined;
   if (!l) throw new ErreurApi('not_found', `No delivery ${livraisonId} for webhook ${id}.`);
@@ -140,9 +142,8 @@ export const renvoyer = async (d: Deps, qui: Portee, id: string, livraisonId: st
         ? 'This delivery was answered 2xx: it is not sent again.'
         : 'This delivery is still being attempted; resend it once it has failed.',
     );
-  const file = fileExigee(d);
   const echeance = d.horloge().toISOString();
   if (!(await webhooks.reprendre(d, l, echeance))) throw new ErreurApi('delivery_not_failed', 'This delivery is already being sent again.');
-  await file.envoyer([{ webhook: id, id: l.id, echeance }]);
+  await d.fileWebhooks.envoyer([{ webhook: id, id: l.id, echeance }]);
   return versLivraison({ ...l, statut: 'en_attente', tentatives: 0, prochaine_tentative: echeance });
 };

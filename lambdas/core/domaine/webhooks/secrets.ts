@@ -7,12 +7,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Webhook as Signataire } from 'standardwebhooks';
 
-/** The key that encrypts secrets, where the function has one (it derives from the link signing key). */
-export const cleExigee = (d: { cleWebhooks?: Buffer }): Buffer => {
-  if (!d.cleWebhooks) throw new Error('this function has no webhook secret key (it derives from the link signing key)');
-  return d.cleWebhooks;
-};
-
 export const nouveauSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 export const chiffrer = (cle: Buffer, secret: string): string => {
