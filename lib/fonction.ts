@@ -29,7 +29,7 @@ export const RUNTIME = Runtime.NODEJS_24_X;
 export const servicePowertools = (scope: IConstruct): string => Stack.of(scope).stackName.toLowerCase();
 
 export interface ProprietesFonction {
-  /** Module under lambdas/, without extension, e.g. `http/solde`. */
+  /** Module under lambdas/, without extension, e.g. `http/solde` (or one of SOURCES_HORS_LAMBDAS). */
   module: string;
   description: string;
   memoire: number;
@@ -177,12 +177,20 @@ export const optionsBundle = (sharp: boolean): BuildOptions => ({
 });
 
 /**
- * Bundles `lambdas/<module>.ts` into `dossier` (emptied first) as `index.mjs` and its chunks, with
- * sharp and c2pa-wasm installed for linux-arm64 beside it for the image functions: the asset that
- * `cdk synth` stages and the tests and benches run.
+ * The handler modules whose source is not under lambdas/: the MCP route's function is the MCP server's
+ * HTTP transport, kept with the server in clients/mcp/, since nothing under lambdas/ imports from
+ * clients/ (eslint.config.js). It keeps the route's module name, so its grants (lib/acces.ts), its
+ * bundle's ceiling and its bench are an API function's.
+ */
+const SOURCES_HORS_LAMBDAS: Readonly<Record<string, string>> = { 'http/mcp': 'clients/mcp/src/lambda.ts' };
+
+/**
+ * Bundles `lambdas/<module>.ts` (or its file in SOURCES_HORS_LAMBDAS) into `dossier` (emptied first)
+ * as `index.mjs` and its chunks, with sharp and c2pa-wasm installed for linux-arm64 beside it for the
+ * image functions: the asset that `cdk synth` stages and the tests and benches run.
  */
 export const empaqueter = (module: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile =>
-  empaqueterFichier(path.join(RACINE, 'lambdas', `${module}.ts`), dossier, sharp, options);
+  empaqueterFichier(path.join(RACINE, SOURCES_HORS_LAMBDAS[module] ?? path.join('lambdas', `${module}.ts`)), dossier, sharp, options);
 
 /** The same for any entry file (bench/demarrage.ts bundles a reference this way). */
 export const empaqueterFichier = (entree: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile => {

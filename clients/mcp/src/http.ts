@@ -1,5 +1,5 @@
 /**
- * One POST to Retouche's MCP server over Streamable HTTP, stateless, answered as JSON (lambdas/http/mcp.ts).
+ * One POST to Retouche's MCP server over Streamable HTTP, stateless, answered as JSON (lambda.ts).
  *
  * The messages of an assistant's usual session — `initialize`, `notifications/initialized`, `ping`,
  * `tools/list`, and `tools/call` of one of our tools with valid arguments — are answered here, with the

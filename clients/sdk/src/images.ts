@@ -174,24 +174,8 @@ export const televerser = async (
   // Every file is read (its size, its type) before anything is announced: a bad one costs no upload.
   const fichiers: FichierLocal[] = [];
   for (const [index, source] of sources.entries()) fichiers.push(await decrire(source, indices[index] ?? index));
-  const total = fichiers.reduce((somme, f) => somme + f.annonce.taille, 0);
-  const envoyes = fichiers.map(() => 0);
-  const etat = (i: number): ProgressionFichier => ({
-    index: indices[i] ?? i,
-    nom: fichiers[i]!.annonce.nom,
-    envoye: envoyes[i]!,
-    total: fichiers[i]!.annonce.taille,
-  });
-  const signaler = (i?: number) => {
-    if (!options.progression) return;
-    const tous = fichiers.map((_, j) => etat(j));
-    options.progression(
-      envoyes.reduce((a, b) => a + b, 0),
-      total,
-      i === undefined ? { fichiers: tous } : { fichier: tous[i]!, fichiers: tous },
-    );
-  };
-  signaler();
+  const suivi = suiviProgression(fichiers, indices, options.progression);
+  suivi.signaler();
 
   const televersements: Televersement[] = [];
   for (let i = 0; i < fichiers.length; i += MAX_PAR_ANNONCE)
@@ -202,46 +186,82 @@ export const televerser = async (
       )),
     );
 
-  const deposer = (i: number, t: Televersement) => {
-    const fichier = fichiers[i]!;
-    return envoyer(
-      contexte.reglages,
-      {
-        methode: t.methode,
-        url: t.url,
-        // The URL is signed for these headers and this size, and accepts nothing else.
-        entetes: { ...t.entetes, 'Content-Length': String(fichier.annonce.taille) },
-        corps: () =>
-          fichier.flux((octets) => {
-            envoyes[i]! += octets;
-            signaler(i);
-          }),
-        signal: options.signal,
-        avantReessai: () => {
-          envoyes[i] = 0;
-          signaler(i);
-        },
-      },
-      async (reponse) => void (await reponse.arrayBuffer()),
-    );
-  };
-
   let suivant = 0;
   const ouvrier = async () => {
     while (suivant < fichiers.length) {
       const i = suivant++;
       try {
-        await deposer(i, televersements[i]!);
+        await deposer(contexte, fichiers[i]!, televersements[i]!, suivi.pour(i), options.signal);
       } catch (erreur) {
         // On AWS a URL refused before its expiry needs a new one (docs/api.md): announce that file again, once.
         if (!(erreur instanceof ErreurRetouche) || erreur.statut !== 403) throw erreur;
         const [nouveau] = await contexte.annoncer([fichiers[i]!.annonce], options.signal);
         televersements[i] = nouveau!;
-        envoyes[i] = 0;
-        await deposer(i, nouveau!);
+        suivi.pour(i).oublier();
+        await deposer(contexte, fichiers[i]!, nouveau!, suivi.pour(i), options.signal);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(contexte.parallele, fichiers.length) }, ouvrier));
   return televersements;
 };
+
+/** One file's count of bytes sent, which reports the whole call's progress as it moves. */
+interface SuiviFichier {
+  ajouter: (octets: number) => void;
+  /** Back to 0, said at once: its PUT is retried. */
+  recommencer: () => void;
+  /** Back to 0, said with the next bytes: a new URL's PUT starts. */
+  oublier: () => void;
+}
+
+/** The bytes sent of each file, and the reports of the whole call's progress (none without `progression`). */
+const suiviProgression = (fichiers: FichierLocal[], indices: readonly number[], progression: Progression | undefined) => {
+  const total = fichiers.reduce((somme, f) => somme + f.annonce.taille, 0);
+  const envoyes = fichiers.map(() => 0);
+  const etat = (i: number): ProgressionFichier => ({
+    index: indices[i] ?? i,
+    nom: fichiers[i]!.annonce.nom,
+    envoye: envoyes[i]!,
+    total: fichiers[i]!.annonce.taille,
+  });
+  const signaler = (i?: number) => {
+    if (!progression) return;
+    const tous = fichiers.map((_, j) => etat(j));
+    progression(
+      envoyes.reduce((a, b) => a + b, 0),
+      total,
+      i === undefined ? { fichiers: tous } : { fichier: tous[i]!, fichiers: tous },
+    );
+  };
+  const pour = (i: number): SuiviFichier => ({
+    ajouter: (octets) => {
+      envoyes[i]! += octets;
+      signaler(i);
+    },
+    recommencer: () => {
+      envoyes[i] = 0;
+      signaler(i);
+    },
+    oublier: () => {
+      envoyes[i] = 0;
+    },
+  });
+  return { signaler, pour };
+};
+
+/** One PUT of a file to its URL, retried as any request (its count of bytes back to 0 before each retry). */
+const deposer = (contexte: ContexteTeleversement, fichier: FichierLocal, t: Televersement, suivi: SuiviFichier, signal: AbortSignal | undefined) =>
+  envoyer(
+    contexte.reglages,
+    {
+      methode: t.methode,
+      url: t.url,
+      // The URL is signed for these headers and this size, and accepts nothing else.
+      entetes: { ...t.entetes, 'Content-Length': String(fichier.annonce.taille) },
+      corps: () => fichier.flux(suivi.ajouter),
+      signal,
+      avantReessai: suivi.recommencer,
+    },
+    async (reponse) => void (await reponse.arrayBuffer()),
+  );
