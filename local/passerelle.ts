@@ -127,7 +127,7 @@ const versEvenement = (
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      // As API Gateway gives its own domain: where this gateway listens, never the request's Host (lambdas/http/mcp.ts calls it).
+      // As API Gateway gives its own domain: where this gateway listens, never the request's Host (clients/mcp/src/lambda.ts calls it).
       domainName: `${requete.socket.localAddress}:${requete.socket.localPort}`,
       authorizer: null,
       protocol: `HTTP/${requete.httpVersion}`,
