@@ -1,17 +1,16 @@
 /**
  * Cold start: what each function of the stack loads before it answers. Every function the stack
- * declares (the API routes of lambdas/http/routes.ts with `introuvable` and `fichier`, the pipeline
- * steps and the sweeper, the deploy-time custom resources) is bundled exactly as `cdk synth` bundles
- * it (lib/fonction.ts: `empaqueter`), then its `index.mjs` is imported by plain Node in a fresh
- * process, as the Lambda runtime imports a handler: with the function's own environment from the
- * template (NODE_OPTIONS included, resources as placeholders), so module-level code runs as it does
- * on AWS. It prints per function the minified JS read at start (index.mjs and the chunks it imports
- * statically) and the JS read only when first used (chunks behind an `import()`), the source maps,
- * whether the map is loaded at
- * start (NODE_OPTIONS=--enable-source-maps), the median import time of 5 fresh processes (after one
- * discarded run that warms the disk cache) and the CPU time spent in it, and the same import with
- * source maps the other way (loaded if they are not, not if they are): their cost. The API
- * functions' worst figures are compared with the goal: at most 300 KB and 30 ms.
+ * declares (lib/application.ts: `fonctionsDeLaPile`, the list test/cdk/bundles.test.ts bundles too) is
+ * bundled exactly as `cdk synth` bundles it (lib/fonction.ts: `empaqueter`), then its `index.mjs` is
+ * imported by plain Node in a fresh process, as the Lambda runtime imports a handler: with the
+ * function's own environment from the template (NODE_OPTIONS included, resources as placeholders), so
+ * module-level code runs as it does on AWS. It prints per function the minified JS read at start
+ * (index.mjs and the chunks it imports statically) and the JS read only when first used (chunks behind
+ * an `import()`), the source maps, whether the map is loaded at start (NODE_OPTIONS=--enable-source-maps),
+ * the median import time of 5 fresh processes (after one discarded run that warms the disk cache) and
+ * the CPU time spent in it, and the same import with source maps the other way (loaded if they are not,
+ * not if they are): their cost. The API functions' worst figures are compared with the goal: at most
+ * 300 KB and 30 ms.
  *
  *   npm run bench:demarrage
  *   npx tsx bench/demarrage.ts --repetitions 9 --filtre http/
@@ -22,10 +21,10 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { construireApplication } from '../lib/application';
-import { empaqueter, empaqueterFichier, Fonction, optionsBundle, RACINE, repartitionBundle } from '../lib/fonction';
+import { fonctionsDeLaPile } from '../lib/application';
+import { empaqueter, empaqueterFichier, optionsBundle, RACINE, repartitionBundle, type Fonction } from '../lib/fonction';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,19 +37,8 @@ const OBJECTIF_KO = 300;
 const OBJECTIF_MS = 30;
 const executer = promisify(execFile);
 
-// The stack as the bundles test builds it: `-c liens=api` adds the no-CloudFront file function.
-const app = new App({ context: { stage: 'bench', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
-const stack = construireApplication(app);
-const fonctions = [
-  ...new Map(
-    stack.node
-      .findAll()
-      .filter((c): c is Fonction => c instanceof Fonction)
-      .map((f) => [f.module, f]),
-  ).values(),
-]
-  .filter((f) => f.module.includes(args.filtre))
-  .sort((a, b) => a.module.localeCompare(b.module));
+// The stack's functions, as the bundles test takes them (sorted by module).
+const fonctions = fonctionsDeLaPile('bench').filter((f) => f.module.includes(args.filtre));
 
 /** The function's environment from the template; a reference to another resource becomes a placeholder. */
 const environnement = (f: Fonction): Record<string, string> => {

@@ -7,7 +7,7 @@
 import { App } from 'aws-cdk-lib';
 import { construireStage, resumeSynthese } from '../lib/application';
 import { RefusDeConfiguration } from '../lib/configuration';
-import { sourcesRegion } from '../lib/residence';
+import { sourcesRegion } from '../lib/region';
 
 try {
   const app = new App();

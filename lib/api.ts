@@ -15,6 +15,7 @@ import {
   ResponseType,
   RestApi,
   type IResource,
+  type MethodOptions,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -22,148 +23,17 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { INDEX } from '../lambdas/core/depots/table';
-import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES } from '../lambdas/http/routes';
-import { ACCES_EFFACEMENT, accorder, lectureAuthentifiee, type Acces } from './acces';
+import { BASE_CHEMIN, ROUTES, TYPES_BINAIRES, type Route } from '../lambdas/http/routes';
+import { accorder, type Ressources } from './acces';
 import { politiqueDonnees, retentionJournaux, type ConfigurationStage } from './configuration';
-import { Fonction } from './fonction';
+import { Fonction, type ProprietesFonction } from './fonction';
 import type { Liens } from './liens';
+import { REGLAGES_ROUTES, type Reglage } from './reglages-routes';
 import type { Webhooks } from './webhooks';
 import type { Utilisateurs } from './utilisateurs';
 
 /** The name of the API stage: part of every URL (`…/v1/api/v1/…`). */
 export const NOM_STAGE = 'v1';
-
-/** Lambda timeout of POST /travaux, under API Gateway's 29 s (see its settings below). */
-export const DELAI_TRAVAUX_CREER = Duration.seconds(20);
-
-interface Reglage {
-  description: string;
-  memoire: number;
-  delai: Duration;
-  acces: Acces;
-  /**
-   * Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some) and which engine
-   * runs them (RETOUCHE_MOTEUR: GET /outils says, and each job records, whether it is the preview).
-   */
-  catalogue?: boolean;
-  /** Sends to the webhook delivery queue (test events, resends: lib/webhooks.ts). */
-  webhooks?: boolean;
-}
-
-const rapide = (description: string, acces: Acces): Reglage => ({ description, memoire: 512, delai: Duration.seconds(10), acces });
-
-/**
- * Per route function (lambdas/http/<fonction>.ts): what it does and what it may touch. The GET
- * routes may write their rate-window items only (`lectureAuthentifiee`), POST /televersements those,
- * its upload records and the account's count of them; POST /travaux the account it debits and the
- * jobs it creates.
- */
-export const REGLAGES_ROUTES: Record<string, Reglage> = {
-  outils: { ...rapide('GET /outils: the tool catalogue', {}), catalogue: true },
-  openapi: rapide('GET /openapi.json: the OpenAPI document', {}),
-  solde: rapide('GET /solde: the credit balance', { table: lectureAuthentifiee() }),
-  'travaux-liste': rapide('GET /travaux: recent jobs', {
-    table: lectureAuthentifiee(['Query'], [INDEX.parCompte, INDEX.parOutil]),
-    signer: true,
-  }),
-  travail: rapide('GET /travaux/{id}: one job with fresh links', { table: lectureAuthentifiee(), signer: true }),
-  lot: rapide('GET /lots/{id}: one batch with fresh links', { table: lectureAuthentifiee(['BatchGetItem']), signer: true }),
-  // Answers with presigned S3 PUT URLs, so full-size photos never pass API Gateway (10 MB) or a
-  // Lambda payload (6 MB). A presigned URL carries exactly its signer's rights: PutObject under
-  // televersements/ is all the role has on S3, so a URL can write nothing else. It creates upload
-  // records, and counts them on the account (the cap of outstanding uploads), in one
-  // TransactWriteItems: no job, batch or key is within its reach.
-  'televersements-creer': rapide('POST /televersements: records uploads, answers presigned S3 PUT URLs', {
-    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte'], creation: ['televersement'] },
-    s3: [{ prefixe: 'televersements', actions: ['PutObject'] }],
-  }),
-  // Erasure (core/domaine/effacement.ts): reads the job or batch, deletes its files (never lists the bucket:
-  // the keys are known), deletes its records and takes it out of its batch, or records the erasure
-  // for the sweeper. It may update batches and rate windows only, create erasure requests only, and
-  // delete only jobs, batches, uploads, stored answers and erasure requests — never an account or a key.
-  'travail-effacer': rapide('DELETE /travaux/{id}: erases an ended job, or records its erasure', ACCES_EFFACEMENT),
-  // A batch's jobs are read together (BatchGetItem).
-  'lot-effacer': rapide('DELETE /lots/{id}: erases an ended batch, or records its erasure', {
-    ...ACCES_EFFACEMENT,
-    table: { ...ACCES_EFFACEMENT.table!, actions: ['GetItem', 'BatchGetItem'] },
-  }),
-  // The web site's account pages (sessions only, behind the Cognito authorizer). GET /compte creates
-  // a user's account at their first visit: the user's link and the account, in one transaction.
-  // The sign-up's credits are recorded (an `apport`) in that transaction too.
-  compte: rapide("GET /compte: the signed-in user's account, made at their first visit", {
-    table: { ...lectureAuthentifiee(), creation: ['utilisateur', 'compte', 'apport'] },
-  }),
-  // The account's newest jobs and credits added (gsi1).
-  mouvements: rapide("GET /compte/mouvements: the balance's movements, each job's debit and refund, credits added", {
-    table: lectureAuthentifiee(['Query'], [INDEX.parCompte]),
-  }),
-  // Stripe's webhook: records a purchase (and its payment) and raises the account's balance, in one
-  // transaction; for a refund or dispute, reads the payment and takes its credits back (the payment's
-  // count, the balance and the movement, in one transaction). It reads the webhook's signing secret
-  // (granted below, with the secret).
-  'paiement-stripe': rapide('POST /paiements/stripe: a paid pack of credits, credited once; taken back once refunded or disputed', {
-    table: { actions: ['GetItem'], miseAJour: ['compte', 'paiement'], creation: ['apport', 'paiement'] },
-  }),
-  // The key listing reads the keys (gsi1) and when each was last used (their CADENCE items, BatchGetItem).
-  'cles-liste': rapide("GET /compte/cles: the account's API keys, never a key itself", {
-    table: lectureAuthentifiee(['Query', 'BatchGetItem'], [INDEX.parCompte]),
-  }),
-  // A key and the account's count of them, in one transaction.
-  'cles-creer': rapide('POST /compte/cles: a new named API key, shown once', {
-    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte'], creation: ['cle'], ecritCles: true },
-  }),
-  'cle-revoquer': rapide("DELETE /compte/cles/{id}: revokes one of the account's keys", {
-    table: { ...lectureAuthentifiee(), miseAJour: ['cadence', 'compte', 'cle'], ecritCles: true },
-  }),
-  // Webhooks (core/domaine/webhooks/points.ts): an endpoint and the account's count of them in one
-  // transaction, its secret rotated (encrypted with a key derived from the link key: `signer`), a
-  // test delivery created, a failed one made due again, and the queue told (`webhooks`).
-  webhooks: {
-    ...rapide('/webhooks: endpoints, their secrets, test events, the delivery log and resends', {
-      table: {
-        ...lectureAuthentifiee(['Query'], [INDEX.parCompte]),
-        miseAJour: ['cadence', 'compte', 'webhook', 'livraison'],
-        creation: ['webhook', 'livraison'],
-        // An endpoint removed takes its deliveries with it.
-        suppression: ['webhook', 'livraison'],
-      },
-      signer: true,
-    }),
-    webhooks: true,
-  },
-  // The MCP server for assistants: it checks the caller's key (and counts the call), then its tools call
-  // the public API with that key; it touches nothing else. Its one `attendre` waits up to 15 s (lambdas/http/mcp.ts).
-  mcp: {
-    ...rapide('POST /mcp: the MCP server for AI assistants (Streamable HTTP, stateless), over the public API', {
-      table: lectureAuthentifiee(),
-    }),
-    delai: Duration.seconds(27),
-  },
-  'travaux-creer': {
-    description: 'POST /travaux: validates, debits atomically, starts one execution per job',
-    memoire: 1024, // a 10 MB multipart body, decoded and checked in memory
-    // API Gateway gives up at 29 s. The handler refuses to commit a debit when too little of its
-    // time is left, and it must still be able to answer (an error, or the jobs it did start) before
-    // the gateway does: 20 s leaves it that margin.
-    delai: DELAI_TRAVAUX_CREER,
-    catalogue: true,
-    acces: {
-      // GetItem: key, account, idempotency record, upload record and its use; UpdateItem: the rate
-      // window and the debit of the account; PutItem: jobs (and a listing's claims on uploads, which
-      // share their keys), batch and idempotency record, in the debit's transaction.
-      table: { actions: ['GetItem'], miseAJour: ['cadence', 'compte'], creation: ['travail', 'lot', 'idempotence'] },
-      s3: [
-        { prefixe: 'entrees', actions: ['PutObject', 'DeleteObject'] },
-        // An image given as an upload id: a ranged read of its first 512 KB (format, pixel size).
-        { prefixe: 'televersements', actions: ['GetObject'] },
-      ],
-      demarrer: true,
-      // No `signer`: a job just created has no result to link to, and an idempotent replay answers
-      // the stored first answer; measured by the IAM simulation (test/integration/iam.test.ts).
-    },
-  },
-};
 
 /** Gateway Responses: the gateway's own errors in the Erreur body, with our codes. */
 const REPONSES_PASSERELLE: { type: ResponseType; statut?: string; code: string }[] = [
@@ -192,6 +62,16 @@ export interface ProprietesApi {
   webhooks: Webhooks;
 }
 
+/** What every function of the API is built with and may be granted, and how its links are signed. */
+interface Socle {
+  commun: Pick<ProprietesFonction, 'retention' | 'removalPolicy'> & { environnement: Record<string, string> };
+  ressources: Ressources;
+  signature: { base: string; idCle: string };
+}
+
+/** How a route that only the web site calls is authorized. */
+type AutorisationSession = Pick<MethodOptions, 'authorizer' | 'authorizationType'>;
+
 export class Api extends Construct {
   readonly api: RestApi;
   /** Route functions by module name (lambdas/http/<name>.ts). */
@@ -205,9 +85,37 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, p: ProprietesApi) {
     super(scope, id);
-    const { config, table, bucket, machine, liens, utilisateurs } = p;
+    const { config, table, bucket, machine, liens } = p;
+    this.api = this.creerApi(config);
+    this.url = `https://${this.api.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}/${NOM_STAGE}${BASE_CHEMIN}`;
+
+    const fichiers = liens.distribution ? undefined : `${this.url}/fichiers`;
+    const socle: Socle = {
+      commun: {
+        retention: retentionJournaux(config),
+        removalPolicy: politiqueDonnees(config),
+        environnement: { RETOUCHE_TABLE: table.tableName, RETOUCHE_BUCKET: bucket.bucketName },
+      },
+      ressources: { table, bucket, machine, secret: liens.secret },
+      signature: liens.base(fichiers),
+    };
+    const session = this.autorisationSession(p.utilisateurs);
+    this.secretStripe = this.creerSecretStripe(config);
+
+    const base = this.api.root.resourceForPath(BASE_CHEMIN.slice(1));
+    const parChemin = this.brancherRoutes(p, socle, session, base);
+    const introuvable = this.brancherIntrouvable(socle, base, parChemin);
+    this.toutes.push(...Object.values(this.fonctions), introuvable);
+    // LocalStack fallback (no CloudFront): the API checks link signatures itself.
+    if (fichiers) this.toutes.push(this.brancherFichiers(liens, socle, base));
+    this.repondreCommeLaSpec();
+    this.reconnaitreApi();
+  }
+
+  /** The REST API, its stage and its access log. */
+  private creerApi(config: ConfigurationStage): RestApi {
     const journalAcces = new LogGroup(this, 'JournalAcces', { retention: retentionJournaux(config), removalPolicy: politiqueDonnees(config) });
-    this.api = new RestApi(this, 'Api', {
+    return new RestApi(this, 'Api', {
       // The name is the dimension of API Gateway's metrics (ApiName): shared between stages, one stage's 5xx
       // paged the other's operator (lib/observabilite.ts). The stack's name is unique per account and Region.
       restApiName: Stack.of(this).stackName,
@@ -233,87 +141,96 @@ export class Api extends Construct {
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
     });
-    this.url = `https://${this.api.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}/${NOM_STAGE}${BASE_CHEMIN}`;
+  }
 
-    const fichiers = liens.distribution ? undefined : `${this.url}/fichiers`;
-    const signature = liens.base(fichiers);
-    const commun = {
-      retention: retentionJournaux(config),
-      removalPolicy: politiqueDonnees(config),
-      environnement: { RETOUCHE_TABLE: table.tableName, RETOUCHE_BUCKET: bucket.bucketName },
-    };
-    const ressources = { table, bucket, machine, secret: liens.secret };
-
-    // The web site's own routes: API Gateway checks the session's ID token (signature, expiry, pool)
-    // before the function runs, and the function checks it again (lambdas/core/infra/sessions.ts).
-    const autorisationSession = {
+  /**
+   * The web site's own routes: API Gateway checks the session's ID token (signature, expiry, pool)
+   * before the function runs, and the function checks it again (lambdas/core/infra/sessions.ts).
+   */
+  private autorisationSession(utilisateurs: Utilisateurs): AutorisationSession {
+    return {
       authorizer: new CognitoUserPoolsAuthorizer(this, 'Sessions', { cognitoUserPools: [utilisateurs.pool], resultsCacheTtl: Duration.minutes(5) }),
       authorizationType: AuthorizationType.COGNITO,
     };
-    const sessions = { RETOUCHE_SESSION_EMETTEUR: utilisateurs.emetteur, RETOUCHE_SESSION_CLIENT: utilisateurs.client.userPoolClientId };
+  }
 
-    // Payments (core/domaine/achats.ts), when the stage sells packs: the webhook endpoint's signing
-    // secret, which Stripe shows once the endpoint is made; the stack makes the secret with a random
-    // placeholder, and the operator puts the whsec_… value in it (docs/deployment.md, "Payments").
-    const packs = config.packs ? JSON.stringify(config.packs) : undefined;
-    this.secretStripe = config.packs
-      ? new Secret(this, 'WebhookStripe', {
-          description: `Retouche ${config.stage}: the signing secret (whsec_…) of the stage's Stripe webhook endpoint`,
-          removalPolicy: politiqueDonnees(config),
-        })
-      : undefined;
-    if (this.secretStripe) {
-      Validations.of(this.secretStripe).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-SMG4',
-        reason: "Stripe issues the webhook's signing secret; it is rolled in Stripe's dashboard, then put here, not rotated by a Lambda.",
-      });
-    }
+  /**
+   * Payments (core/domaine/achats.ts), when the stage sells packs: the webhook endpoint's signing
+   * secret, which Stripe shows once the endpoint is made; the stack makes the secret with a random
+   * placeholder, and the operator puts the whsec_… value in it (docs/deployment.md, "Payments").
+   */
+  private creerSecretStripe(config: ConfigurationStage): Secret | undefined {
+    if (!config.packs) return undefined;
+    const secret = new Secret(this, 'WebhookStripe', {
+      description: `Retouche ${config.stage}: the signing secret (whsec_…) of the stage's Stripe webhook endpoint`,
+      removalPolicy: politiqueDonnees(config),
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SMG4',
+      reason: "Stripe issues the webhook's signing secret; it is rolled in Stripe's dashboard, then put here, not rotated by a Lambda.",
+    });
+    return secret;
+  }
 
-    const base = this.api.root.resourceForPath(BASE_CHEMIN.slice(1));
+  /** Every route of lambdas/http/routes.ts as a method calling its function; the resources made, by path. */
+  private brancherRoutes(p: ProprietesApi, socle: Socle, session: AutorisationSession, base: IResource): Map<string, IResource> {
     const parChemin = new Map<string, IResource>();
     for (const route of ROUTES) {
       const reglage = REGLAGES_ROUTES[route.fonction];
       if (!reglage) throw new Error(`no settings for the function of ${route.methode} ${route.chemin}`);
       // Several routes may share a function (the webhook routes): it is made and granted once.
-      const existante = this.fonctions[route.fonction];
-      const fn = (this.fonctions[route.fonction] ??= new Fonction(this, nomConstruct(route.fonction), {
-        ...commun,
-        module: `http/${route.fonction}`,
-        description: reglage.description,
-        memoire: reglage.memoire,
-        delai: reglage.delai,
-        environnement: {
-          ...commun.environnement,
-          ...(reglage.acces.signer
-            ? { RETOUCHE_LIENS_BASE: signature.base, RETOUCHE_LIENS_CLE_ID: signature.idCle, RETOUCHE_LIENS_SECRET_ARN: liens.secret.secretArn }
-            : {}),
-          ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
-          ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
-          ...(reglage.catalogue ? { RETOUCHE_MOTEUR: config.moteur } : {}),
-          // Every route that authenticates takes a web session too (its jobs say `source: web`).
-          ...(route.authentifiee ? sessions : {}),
-          ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
-          // Where a user of a stage that sells no packs asks for credits (core/domaine/contact-credits.ts).
-          ...(route.fonction === 'compte' && config.contactCredits ? { RETOUCHE_CONTACT_CREDITS: config.contactCredits } : {}),
-          ...((route.fonction === 'compte' || route.fonction === 'paiement-stripe') && packs ? { RETOUCHE_PACKS: packs } : {}),
-          ...(route.fonction === 'paiement-stripe' && this.secretStripe ? { RETOUCHE_STRIPE_SECRET_ARN: this.secretStripe.secretArn } : {}),
-          // The MCP tools call the stage's own API (its URL is built from the API's id: no cycle with the deployment).
-          ...(route.fonction === 'mcp' ? { RETOUCHE_API_URL: this.url } : {}),
-        },
-      }));
-      if (!existante) {
-        accorder(fn, ressources, reglage.acces);
-        if (route.fonction === 'paiement-stripe') this.secretStripe?.grantRead(fn);
-        if (reglage.webhooks) p.webhooks.autoriserEnvoi(fn);
-      }
+      const fn = (this.fonctions[route.fonction] ??= this.creerFonctionRoute(route, reglage, p, socle));
       const ressource = base.resourceForPath(route.chemin.slice(1));
-      ressource.addMethod(route.methode, new LambdaIntegration(fn), route.session ? autorisationSession : {});
+      ressource.addMethod(route.methode, new LambdaIntegration(fn), route.session ? session : {});
       parChemin.set(route.chemin, ressource);
     }
+    return parChemin;
+  }
 
-    // Unknown paths and methods: an Erreur (404 or 405) from our own function, never the gateway's 403.
+  /** A route's function, granted what its settings say. */
+  private creerFonctionRoute(route: Route, reglage: Reglage, p: ProprietesApi, socle: Socle): Fonction {
+    const fn = new Fonction(this, nomConstruct(route.fonction), {
+      ...socle.commun,
+      module: `http/${route.fonction}`,
+      description: reglage.description,
+      memoire: reglage.memoire,
+      delai: reglage.delai,
+      environnement: { ...socle.commun.environnement, ...this.environnementRoute(route, reglage, p, socle) },
+    });
+    accorder(fn, socle.ressources, reglage.acces);
+    if (route.fonction === 'paiement-stripe') this.secretStripe?.grantRead(fn);
+    if (reglage.webhooks) p.webhooks.autoriserEnvoi(fn);
+    return fn;
+  }
+
+  /** What a route's function reads from its environment beyond the table and the bucket: what its settings and its route call for. */
+  private environnementRoute(route: Route, reglage: Reglage, p: ProprietesApi, socle: Socle): Record<string, string> {
+    const { config, liens, machine, utilisateurs } = p;
+    const packs = config.packs ? JSON.stringify(config.packs) : undefined;
+    const sessions = { RETOUCHE_SESSION_EMETTEUR: utilisateurs.emetteur, RETOUCHE_SESSION_CLIENT: utilisateurs.client.userPoolClientId };
+    return {
+      ...(reglage.acces.signer
+        ? { RETOUCHE_LIENS_BASE: socle.signature.base, RETOUCHE_LIENS_CLE_ID: socle.signature.idCle, RETOUCHE_LIENS_SECRET_ARN: liens.secret.secretArn }
+        : {}),
+      ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
+      ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
+      ...(reglage.catalogue ? { RETOUCHE_MOTEUR: config.moteur } : {}),
+      // Every route that authenticates takes a web session too (its jobs say `source: web`).
+      ...(route.authentifiee ? sessions : {}),
+      ...(route.fonction === 'compte' ? { RETOUCHE_CREDITS_INSCRIPTION: String(config.creditsInscription ?? 0) } : {}),
+      // Where a user of a stage that sells no packs asks for credits (core/domaine/contact-credits.ts).
+      ...(route.fonction === 'compte' && config.contactCredits ? { RETOUCHE_CONTACT_CREDITS: config.contactCredits } : {}),
+      ...((route.fonction === 'compte' || route.fonction === 'paiement-stripe') && packs ? { RETOUCHE_PACKS: packs } : {}),
+      ...(route.fonction === 'paiement-stripe' && this.secretStripe ? { RETOUCHE_STRIPE_SECRET_ARN: this.secretStripe.secretArn } : {}),
+      // The MCP tools call the stage's own API (its URL is built from the API's id: no cycle with the deployment).
+      ...(route.fonction === 'mcp' ? { RETOUCHE_API_URL: this.url } : {}),
+    };
+  }
+
+  /** Unknown paths and methods: an Erreur (404 or 405) from our own function, never the gateway's 403. */
+  private brancherIntrouvable(socle: Socle, base: IResource, parChemin: Map<string, IResource>): Fonction {
     const introuvable = new Fonction(this, 'Introuvable', {
-      ...commun,
+      ...socle.commun,
       module: 'http/introuvable',
       description: 'Unknown routes (404) and methods (405)',
       memoire: 256,
@@ -321,7 +238,6 @@ export class Api extends Construct {
       environnement: {},
     });
     const integrationIntrouvable = new LambdaIntegration(introuvable);
-    this.toutes.push(...Object.values(this.fonctions), introuvable);
     const partout = new Set<IResource>([this.api.root, this.api.root.getResource('api') ?? base, base, ...parChemin.values()]);
     for (const chemin of parChemin.keys()) {
       // Intermediate resources (e.g. /travaux above /travaux/{id}) exist too and must answer.
@@ -331,34 +247,38 @@ export class Api extends Construct {
     for (const ressource of partout) ressource.addMethod('ANY', integrationIntrouvable);
     this.api.root.addResource('{proxy+}').addMethod('ANY', integrationIntrouvable);
     base.addResource('{proxy+}').addMethod('ANY', integrationIntrouvable);
+    return introuvable;
+  }
 
-    if (fichiers) {
-      // LocalStack fallback (no CloudFront): the API checks link signatures itself.
-      const fichier = new Fonction(this, 'Fichier', {
-        ...commun,
-        module: 'http/fichier',
-        description: 'GET /fichiers/...: checks a signed link, redirects to a one-minute S3 URL (no-CloudFront fallback)',
-        memoire: 256,
-        delai: Duration.seconds(5),
-        environnement: {
-          ...commun.environnement,
-          RETOUCHE_LIENS_BASE: signature.base,
-          RETOUCHE_LIENS_CLE_ID: signature.idCle,
-          RETOUCHE_LIENS_CLE_PUBLIQUE: liens.clePublique,
-        },
-      });
-      // Results and ZIPs; and the photos they were made from, shown by a result's `avant_affichage` (the history's slider).
-      accorder(fichier, ressources, {
-        s3: [
-          { prefixe: 'resultats', actions: ['GetObject'] },
-          { prefixe: 'zips', actions: ['GetObject'] },
-          { prefixe: ['entrees', 'televersements'], actions: ['GetObject'] },
-        ],
-      });
-      base.addResource('fichiers').addResource('{proxy+}').addMethod('GET', new LambdaIntegration(fichier));
-      this.toutes.push(fichier);
-    }
+  /** GET /fichiers/…: the signed links, when no CloudFront distribution serves them. */
+  private brancherFichiers(liens: Liens, socle: Socle, base: IResource): Fonction {
+    const fichier = new Fonction(this, 'Fichier', {
+      ...socle.commun,
+      module: 'http/fichier',
+      description: 'GET /fichiers/...: checks a signed link, redirects to a one-minute S3 URL (no-CloudFront fallback)',
+      memoire: 256,
+      delai: Duration.seconds(5),
+      environnement: {
+        ...socle.commun.environnement,
+        RETOUCHE_LIENS_BASE: socle.signature.base,
+        RETOUCHE_LIENS_CLE_ID: socle.signature.idCle,
+        RETOUCHE_LIENS_CLE_PUBLIQUE: liens.clePublique,
+      },
+    });
+    // Results and ZIPs; and the photos they were made from, shown by a result's `avant_affichage` (the history's slider).
+    accorder(fichier, socle.ressources, {
+      s3: [
+        { prefixe: 'resultats', actions: ['GetObject'] },
+        { prefixe: 'zips', actions: ['GetObject'] },
+        { prefixe: ['entrees', 'televersements'], actions: ['GetObject'] },
+      ],
+    });
+    base.addResource('fichiers').addResource('{proxy+}').addMethod('GET', new LambdaIntegration(fichier));
+    return fichier;
+  }
 
+  /** What API Gateway answers by itself, in the spec's Erreur body (REPONSES_PASSERELLE). */
+  private repondreCommeLaSpec(): void {
     for (const { type, statut, code } of REPONSES_PASSERELLE) {
       this.api.addGatewayResponse(`Reponse${type.responseType}`, {
         type,
@@ -369,7 +289,10 @@ export class Api extends Construct {
         },
       });
     }
+  }
 
+  /** The cdk-nag findings the API's design accepts, each with its reason. */
+  private reconnaitreApi(): void {
     Validations.of(this.api).acknowledge(
       {
         id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

@@ -4,11 +4,13 @@
  * findings fail the synth. Also the summary bin/retouche.ts prints after a synth.
  */
 import path from 'node:path';
-import { CfnOutput, Validations, type App } from 'aws-cdk-lib';
+import { App, CfnOutput, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { OUTILS } from '../lambdas/core/modele/outils';
 import { configurationDepuisContexte, type ConfigurationStage } from './configuration';
-import { MODELES_RESIDENCE, ORIGINE_DEFAUT_UE, regionConfiguree, regionDuStage, routage, type RegionChoisie, type SourcesRegion } from './residence';
+import type { Fonction } from './fonction';
+import { ORIGINE_DEFAUT_UE, regionConfiguree, regionDuStage, type RegionChoisie, type SourcesRegion } from './region';
+import { MODELES_RESIDENCE, routage } from './residence';
 import { RetoucheStack, SORTIES } from './retouche-stack';
 
 export const NAG = (app: App) => new AwsSolutionsChecks(app, { verbose: true });
@@ -17,7 +19,7 @@ export const NAG = (app: App) => new AwsSolutionsChecks(app, { verbose: true });
 export interface EnvironnementApplication {
   /** CDK_DEFAULT_ACCOUNT. */
   compte?: string;
-  /** What names a Region (lib/residence.ts). */
+  /** What names a Region (lib/region.ts). */
   sources: SourcesRegion;
   /** Whether a stage whose Region nobody named is refused: so for `cdk synth` (bin/retouche.ts). */
   regionRequise: boolean;
@@ -41,7 +43,7 @@ export interface StageConstruit {
 
 export const construireStage = (app: App, environnement: EnvironnementApplication = environnementDesTests()): StageConstruit => {
   const config = configurationDepuisContexte((cle) => app.node.tryGetContext(cle));
-  // An EU stage refuses a Region outside the EU, and without one takes its own default (lib/residence.ts).
+  // An EU stage refuses a Region outside the EU, and without one takes its own default (lib/region.ts).
   const region = regionDuStage(config, regionConfiguree(config.region, environnement.sources), environnement.regionRequise);
   const stack = new RetoucheStack(app, `Retouche-${config.stage}`, {
     config,
@@ -54,6 +56,14 @@ export const construireStage = (app: App, environnement: EnvironnementApplicatio
 };
 
 export const construireApplication = (app: App, environnement?: EnvironnementApplication): RetoucheStack => construireStage(app, environnement).stack;
+
+/**
+ * The stack's functions (RetoucheStack's `fonctions`) as the bundles test and the cold-start bench bundle them: from
+ * a stage whose links the API serves (`-c liens=api`), the only one with the file function, synthesized without
+ * bundling (each bundles what it needs, as `cdk synth` would).
+ */
+export const fonctionsDeLaPile = (stage: string): Fonction[] =>
+  construireApplication(new App({ context: { stage, liens: 'api', 'aws:cdk:bundling-stacks': [] } })).fonctions;
 
 /** The stage's Bedrock Region and model per setting, as its MoteurBedrock output names them (a Bedrock stage only). */
 const moteurBedrock = (stack: RetoucheStack): { region: string; modeles: Record<string, string> } | undefined => {

@@ -56,7 +56,7 @@ export interface ConfigurationStage {
    * Regions and models all in the EU, or the synth stops. Absent: no such check.
    */
   residence?: 'eu';
-  /** The stage's Region (`-c region`); without it, the one the CLI or the shell names (lib/residence.ts, `regionConfiguree`). */
+  /** The stage's Region (`-c region`); without it, the one the CLI or the shell names (lib/region.ts, `regionConfiguree`). */
   region?: string;
   /**
    * The tools this stage offers (`-c outils=annonce,ciel`); all when absent. `GET /outils` lists only

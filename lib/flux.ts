@@ -155,6 +155,9 @@ export interface ProprietesFlux {
  */
 const ANNONCE = ['Enregistrer', 'Rembourser', 'FinaliserLot'] as const satisfies readonly Etape[];
 
+/** What every function of the workflow is built with: its log settings, the table and the bucket. */
+type Commun = Pick<ProprietesFonction, 'retention' | 'removalPolicy'> & { environnement: Record<string, string> };
+
 export class Flux extends Construct {
   readonly machine: StateMachine;
   readonly etapes: Record<Etape, Fonction>;
@@ -164,12 +167,20 @@ export class Flux extends Construct {
   constructor(scope: Construct, id: string, p: ProprietesFlux) {
     super(scope, id);
     const { config, table, bucket } = p;
-    const commun = {
+    const commun: Commun = {
       retention: retentionJournaux(config),
       removalPolicy: politiqueDonnees(config),
       environnement: { RETOUCHE_TABLE: table.tableName, RETOUCHE_BUCKET: bucket.bucketName },
     };
+    this.etapes = this.creerEtapes(p, commun);
+    if (config.moteur === 'bedrock') this.autoriserMoteurBedrock(this.etapes.Outil, p.modeles);
+    this.machine = this.creerMachine(config, this.etapes);
+    this.balayeur = this.creerBalayeur(p, commun, this.machine);
+  }
 
+  /** One function per step of the definition (ETAPES), granted what REGLAGES says, plus the announcements of those in ANNONCE. */
+  private creerEtapes(p: ProprietesFlux, commun: Commun): Record<Etape, Fonction> {
+    const { config, table, bucket } = p;
     const etapes = {} as Record<Etape, Fonction>;
     for (const [etape, module] of Object.entries(ETAPES) as [Etape, string][]) {
       const { acces, ...reglages } = REGLAGES[etape];
@@ -195,44 +206,50 @@ export class Flux extends Construct {
       if (annonce) p.webhooks.autoriserEnvoi(fn);
       etapes[etape] = fn;
     }
-    if (config.moteur === 'bedrock') {
-      // Used by the production engine only: the tests run the local engine, so the IAM simulation
-      // (test/integration/iam.test.ts) cannot count it as used.
-      etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: p.modeles.arns }));
-      // The furniture detector of vider and staging (moteurs/bedrock/rekognition.ts), and the face and
-      // plate detector of the floutage setting (moteurs/bedrock/rekognition-personnes.ts).
-      etapes.Outil.addToRolePolicy(new PolicyStatement({ actions: ACTIONS_REKOGNITION, resources: ['*'] }));
-      etapes.Outil.reconnaitre({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'Rekognition DetectLabels, DetectFaces and DetectText support no resource-level permission (the image travels in the request): only "*" can grant them, and they are the only actions granted on "*".',
-      });
-      for (const arn of p.modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
-        etapes.Outil.reconnaitre({
-          id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}]`,
-          reason: 'A cross-region inference profile routes to this one model in any region of its geography; the profile ARN itself is exact.',
-        });
-      }
-      if (p.modeles.regionsPermises) {
-        // An EU stage (lib/residence.ts): no model or detector call outside these Regions, whatever the
-        // function's environment names (Rekognition's grant cannot name a Region, being on "*").
-        etapes.Outil.addToRolePolicy(
-          new PolicyStatement({
-            effect: Effect.DENY,
-            actions: ACTIONS_MODELES,
-            resources: ['*'],
-            conditions: { StringNotEquals: { 'aws:RequestedRegion': p.modeles.regionsPermises } },
-          }),
-        );
-      }
-    }
-    this.etapes = etapes;
+    return etapes;
+  }
 
+  /**
+   * The tool step's calls to Bedrock and Rekognition. Used by the production engine only: the tests run the local
+   * engine, so the IAM simulation (test/integration/iam.test.ts) cannot count them as used.
+   */
+  private autoriserMoteurBedrock(outil: Fonction, modeles: ModelesBedrock): void {
+    outil.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: modeles.arns }));
+    // The furniture detector of vider and staging (moteurs/bedrock/rekognition.ts), and the face and
+    // plate detector of the floutage setting (moteurs/bedrock/rekognition-personnes.ts).
+    outil.addToRolePolicy(new PolicyStatement({ actions: ACTIONS_REKOGNITION, resources: ['*'] }));
+    outil.reconnaitre({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Rekognition DetectLabels, DetectFaces and DetectText support no resource-level permission (the image travels in the request): only "*" can grant them, and they are the only actions granted on "*".',
+    });
+    for (const arn of modeles.arnsLisibles.filter((a) => a.includes(':*:'))) {
+      outil.reconnaitre({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn}]`,
+        reason: 'A cross-region inference profile routes to this one model in any region of its geography; the profile ARN itself is exact.',
+      });
+    }
+    if (modeles.regionsPermises) {
+      // An EU stage (lib/residence.ts): no model or detector call outside these Regions, whatever the
+      // function's environment names (Rekognition's grant cannot name a Region, being on "*").
+      outil.addToRolePolicy(
+        new PolicyStatement({
+          effect: Effect.DENY,
+          actions: ACTIONS_MODELES,
+          resources: ['*'],
+          conditions: { StringNotEquals: { 'aws:RequestedRegion': modeles.regionsPermises } },
+        }),
+      );
+    }
+  }
+
+  /** The job's state machine, from the definition file, calling the step functions. */
+  private creerMachine(config: ConfigurationStage, etapes: Record<Etape, Fonction>): StateMachine {
     const journaux = new LogGroup(this, 'JournauxExecutions', {
       retention: retentionJournaux(config),
       removalPolicy: politiqueDonnees(config),
     });
-    this.machine = new StateMachine(this, 'Travail', {
+    const machine = new StateMachine(this, 'Travail', {
       comment: 'Retouche: one execution per job (statemachines/travail.asl.json)',
       definitionBody: DefinitionBody.fromFile(FICHIER_DEFINITION),
       definitionSubstitutions: Object.fromEntries(Object.entries(etapes).map(([etape, fn]) => [`${etape}FunctionArn`, fn.functionArn])),
@@ -245,13 +262,17 @@ export class Flux extends Construct {
       // execution timed out skipped its Catch, and the sweeper runs it again or refunds it.
     });
     // The definition comes from a file, so CDK cannot infer whom it calls: exactly these functions.
-    this.machine.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(etapes).map((fn) => fn.functionArn) }));
-    Validations.of(this.machine).acknowledge({
+    machine.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: Object.values(etapes).map((fn) => fn.functionArn) }));
+    Validations.of(machine).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray segments and CloudWatch Logs delivery for Step Functions only accept Resource "*" (AWS documented).',
     });
+    return machine;
+  }
 
-    this.balayeur = new Fonction(this, 'Balayeur', {
+  /** The sweeper, and its schedule. */
+  private creerBalayeur(p: ProprietesFlux, commun: Commun, machine: StateMachine): Fonction {
+    const balayeur = new Fonction(this, 'Balayeur', {
       ...commun,
       module: 'pipeline/balayeur',
       description: 'Every minute: starts, runs again or refunds open jobs past their bound, and closes their batches',
@@ -259,18 +280,19 @@ export class Flux extends Construct {
       memoire: 1024,
       // Also how long a run that died holds the sweeper's turn (core/depots/tour-balayage.ts).
       delai: Duration.millis(DUREE_MAX_BALAYAGE_MS),
-      environnement: { ...commun.environnement, RETOUCHE_MACHINE_ARN: this.machine.stateMachineArn },
+      environnement: { ...commun.environnement, RETOUCHE_MACHINE_ARN: machine.stateMachineArn },
     });
     // One run at a time by the turn it takes in the table, not by a reserved concurrency (which fails the
     // deploy on a new account). A tick that finds the turn held is dropped: the next minute's comes anyway.
-    this.balayeur.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
-    accorder(this.balayeur, { table, bucket, machine: this.machine }, ACCES_BALAYEUR);
+    balayeur.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    accorder(balayeur, { table: p.table, bucket: p.bucket, machine }, ACCES_BALAYEUR);
     // It ends jobs and batches (their announcements) and queues again deliveries whose message was lost.
-    p.webhooks.autoriserEnvoi(this.balayeur);
+    p.webhooks.autoriserEnvoi(balayeur);
     new Rule(this, 'Horaire', {
       description: 'Retouche: sweeper of open jobs and batches',
       schedule: Schedule.rate(PERIODE_BALAYAGE),
-      targets: [new LambdaFunction(this.balayeur, { retryAttempts: 0 })],
+      targets: [new LambdaFunction(balayeur, { retryAttempts: 0 })],
     });
+    return balayeur;
   }
 }

@@ -85,121 +85,151 @@ interface OptionsAlarme {
   donneesManquantes?: TreatMissingData;
 }
 
+/** The period of every alarm but the sweeper's absence. */
+const CINQ_MINUTES = Duration.minutes(5);
+
 export class Observabilite extends Construct {
   readonly sujet: Topic;
   readonly alarmes: Alarm[] = [];
+  private readonly action: SnsAction;
 
   constructor(scope: Construct, id: string, p: ProprietesObservabilite) {
     super(scope, id);
+    this.sujet = this.creerSujet(p.config);
+    this.action = new SnsAction(this.sujet);
+    this.alarmesDesExecutions(p.machine);
+    this.alarmesDesFigures();
+    this.alarmesDuBalayeur(p.balayeur);
+    this.alarmesDesFonctions(p.fonctions);
+    this.alarme(
+      'LivraisonsWebhooksEnEchec',
+      "Webhook delivery messages our side failed to handle 5 times are in the dead-letter queue: the deliveries stay due and the sweeper queues them again once it runs cleanly; read the delivery function's log (lambdas/pipeline/livreur.ts)",
+      p.livraisonsEnEchec.metricApproximateNumberOfMessagesVisible({ period: CINQ_MINUTES, statistic: 'Maximum' }),
+      SEUILS.livraisonsEnEchec,
+    );
+    this.alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: CINQ_MINUTES, statistic: 'Sum' }), SEUILS.api5xx);
+    this.creerTableau(p);
+  }
+
+  /** The alarms' topic, encrypted with a key of its own. */
+  private creerSujet(config: ConfigurationStage): Topic {
     const cle = new Key(this, 'CleSujet', {
       description: 'Retouche alarms topic encryption',
       enableKeyRotation: true,
-      removalPolicy: politiqueDonnees(p.config),
+      removalPolicy: politiqueDonnees(config),
     });
-    this.sujet = new Topic(this, 'Alarmes', { displayName: `Retouche ${p.config.stage} alarms`, masterKey: cle, enforceSSL: true });
+    const sujet = new Topic(this, 'Alarmes', { displayName: `Retouche ${config.stage} alarms`, masterKey: cle, enforceSSL: true });
     // CloudWatch publishes alarms to the encrypted topic.
     cle.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com'));
-    if (p.config.emailAlarmes) this.sujet.addSubscription(new EmailSubscription(p.config.emailAlarmes));
-    const action = new SnsAction(this.sujet);
+    if (config.emailAlarmes) sujet.addSubscription(new EmailSubscription(config.emailAlarmes));
+    return sujet;
+  }
 
-    const alarme = (nom: string, description: string, metrique: IMetric, seuil: number, options: OptionsAlarme = {}) => {
-      const a = new Alarm(this, nom, {
-        alarmDescription: description,
-        metric: metrique,
-        threshold: seuil,
-        evaluationPeriods: 1,
-        comparisonOperator: options.comparaison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: options.donneesManquantes ?? TreatMissingData.NOT_BREACHING,
-      });
-      a.addAlarmAction(action);
-      this.alarmes.push(a);
-      return a;
-    };
+  private alarme(nom: string, description: string, metrique: IMetric, seuil: number, options: OptionsAlarme = {}): Alarm {
+    const a = new Alarm(this, nom, {
+      alarmDescription: description,
+      metric: metrique,
+      threshold: seuil,
+      evaluationPeriods: 1,
+      comparisonOperator: options.comparaison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.donneesManquantes ?? TreatMissingData.NOT_BREACHING,
+    });
+    a.addAlarmAction(this.action);
+    this.alarmes.push(a);
+    return a;
+  }
 
-    const cinq = Duration.minutes(5);
-    alarme(
+  /** A figure of the functions' (lambdas/core/infra/mesures.ts), emitted by Powertools with the `service` dimension only. */
+  private figure(nom: string, statistic: string, period: Duration): Metric {
+    return new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: servicePowertools(this) }, period, statistic });
+  }
+
+  /** Executions that ended past what their own Catch handles. */
+  private alarmesDesExecutions(machine: StateMachine): void {
+    this.alarme(
       'ExecutionsEchouees',
       'A refund or a batch ZIP failed past its retries; the sweeper finishes the job (see the runbook: docs/architecture.md, "Operators")',
-      p.machine.metricFailed({ period: cinq, statistic: 'Sum' }),
+      machine.metricFailed({ period: CINQ_MINUTES, statistic: 'Sum' }),
       SEUILS.executionsEchouees,
     );
-    alarme(
+    this.alarme(
       'ExecutionsInterrompues',
       'Job executions timed out or were aborted: the sweeper runs such jobs again or refunds them',
       new MathExpression({
         expression: 'a + b',
-        usingMetrics: { a: p.machine.metricTimedOut({ period: cinq }), b: p.machine.metricAborted({ period: cinq }) },
-        period: cinq,
+        usingMetrics: { a: machine.metricTimedOut({ period: CINQ_MINUTES }), b: machine.metricAborted({ period: CINQ_MINUTES }) },
+        period: CINQ_MINUTES,
       }),
       SEUILS.executionsInterrompues,
     );
+  }
 
-    // The sweeper's figures (lambdas/core/infra/mesures.ts), emitted by Powertools with the `service` dimension only.
-    const figure = (nom: string, statistic: string, period: Duration) =>
-      new Metric({ namespace: ESPACE_MESURES, metricName: nom, dimensionsMap: { service: servicePowertools(this) }, period, statistic });
-    alarme(
+  /** Work past its guaranteed bound, as the sweeper counts it, and the engine's refused calls. */
+  private alarmesDesFigures(): void {
+    this.alarme(
       'TravauxEnRetard',
       'Jobs still open past the guaranteed bound: the sweeper could not finish them (see the runbook: docs/architecture.md, "Operators")',
-      figure(MESURES.travauxEnRetard, 'Maximum', cinq),
+      this.figure(MESURES.travauxEnRetard, 'Maximum', CINQ_MINUTES),
       SEUILS.travauxEnRetard,
     );
-    alarme(
+    this.alarme(
       'LotsEnRetard',
       'Batches still en_cours past the guaranteed bound: the sweeper could not close them (see the runbook: docs/architecture.md, "Operators")',
-      figure(MESURES.lotsEnRetard, 'Maximum', cinq),
+      this.figure(MESURES.lotsEnRetard, 'Maximum', CINQ_MINUTES),
       SEUILS.lotsEnRetard,
     );
-    alarme(
+    this.alarme(
       'EffacementsEnRetard',
       'Erasures asked while their work ran are still not done past their bound: personal data is kept against a request (see the runbook: docs/architecture.md, "Operators")',
-      figure(MESURES.effacementsEnRetard, 'Maximum', cinq),
+      this.figure(MESURES.effacementsEnRetard, 'Maximum', CINQ_MINUTES),
       SEUILS.effacementsEnRetard,
     );
-    alarme(
+    this.alarme(
       'AccesModeleRefuses',
       'The engine was refused a model or detector call (AccessDeniedException): a model not enabled for the account, or a grant missing. Every job fails until it is fixed: run npm run --silent admin -- check-models (docs/deployment.md, "Before the first job")',
-      figure(MESURES.accesRefuses, 'Sum', cinq),
+      this.figure(MESURES.accesRefuses, 'Sum', CINQ_MINUTES),
       SEUILS.accesRefuses,
     );
-    alarme(
+  }
+
+  /** The last line: a sweeper that throws, or that does not run. */
+  private alarmesDuBalayeur(balayeur: LambdaFunction): void {
+    this.alarme(
       'BalayeurEnErreur',
       'The sweeper threw: open jobs and batches may stay open until it runs cleanly',
-      p.balayeur.metricErrors({ period: cinq, statistic: 'Sum' }),
+      balayeur.metricErrors({ period: CINQ_MINUTES, statistic: 'Sum' }),
       SEUILS.erreursBalayeur,
     );
-    alarme(
+    this.alarme(
       'BalayeurAbsent',
       `The sweeper did not run for ${PERIODE_BALAYEUR_ABSENT.toMinutes()} minutes: nothing finishes what a failure leaves open`,
-      figure(MESURES.travauxEnRetard, 'SampleCount', PERIODE_BALAYEUR_ABSENT),
+      this.figure(MESURES.travauxEnRetard, 'SampleCount', PERIODE_BALAYEUR_ABSENT),
       SEUILS.balayeurAbsent,
       { comparaison: ComparisonOperator.LESS_THAN_THRESHOLD, donneesManquantes: TreatMissingData.BREACHING },
     );
+  }
 
-    // One alarm per function (a math expression may sum at most 10 metrics), so the alarm names the culprit.
-    for (const fn of p.fonctions) {
+  /** One alarm per function (a math expression may sum at most 10 metrics), so the alarm names the culprit. */
+  private alarmesDesFonctions(fonctions: LambdaFunction[]): void {
+    for (const fn of fonctions) {
       const nom = fn.node.path.split('/').slice(1).join('');
-      alarme(
+      this.alarme(
         `Erreurs${nom}`,
         `${fn.node.path}: the function threw (job errors are answered or refunded, not thrown)`,
-        fn.metricErrors({ period: cinq, statistic: 'Sum' }),
+        fn.metricErrors({ period: CINQ_MINUTES, statistic: 'Sum' }),
         SEUILS.erreursFonction,
       );
-      alarme(
+      this.alarme(
         `Limitations${nom}`,
         `${fn.node.path}: invocations were throttled (concurrency)`,
-        fn.metricThrottles({ period: cinq, statistic: 'Sum' }),
+        fn.metricThrottles({ period: CINQ_MINUTES, statistic: 'Sum' }),
         SEUILS.limitations,
       );
     }
-    alarme(
-      'LivraisonsWebhooksEnEchec',
-      "Webhook delivery messages our side failed to handle 5 times are in the dead-letter queue: the deliveries stay due and the sweeper queues them again once it runs cleanly; read the delivery function's log (lambdas/pipeline/livreur.ts)",
-      p.livraisonsEnEchec.metricApproximateNumberOfMessagesVisible({ period: cinq, statistic: 'Maximum' }),
-      SEUILS.livraisonsEnEchec,
-    );
-    alarme('Api5xx', 'The API answered 5xx', p.api.metricServerError({ period: cinq, statistic: 'Sum' }), SEUILS.api5xx);
+  }
 
-    // Refunds are counted per tool (lambdas/core/infra/mesures.ts): a graph, not an alarm.
+  /** Refunds are counted per tool (lambdas/core/infra/mesures.ts): a graph, not an alarm. */
+  private remboursements(): MathExpression {
     const quinze = Duration.minutes(15);
     const parOutil = Object.fromEntries(
       OUTILS.map((outil) => [
@@ -213,9 +243,11 @@ export class Observabilite extends Construct {
         }),
       ]),
     );
-    const remboursements = new MathExpression({ expression: OUTILS.join(' + '), usingMetrics: parOutil, period: quinze, label: 'Refunds' });
+    return new MathExpression({ expression: OUTILS.join(' + '), usingMetrics: parOutil, period: quinze, label: 'Refunds' });
+  }
 
-    new Dashboard(this, 'Tableau', {
+  private creerTableau(p: ProprietesObservabilite): Dashboard {
+    return new Dashboard(this, 'Tableau', {
       defaultInterval: Duration.hours(24),
       widgets: [
         [
@@ -231,17 +263,17 @@ export class Observabilite extends Construct {
             left: [p.machine.metricStarted(), p.machine.metricSucceeded(), p.machine.metricFailed()],
             width: 12,
           }),
-          new GraphWidget({ title: 'Refunds', left: [remboursements], width: 12 }),
+          new GraphWidget({ title: 'Refunds', left: [this.remboursements()], width: 12 }),
         ],
         [
           new GraphWidget({
             title: 'Sweeper: late jobs and batches (max), jobs and batches it took over (sum)',
             left: [
-              figure(MESURES.travauxEnRetard, 'Maximum', cinq).with({ label: 'Late jobs' }),
-              figure(MESURES.lotsEnRetard, 'Maximum', cinq).with({ label: 'Late batches' }),
-              figure(MESURES.effacementsEnRetard, 'Maximum', cinq).with({ label: 'Late erasures' }),
+              this.figure(MESURES.travauxEnRetard, 'Maximum', CINQ_MINUTES).with({ label: 'Late jobs' }),
+              this.figure(MESURES.lotsEnRetard, 'Maximum', CINQ_MINUTES).with({ label: 'Late batches' }),
+              this.figure(MESURES.effacementsEnRetard, 'Maximum', CINQ_MINUTES).with({ label: 'Late erasures' }),
             ],
-            right: [figure(MESURES.reprises, 'Sum', cinq).with({ label: 'Taken over' })],
+            right: [this.figure(MESURES.reprises, 'Sum', CINQ_MINUTES).with({ label: 'Taken over' })],
             width: 24,
           }),
         ],

@@ -1,7 +1,7 @@
 /**
  * The EU-resident stage (`-c residence=eu`, docs/deployment.md "EU residence"): what each model and service the tool step
- * calls offers inside the European Union, as one table of facts with their sources. The synth's check
- * (`verifierResidenceUe`, `regionDuStage`), the IAM grants of an EU stage (`ressourcesIamUe`) and the table of
+ * calls offers inside the European Union, as one table of facts with their sources. The synth's checks
+ * (`verifierResidenceUe`; the stage's Region, lib/region.ts), the IAM grants of an EU stage (`ressourcesIamUe`) and the table of
  * docs/deployment.md (`tableauResidence`, compared with it by test/cdk/residence.test.ts) all read it: a fact changes
  * here, with its source, or nowhere.
  *
@@ -16,7 +16,6 @@
  *   non-streaming operation, DetectLabels, DetectFaces and DetectText included, in each Region listed), and the
  *   same list in botocore 1.43.11's endpoints.json.
  */
-import { loadSharedConfigFiles } from '@smithy/core/config';
 import { OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import { REGIONS_GEOGRAPHIE, type ModelesBedrock } from '../lambdas/moteurs/bedrock/configuration';
 import { RefusDeConfiguration } from './configuration';
@@ -155,104 +154,10 @@ const decomposer = (id: string): { prefixe?: string; modele: string } => {
 
 const modeleConnu = (modele: string) => MODELES_RESIDENCE.find((m) => m.modele === modele);
 
-const aide = `EU Regions: ${Object.entries(REGIONS_UE)
+/** The EU Regions, for a refusal to say where an EU stage may live. */
+export const AIDE_REGIONS_UE = `EU Regions: ${Object.entries(REGIONS_UE)
   .map(([r, lieu]) => `${r} (${lieu})`)
   .join(', ')}`;
-
-/** A stage's Region, and where it came from, in the words the summary and the refusals use ("from <origine>"). */
-export interface RegionChoisie {
-  code: string;
-  origine: string;
-}
-
-/**
- * What names a Region when the app runs, read the way the CDK CLI reads it (node_modules/aws-cdk, `AwsCliCompatible.region`):
- * the first of AWS_REGION, AMAZON_REGION, AWS_DEFAULT_REGION, AMAZON_DEFAULT_REGION; else the `region` of the profile
- * (AWS_PROFILE, AWS_DEFAULT_PROFILE, else `default`) in ~/.aws/credentials then ~/.aws/config, else of `default`; else,
- * on EC2, the instance's; else us-east-1. The CLI passes its answer as CDK_DEFAULT_REGION (its `--region` and `--profile`
- * flags included, which the app cannot see).
- */
-export interface SourcesRegion {
-  /** CDK_DEFAULT_REGION; absent when the app runs without the CLI. */
-  cli?: string;
-  /** The first Region variable set, and its name. */
-  variable?: { nom: string; code: string };
-  /** The profile's Region, and where. */
-  profil?: { nom: string; code: string };
-}
-
-/** What the CDK CLI passes when nothing names a Region; it says so only with --verbose. */
-export const REGION_REPLI_CLI = 'us-east-1';
-
-export const VARIABLES_REGION = ['AWS_REGION', 'AMAZON_REGION', 'AWS_DEFAULT_REGION', 'AMAZON_DEFAULT_REGION'] as const;
-
-/** The sources of `env` (the app's environment), the profile's Region read with the SDK's own loader, as the CLI does. */
-export const sourcesRegion = async (env: NodeJS.ProcessEnv = process.env): Promise<SourcesRegion> => {
-  const nom = VARIABLES_REGION.find((v) => env[v]);
-  const profil = env.AWS_PROFILE || env.AWS_DEFAULT_PROFILE || 'default';
-  const { configFile, credentialsFile } = await loadSharedConfigFiles({
-    ignoreCache: true,
-    ...(env.AWS_SHARED_CREDENTIALS_FILE ? { filepath: env.AWS_SHARED_CREDENTIALS_FILE } : {}),
-    ...(env.AWS_CONFIG_FILE ? { configFilepath: env.AWS_CONFIG_FILE } : {}),
-  });
-  const credentials = env.AWS_SHARED_CREDENTIALS_FILE ?? '~/.aws/credentials';
-  const config = env.AWS_CONFIG_FILE ?? '~/.aws/config';
-  const trouve = [
-    { nom: profil, fichier: credentialsFile, chemin: credentials },
-    { nom: profil, fichier: configFile, chemin: config },
-    { nom: 'default', fichier: credentialsFile, chemin: credentials },
-    { nom: 'default', fichier: configFile, chemin: config },
-  ].find((f) => f.fichier[f.nom]?.region);
-  return {
-    ...(env.CDK_DEFAULT_REGION ? { cli: env.CDK_DEFAULT_REGION } : {}),
-    ...(nom ? { variable: { nom, code: env[nom]! } } : {}),
-    ...(trouve ? { profil: { nom: `the AWS profile "${trouve.nom}" (${trouve.chemin})`, code: trouve.fichier[trouve.nom]!.region! } } : {}),
-  };
-};
-
-/**
- * The Region the operator named: `-c region`; else the CLI's when its source can be seen (a Region variable, the
- * profile) or when it is not the CLI's silent fallback (then it came from `--region`, `--profile` or the instance);
- * without the CLI, the variable's or the profile's. Undefined: nothing names one, or only the fallback does (a
- * `--region us-east-1` or `--profile` flag naming us-east-1 looks the same, and is told to say it with -c region).
- */
-export const regionConfiguree = (regionContexte: string | undefined, sources: SourcesRegion): RegionChoisie | undefined => {
-  if (regionContexte) return { code: regionContexte, origine: '-c region' };
-  const { cli, variable, profil } = sources;
-  if (variable && (cli === undefined || variable.code === cli)) return { code: variable.code, origine: variable.nom };
-  if (profil && (cli === undefined || profil.code === cli)) return { code: profil.code, origine: profil.nom };
-  if (cli !== undefined && cli !== REGION_REPLI_CLI) return { code: cli, origine: "the CDK CLI's --region or --profile (CDK_DEFAULT_REGION)" };
-  return undefined;
-};
-
-/** The origin of an EU stage's Region when nothing names one. */
-export const ORIGINE_DEFAUT_UE = "the EU stage's default";
-
-/**
- * The stage's Region: the one the operator named (`regionConfiguree`), else, for an EU stage, REGION_UE_DEFAUT (its
- * documented default: `-c residence=eu` already chose the geography). `requise`: a stage whose Region nobody named is
- * refused (bin/retouche.ts: the CLI's silent us-east-1 is no choice); without it (tests building a template), such a
- * stage gets none, a Region-agnostic template. An EU stage whose Region is not in the EU is refused.
- */
-export const regionDuStage = (config: { stage: string; residence?: 'eu' }, nommee: RegionChoisie | undefined, requise = false): RegionChoisie | undefined => {
-  if (config.residence !== 'eu') {
-    if (nommee || !requise) return nommee;
-    throw new RefusDeConfiguration(
-      `Stage ${config.stage} has no AWS Region: no -c region, no AWS_REGION, no region in your AWS profile, and the CDK CLI's ` +
-        `fallback, ${REGION_REPLI_CLI}, is not a choice. Name one: add -c region=${REGION_UE_DEFAUT} (or any Region) to the command, ` +
-        `or export AWS_REGION=${REGION_UE_DEFAUT}, or run aws configure set region ${REGION_UE_DEFAUT}.`,
-    );
-  }
-  const choisie = nommee ?? { code: REGION_UE_DEFAUT, origine: ORIGINE_DEFAUT_UE };
-  if (!(choisie.code in REGIONS_UE)) {
-    const hors = REGIONS_EUROPE_HORS_UE[choisie.code] ? ` (${REGIONS_EUROPE_HORS_UE[choisie.code]}: in Europe, not in the EU)` : '';
-    throw new RefusDeConfiguration(
-      `context residence=eu: the stage's Region ${choisie.code}${hors}, from ${choisie.origine}, is not in the EU. ` +
-        `Deploy with -c region=${REGION_UE_DEFAUT} (or AWS_REGION=${REGION_UE_DEFAUT}), or another EU Region. ${aide}.`,
-    );
-  }
-  return choisie;
-};
 
 /**
  * Where a model id sends a request made from `regionBedrock`, from the facts above and in
@@ -361,7 +266,9 @@ export const verifierResidenceUe = ({ modeles, regionDetection, donnes, outils =
     }
   }
   if (problemes.length > 0) {
-    throw new RefusDeConfiguration(`context residence=eu: this stage's Bedrock engine would call outside the EU.\n- ${problemes.join('\n- ')}\n${aide}.`);
+    throw new RefusDeConfiguration(
+      `context residence=eu: this stage's Bedrock engine would call outside the EU.\n- ${problemes.join('\n- ')}\n${AIDE_REGIONS_UE}.`,
+    );
   }
 };
 

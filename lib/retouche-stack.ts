@@ -3,11 +3,13 @@
  * are left to CloudFormation, so two stages (or two developers) never collide in one account.
  */
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { Construct } from 'constructs';
 import { Api } from './api';
 import type { ConfigurationStage } from './configuration';
 import { Donnees } from './donnees';
 import { Flux } from './flux';
+import { Fonction } from './fonction';
 import { Liens } from './liens';
 import { Webhooks } from './webhooks';
 import { modelesDuStage } from './modeles';
@@ -25,7 +27,7 @@ export interface ProprietesRetouche extends StackProps {
 /** Output names the admin CLI reads (`npm run admin -- --outputs cdk-outputs.json …`). */
 export const SORTIES = {
   api: 'ApiUrl',
-  /** The MCP server an AI assistant adds by URL (lambdas/http/mcp.ts). */
+  /** The MCP server an AI assistant adds by URL (clients/mcp/src/lambda.ts). */
   mcp: 'McpUrl',
   table: 'TableName',
   bucket: 'BucketName',
@@ -97,15 +99,7 @@ export class RetoucheStack extends Stack {
       bucket: this.stockage.bucket,
       liens: { ...this.liens.base(this.liens.distribution ? undefined : `${this.api.url}/fichiers`), secret: this.liens.secret },
     });
-    if (this.liens.distribution) {
-      this.site = new Site(this, 'Site', {
-        config,
-        api: this.api.api,
-        utilisateurs: this.utilisateurs,
-        liens: `https://${this.liens.distribution.distributionDomainName}`,
-        televersements: `https://${this.stockage.bucket.bucketRegionalDomainName}`,
-      });
-    }
+    if (this.liens.distribution) this.site = this.creerSite(config, this.liens.distribution);
     this.observabilite = new Observabilite(this, 'Observabilite', {
       config,
       api: this.api.api,
@@ -114,7 +108,37 @@ export class RetoucheStack extends Stack {
       balayeur: this.flux.balayeur,
       livraisonsEnEchec: this.webhooks.echecs,
     });
+    this.exporterSorties();
+    if (config.moteur === 'bedrock') this.exporterMoteur(modeles.environnement);
+  }
 
+  /**
+   * Every function of the stack built from a handler module (lib/fonction.ts), one per module, sorted by module:
+   * the list the bundles test (test/cdk/bundles.test.ts) and the cold-start bench (bench/demarrage.ts) bundle
+   * and load, so neither restates it (lib/application.ts: `fonctionsDeLaPile`).
+   */
+  get fonctions(): Fonction[] {
+    const parModule = new Map(
+      this.node
+        .findAll()
+        .filter((c): c is Fonction => c instanceof Fonction)
+        .map((f) => [f.module, f]),
+    );
+    return [...parModule.values()].sort((a, b) => a.module.localeCompare(b.module));
+  }
+
+  private creerSite(config: ConfigurationStage, distribution: IDistribution): Site {
+    return new Site(this, 'Site', {
+      config,
+      api: this.api.api,
+      utilisateurs: this.utilisateurs,
+      liens: `https://${distribution.distributionDomainName}`,
+      televersements: `https://${this.stockage.bucket.bucketRegionalDomainName}`,
+    });
+  }
+
+  /** The outputs of SORTIES that every stage has, and the web site's and the payments' when the stage has them. */
+  private exporterSorties(): void {
     new CfnOutput(this, SORTIES.api, { value: this.api.url, description: "Base URL of the API (the spec's {base_url})" });
     new CfnOutput(this, SORTIES.mcp, {
       value: `${this.api.url}/mcp`,
@@ -147,18 +171,20 @@ export class RetoucheStack extends Stack {
       });
     }
     new CfnOutput(this, SORTIES.alarmes, { value: this.observabilite.sujet.topicArn, description: 'SNS topic of the alarms (subscribe to it)' });
-    const env = modeles.environnement;
-    if (config.moteur === 'bedrock' && env.RETOUCHE_BEDROCK_REGION) {
-      const reglages = {
-        modeleInpaint: env.RETOUCHE_BEDROCK_MODELE_INPAINT,
-        modeleStructure: env.RETOUCHE_BEDROCK_MODELE_STRUCTURE,
-        modeleRemplacement: env.RETOUCHE_BEDROCK_MODELE_REMPLACEMENT,
-        modeleTexte: env.RETOUCHE_BEDROCK_MODELE_TEXTE,
-      };
-      new CfnOutput(this, SORTIES.modeles, {
-        value: JSON.stringify({ region: env.RETOUCHE_BEDROCK_REGION, modeles: Object.fromEntries(Object.entries(reglages).filter(([, id]) => id)) }),
-        description: 'Bedrock Region and models of the engine: enable them before the first job (npm run --silent admin -- check-models)',
-      });
-    }
+  }
+
+  /** A Bedrock stage's Region and models, for `admin -- check-models` and the synth's summary. */
+  private exporterMoteur(env: Record<string, string>): void {
+    if (!env.RETOUCHE_BEDROCK_REGION) return;
+    const reglages = {
+      modeleInpaint: env.RETOUCHE_BEDROCK_MODELE_INPAINT,
+      modeleStructure: env.RETOUCHE_BEDROCK_MODELE_STRUCTURE,
+      modeleRemplacement: env.RETOUCHE_BEDROCK_MODELE_REMPLACEMENT,
+      modeleTexte: env.RETOUCHE_BEDROCK_MODELE_TEXTE,
+    };
+    new CfnOutput(this, SORTIES.modeles, {
+      value: JSON.stringify({ region: env.RETOUCHE_BEDROCK_REGION, modeles: Object.fromEntries(Object.entries(reglages).filter(([, id]) => id)) }),
+      description: 'Bedrock Region and models of the engine: enable them before the first job (npm run --silent admin -- check-models)',
+    });
   }
 }

@@ -16,23 +16,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { App } from 'aws-cdk-lib';
 import { buildSync } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { construireApplication } from '../../lib/application';
-import { empaqueter, Fonction, optionsBundle, RACINE, repartitionBundle } from '../../lib/fonction';
+import { fonctionsDeLaPile } from '../../lib/application';
+import { empaqueter, optionsBundle, RACINE, repartitionBundle } from '../../lib/fonction';
 
-const app = new App({ context: { stage: 'bundles', liens: 'api', 'aws:cdk:bundling-stacks': [] } });
-const stack = construireApplication(app);
-const fonctions = [
-  ...new Map(
-    stack.node
-      .findAll()
-      .filter((c): c is Fonction => c instanceof Fonction)
-      .map((f) => [f.module, f]),
-  ).values(),
-];
+const fonctions = fonctionsDeLaPile('bundles');
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
 const executer = promisify(execFile);
 

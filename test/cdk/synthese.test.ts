@@ -17,7 +17,7 @@ import { SORTIE_MOTEUR } from '../../lambdas/moteurs/bedrock/configuration';
 import { construireStage, resumeSynthese, type EnvironnementApplication } from '../../lib/application';
 import { RACINE } from '../../lib/fonction';
 import { SORTIES_PROVENANCE } from '../../lib/provenance';
-import { regionConfiguree, sourcesRegion, type SourcesRegion } from '../../lib/residence';
+import { regionConfiguree, sourcesRegion, type SourcesRegion } from '../../lib/region';
 import { SORTIES } from '../../lib/retouche-stack';
 
 const dossier = mkdtempSync(path.join(tmpdir(), 'retouche-synthese-'));
