@@ -125,7 +125,6 @@ export class Api extends Construct {
       // Our routes answer every path; the default 403 "Missing Authentication Token" never shows.
       deployOptions: {
         stageName: NOM_STAGE,
-        tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false, // request bodies hold images and API keys

@@ -1,11 +1,11 @@
 /**
  * Every Lambda of the service is built the same way: an esbuild bundle (ESM, minified, split into
  * chunks, a source map not loaded at start) of a module under lambdas/, arm64, the current Node.js
- * runtime, X-Ray tracing, Powertools settings, and its own log group with an explicit retention.
+ * runtime, no X-Ray (docs/architecture.md says why), Powertools settings, and its own log group with an explicit retention.
  * Memory and timeout are chosen per function, by purpose.
  */
 import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack, Validations, type Acknowledgment } from 'aws-cdk-lib';
-import { Architecture, Code, Function as FonctionLambda, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, Function as FonctionLambda, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
@@ -251,7 +251,6 @@ export class Fonction extends FonctionLambda {
       architecture: Architecture.ARM_64,
       memorySize: p.memoire,
       timeout: p.delai,
-      tracing: Tracing.ACTIVE,
       logGroup: journaux,
       role,
       ...(p.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: p.reservedConcurrentExecutions } : {}),
@@ -268,10 +267,6 @@ export class Fonction extends FonctionLambda {
     });
     this.module = p.module;
     this.avecSharp = p.sharp ?? false;
-    this.reconnaitre({
-      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      reason: 'Active tracing: xray:PutTraceSegments and PutTelemetryRecords only accept Resource "*" (AWS documented).',
-    });
   }
 
   /** Acknowledges a cdk-nag finding on this function and on its role (a sibling construct). */

@@ -110,13 +110,13 @@ interface Declaration {
 
 const trier = (declarations: Declaration[]) => [...declarations].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
-/** A function's own statements (all but writing its log group and X-Ray), actions and resources as sorted lists. */
+/** A function's own statements (all but writing its log group), actions and resources as sorted lists. */
 const declarationsMetier = (s: Synthese, chemin: string): Declaration[] => {
   const [, f] = fonctionDuModule(s, chemin);
   return trier(
     declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0])
       .map((d) => d as typeof d & { Effect: string; Condition?: unknown })
-      .filter((d) => ![d.Action].flat().every((a) => a.startsWith('logs:') || a.startsWith('xray:')))
+      .filter((d) => ![d.Action].flat().every((a) => a.startsWith('logs:')))
       .map((d) => {
         expect(d.Effect, chemin).toBe('Allow');
         return { Action: [d.Action].flat().sort(), Resource: [d.Resource].flat(), ...(d.Condition ? { Condition: d.Condition } : {}) };
@@ -256,18 +256,21 @@ describe('the dev stage', () => {
     }
   });
 
-  it('runs every function on the current Node.js runtime, arm64, traced, with its own log group and retention', () => {
+  it('runs every function on the current Node.js runtime, arm64, untraced (no X-Ray anywhere), with its own log group and retention', () => {
     const fonctions = deType(s, 'AWS::Lambda::Function');
     expect(fonctions.length).toBeGreaterThanOrEqual(15);
     for (const [id, f] of fonctions) {
       expect(f.Properties.Runtime, id).toBe('nodejs24.x');
       expect(f.Properties.Architectures, id).toEqual(['arm64']);
-      expect(f.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(f.Properties.TracingConfig, id).toBeUndefined();
       expect(f.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
       expect(f.Properties.Handler, id).toBe('index.handler');
       // Source maps are not loaded at start: parsing them cost 10–20 ms of every cold start (bench/demarrage.ts).
       expect(f.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
     }
+    // X-Ray is off everywhere rather than on without our calls in it (docs/architecture.md): no grant, no stage tracing.
+    expect(JSON.stringify(s.ressources)).not.toContain('xray:');
+    for (const [id, etape] of deType(s, 'AWS::ApiGateway::Stage')) expect(etape.Properties.TracingEnabled, id).toBeUndefined();
     for (const [, g] of deType(s, 'AWS::Logs::LogGroup')) expect(g.Properties.RetentionInDays).toBe(CONSERVATION_JOURNAUX_JOURS.autres);
     // The tool step gets the memory sharp needs; the quick HTTP handlers do not.
     expect(fonctionDuModule(s, 'Flux/Outil')[1].Properties.MemorySize).toBe(2816);
@@ -281,7 +284,7 @@ describe('the dev stage', () => {
     expect(Object.keys(machine.Properties.DefinitionSubstitutions).sort()).toEqual(placeholders);
     expect(machine.Properties.DefinitionS3Location).toBeDefined();
     expect(machine.Properties.StateMachineType).toBe('STANDARD');
-    expect(machine.Properties.TracingConfiguration).toEqual({ Enabled: true });
+    expect(machine.Properties.TracingConfiguration).toBeUndefined();
     expect(machine.Properties.LoggingConfiguration.Level).toBe('ALL');
 
     // The file validates once substituted the way CloudFormation will.
@@ -526,17 +529,16 @@ describe('the dev stage', () => {
       'Api/LotEffacer': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject'],
     };
     const journaux = ['logs:CreateLogStream', 'logs:PutLogEvents'];
-    const traces = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
     for (const [chemin, actions] of Object.entries(attendu)) {
       const [, f] = fonctionDuModule(s, chemin);
       const declarations = declarationsDuRole(s, f.Properties.Role['Fn::GetAtt'][0]);
-      expect(actionsDe(declarations), chemin).toEqual([...actions, ...journaux, ...traces].sort());
+      expect(actionsDe(declarations), chemin).toEqual([...actions, ...journaux].sort());
       for (const d of declarations) {
         const actionsD = [d.Action].flat();
-        // "*" only where AWS accepts nothing else (X-Ray, Rekognition's DetectLabels).
+        // "*" only where AWS accepts nothing else (Rekognition's DetectLabels).
         if (d.Resource === '*')
           expect(
-            actionsD.every((a) => a.startsWith('xray:') || ACTIONS_REKOGNITION.includes(a)),
+            actionsD.every((a) => ACTIONS_REKOGNITION.includes(a)),
             chemin,
           ).toBe(true);
         expect(
@@ -1074,9 +1076,8 @@ describe('the dev stage', () => {
   });
 
   it('grants the detectors (Rekognition DetectLabels, DetectFaces, DetectText) alone on "*", which is all those actions support', () => {
-    // CDK merges them with the X-Ray statement, the other actions that only "*" can grant.
     const surTout = declarationsMetier(s, 'Flux/Outil').filter((d) => d.Resource.includes('*'));
-    expect(surTout.flatMap((d) => d.Action.filter((a) => !a.startsWith('xray:')))).toEqual(ACTIONS_REKOGNITION);
+    expect(surTout.flatMap((d) => d.Action)).toEqual(ACTIONS_REKOGNITION);
     expect(surTout.flatMap((d) => d.Resource)).toEqual(['*']);
   });
 

@@ -36,7 +36,7 @@ process.env.RETOUCHE_STRIPE_SECRET = SECRET_STRIPE;
 const MINUTE = 60_000;
 
 /** Granted to every function for the Lambda runtime and X-Ray (CloudWatch Logs, trace segments), not called by our code. */
-const PLATEFORME = /^(logs:CreateLogStream|logs:PutLogEvents|xray:PutTelemetryRecords|xray:PutTraceSegments)$/;
+const PLATEFORME = /^(logs:CreateLogStream|logs:PutLogEvents)$/;
 
 let pile: Pile;
 /** An account whose credits are spent between POST /travaux's balance check and its debit (its inputs are then stored). */
@@ -484,7 +484,7 @@ describe('every AWS call of the integration scenarios, against the deployed poli
         [
           `IAM, simulated: ${appels.length} calls recorded, ${uniques.size} distinct, evaluated against the dev template.`,
           ...lignes,
-          `(logs:CreateLogStream, logs:PutLogEvents and xray:Put* on every role are the Lambda runtime's, not counted.)`,
+          `(logs:CreateLogStream and logs:PutLogEvents on every role are the Lambda runtime's, not counted.)`,
           `Granted, used by no scenario (${inutilises.length}):`,
           ...inutilises.map((u) => `  - ${u}`),
           `Key prefixes granted, touched by no scenario (${prefixesInutilises.length}; lib/acces.ts says why each is granted):`,
