@@ -4,7 +4,7 @@
  * http.ts falls back on for any message it does not answer itself; imported only then.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { ReponseHttpMcp, RequeteHttpMcp } from './http';
+import type { ReponseHttpMcp, RequeteHttpMcp } from './echange-http';
 import type { OptionsServeurMcp } from './serveur';
 import { creerServeurMcp } from './serveur-sdk';
 

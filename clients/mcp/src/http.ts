@@ -20,20 +20,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import { INSTRUCTIONS, NOM_SERVEUR, outilsMcp, TITRE_SERVEUR, VERSION_SERVEUR, type ContexteAppel, type OptionsServeurMcp } from './serveur';
 
-export interface RequeteHttpMcp {
-  methode: string;
-  /** The request's URL (the SDK's transport gives it to handlers; ours do not read it). */
-  url: string;
-  entetes: Headers;
-  corps: Uint8Array | undefined;
-}
+import type { ReponseHttpMcp, RequeteHttpMcp } from './echange-http';
 
-/** The answer, as the gateway takes it; header names in lower case, as a web Response gives them. */
-export interface ReponseHttpMcp {
-  statut: number;
-  entetes: Record<string, string>;
-  corps: string;
-}
+export type { ReponseHttpMcp, RequeteHttpMcp };
 
 /**
  * The protocol versions the SDK speaks (its SUPPORTED_PROTOCOL_VERSIONS, which a test holds equal to
