@@ -16,7 +16,7 @@
  *   non-streaming operation, DetectLabels, DetectFaces and DetectText included, in each Region listed), and the
  *   same list in botocore 1.43.11's endpoints.json.
  */
-import { OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
+import { OUTILS, OUTILS_IMAGE, type IdOutil } from '../lambdas/core/modele/outils';
 import { REGIONS_GEOGRAPHIE, type ModelesBedrock } from '../lambdas/moteurs/bedrock/configuration';
 import { RefusDeConfiguration } from './configuration';
 
@@ -128,7 +128,7 @@ export const MODELES_RESIDENCE: readonly ModeleResidence[] = [
 /** Amazon Rekognition Image: the detector of every image tool (DetectLabels) and of blurring (DetectFaces, DetectText). */
 export const REKOGNITION_RESIDENCE = {
   nom: 'Amazon Rekognition DetectLabels, DetectFaces, DetectText',
-  outils: ['vider', 'staging', 'renovation', 'saison', 'ciel'] as readonly IdOutil[],
+  outils: OUTILS_IMAGE as readonly IdOutil[],
   enRegion: ['eu-central-1', 'eu-south-2', 'eu-west-1'] as readonly string[],
   ailleurs: 'no endpoint in Paris, Stockholm or Milan; London (eu-west-2) is not in the EU',
   source: 'rekognition' as const,

@@ -45,6 +45,7 @@ export type { DetailProgression, Image, OptionsTeleversement, Progression, Progr
 export type { OptionsTelechargement } from './telechargement.js';
 export { verifierWebhook, WebhookVerificationError, type EntetesWebhook } from './webhooks.js';
 export type * from './types.js';
+export { OUTILS } from './outils.js';
 export type { components, operations, paths } from './schema.js';
 
 export interface OptionsRetouche {

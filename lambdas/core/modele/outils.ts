@@ -7,6 +7,8 @@
 export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce'] as const;
 export type IdOutil = (typeof OUTILS)[number];
 export type OutilImage = Exclude<IdOutil, 'annonce'>;
+/** The tools that take photos and make one (every tool but the listing text). */
+export const OUTILS_IMAGE = OUTILS.filter((o): o is OutilImage => o !== 'annonce');
 
 /** One setting of a tool, as described in `Outil.champs` (the spec leaves its inner shape open). */
 export interface Champ {

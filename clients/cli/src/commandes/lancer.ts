@@ -1,6 +1,6 @@
 /** `retouche lancer <outil> [images...]`: starts a job or a batch, and with --attendre waits for it and writes its results. */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { DemandeLancement, DetailProgression, Lancement, Lot, Travail } from '../../../sdk/src/index';
+import { OUTILS, type DemandeLancement, type DetailProgression, type Lancement, type Lot, type Travail } from '../../../sdk/src/index';
 import { ErreurUsage, SORTIE, type Contexte, type OptionsAttente, type OptionsGlobales } from '../contexte';
 import { Progres } from '../progres';
 import { attendreEtEcrire } from '../resultats';
@@ -10,7 +10,7 @@ export const lancer = (programme: Command, ctx: Contexte): void => {
   programme
     .command('lancer')
     .description('start a job, or a batch for several images of an image tool (files, or https URLs)')
-    .argument('<outil>', 'the tool: vider, staging, renovation, saison, ciel, annonce')
+    .argument('<outil>', `the tool: ${OUTILS.join(', ')}`)
     .argument('[images...]', 'photos: file paths or https URLs (optional for annonce)')
     .option('--reglage <nom=valeur>', 'a setting of the tool, e.g. style=japandi (repeatable)', reglage, {} as Record<string, string>)
     .option('--attendre', 'wait for the end, with progress on stderr, and write the results')

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
-import type { Image, Retouche } from '../../../sdk/src/index';
+import { OUTILS, type Image, type Retouche } from '../../../sdk/src/index';
 import type { ContexteOutils } from './contexte';
 import { definirOutil, type OptionsServeurMcp, type OutilMcp } from './definition';
 import { erreur, reponse } from './reponses';
@@ -24,7 +24,7 @@ export const lancer = ({ retouche, options, appel }: ContexteOutils): OutilMcp =
       'Starts a Retouche job and debits its credits (see `outils` for costs): one job per photo for an image tool, several photos making a batch; one job for `annonce`. ' +
       'Answers at once with the job or batch id; then call `attendre` with it. A job that fails is refunded by itself.',
     inputSchema: {
-      outil: z.string().check(z.describe('The tool id, from `outils`: vider, staging, renovation, saison, ciel or annonce.')),
+      outil: z.string().check(z.describe(`The tool id, from \`outils\`: ${OUTILS.slice(0, -1).join(', ')} or ${OUTILS.at(-1)}.`)),
       images: z.optional(z.array(z.string().check(z.minLength(1))).check(z.maxLength(50))).check(z.describe(descriptionImages(options))),
       televersements: z
         .optional(z.array(z.uuid()).check(z.maxLength(50)))
