@@ -1,9 +1,10 @@
 /**
  * The tool function as Lambda runs it: its bundled asset from the synthesized template (arm64 sharp
  * and libvips, the c2pa WebAssembly beside it), its handler, its environment as the template sets it,
- * on an arm64 Node under qemu — one run of every image tool on a 12 MP photo, against the local
- * stand-ins. Slow under emulation, so it is its own script (`npm run test:arm64`, run by CI), not part
- * of `npm test`.
+ * on an arm64 Node under qemu — one run of every image tool, against the local stand-ins: ciel on a
+ * 12 MP photo, the others on 2 MP (TAILLES below). Slow under emulation, so it is its own script
+ * (`npm run test:arm64`, run by CI), not part of `npm test`. `npm run test:arm64 -- --pleine-taille`
+ * runs every tool at 12 MP, as before: each tool's time under emulation at full size.
  *
  * What is not the template's: the endpoints of the stand-ins (AWS_ENDPOINT_URL_*), path-style S3
  * (RETOUCHE_S3_CHEMIN, for the local S3) and dummy credentials; RETOUCHE_MOTEUR is `local` because the
@@ -33,6 +34,24 @@ import { rendreScenes } from '../../docs/exemples/scenes';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const RACINE = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel'] as const;
+/**
+ * What arm64 can break is the same at any size: the bundle, its arm64 sharp and libvips, the
+ * WebAssembly of NanoDet, BlazeFace and c2pa, the handler and its environment. What size adds is the
+ * largest buffers, so the memory-heaviest tool runs at 12 MP: ciel, whose light and line correction,
+ * sky and face blur go over the whole frame (peak RSS of the local engine at 12 MP, on x64: ciel with
+ * its face blur 564 MB, vider 518, staging 512, renovation 507, saison 487). The others run at 2 MP,
+ * a third of the time under emulation; `--pleine-taille` gives them 12 MP too.
+ */
+const PLEINE_TAILLE = process.argv.includes('--pleine-taille');
+const GRANDE = { largeur: 4000, hauteur: 3000 } as const;
+const REDUITE = { largeur: 1600, hauteur: 1200 } as const;
+const TAILLES: Record<(typeof OUTILS)[number], { largeur: number; hauteur: number }> = {
+  vider: PLEINE_TAILLE ? GRANDE : REDUITE,
+  staging: PLEINE_TAILLE ? GRANDE : REDUITE,
+  renovation: PLEINE_TAILLE ? GRANDE : REDUITE,
+  saison: PLEINE_TAILLE ? GRANDE : REDUITE,
+  ciel: GRANDE,
+};
 const idArm64 = (i: number) => `0000000${i}-a64a-4a64-8a64-000000000000`;
 
 const nodeArm64 = execFileSync('bash', [join(RACINE, 'test/arm64/prerequis.sh')], { encoding: 'utf8' })
@@ -95,27 +114,26 @@ try {
     getAtt: (id, attribut) => `${id}.${attribut}`,
   }) as Record<string, string>;
 
-  // 3. One job per tool, each with a 12 MP photo stored where Preparer would have put it: the house for the
+  // 3. One job per tool, each with its photo (TAILLES) stored where Preparer would have put it: the house for the
   // outdoor tools; the drawn living room of docs/engines.md for vider, whose trained detector (NanoDet,
   // WebAssembly) must find its sofa and whose fill must pass the measure (no real room of test/photos does:
   // docs/engines.md, "vider on real photographs"); a real empty room (enlarged) for staging, on arm64 too.
-  const maison = await sharp(await photoGrande())
-    .resize(4000, 3000)
-    .jpeg({ quality: 92 })
-    .toBuffer();
-  const agrandie = (nom: string) => sharp(photoReelle(nom)).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
+  const grande = await photoGrande();
   const salon = (await rendreScenes()).salon;
-  const [sejour, pieceVide] = [
-    await sharp(salon).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer(),
-    await agrandie('piece-vide_polyhaven-old-hall.jpg'),
-  ];
+  const photoDe = (o: (typeof OUTILS)[number]): Promise<Buffer> => {
+    const { largeur, hauteur } = TAILLES[o];
+    if (o === 'vider') return sharp(salon).resize(largeur, hauteur, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
+    if (o === 'staging')
+      return sharp(photoReelle('piece-vide_polyhaven-old-hall.jpg')).resize(largeur, hauteur, { fit: 'fill' }).jpeg({ quality: 92 }).toBuffer();
+    return sharp(grande).resize(largeur, hauteur).jpeg({ quality: 92 }).toBuffer();
+  };
   const ddb = clientDocument(clientDynamoLocal(dynamo.endpoint));
   const compte = 'compte-arm64';
   const evenements = [];
   for (const [i, o] of OUTILS.entries()) {
     const id = idArm64(i);
     const entree = `entrees/${compte}/${id}/0.jpg`;
-    const photo = o === 'vider' ? sejour : o === 'staging' ? pieceVide : maison;
+    const photo = await photoDe(o);
     await clientS3.send(new PutObjectCommand({ Bucket: bucket, Key: entree, Body: photo, ContentType: 'image/jpeg' }));
     await ddb.send(
       new PutCommand({
@@ -180,7 +198,8 @@ try {
   };
   const script = join(temp, 'appel.mjs');
   writeFileSync(script, appel);
-  console.log(`running the handler on ${nodeArm64} under qemu-aarch64 (5 tools, 12 MP each)…`);
+  const tailles = OUTILS.map((o) => `${o} ${TAILLES[o].largeur}×${TAILLES[o].hauteur}`).join(', ');
+  console.log(`running the handler on ${nodeArm64} under qemu-aarch64 (${tailles})…`);
   const t0 = Date.now();
   const resultat = await new Promise<string>((resoudreSortie, rejeter) => {
     const enfant = spawn('qemu-aarch64-static', ['-L', '/', nodeArm64, script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -220,7 +239,7 @@ try {
     const floutageAttendu = o === 'ciel' ? { reglage: 'faces', visages: 0, plaques: 0 } : null;
     const floutageBon = JSON.stringify(sortie.floutage ?? null) === JSON.stringify(floutageAttendu);
     if (!floutageBon) console.log(`FAILED: ${o} floutage ${JSON.stringify(sortie.floutage)}`);
-    const bon = width === 4000 && height === 3000 && format === 'jpeg' && c2pa.valide && floutageBon;
+    const bon = width === TAILLES[o].largeur && height === TAILLES[o].hauteur && format === 'jpeg' && c2pa.valide && floutageBon;
     if (!bon) echecs++;
     console.log(
       `${bon ? 'ok  ' : 'FAIL'} ${o.padEnd(11)} ${String(ms).padStart(6)} ms  ${width}×${height} ${format}, ${(octets.length / 2 ** 20).toFixed(1)} MB, C2PA ${c2pa.valide ? 'valid' : c2pa.erreurs.join('; ')}`,

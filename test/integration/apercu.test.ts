@@ -13,7 +13,7 @@ import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { decoder, type Pixels } from '../../lambdas/moteurs/commun/pixels';
 import type { Travail } from '../../lambdas/core/modele/enregistrements';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
-import { demarrerPileTest } from '../support/pile';
+import { demarrerPileTest, pilePartagee } from '../support/pile';
 
 const [L, H] = [320, 240];
 
@@ -67,7 +67,7 @@ describe('a stage on the preview engine (npm start)', () => {
   let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
   let cle: string;
   beforeAll(async () => {
-    pile = await demarrerPileTest();
+    pile = await pilePartagee();
     ({ cle } = await pile.creerCompte(20));
   });
   afterAll(async () => {

@@ -7,16 +7,16 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
 import { SchemaLancement, SchemaOutils, SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest } from '../support/client';
 import { lireZip } from '../support/zip';
 
-type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+type Pile = PileTest;
 let pile: Pile;
 let url: string;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
   url = pile.urlBase;
 });
 afterAll(async () => pile?.arreter());

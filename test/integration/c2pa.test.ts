@@ -12,14 +12,14 @@ import { creerPkiTest } from '../../lambdas/moteurs/c2pa/certificats';
 import { TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
 import { verifierC2pa } from '../support/c2pa-verificateur';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest, pieceTest } from '../support/client';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 import { lireZip } from '../support/zip';
 
-type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+type Pile = PileTest;
 let pile: Pile;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
 });
 afterAll(async () => pile?.arreter());
 

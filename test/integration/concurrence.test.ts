@@ -8,7 +8,7 @@ import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { detecteurCouleurs } from '../../lambdas/moteurs/local/detecteur-local';
 import { lire as lireCompte } from '../../lambdas/core/depots/comptes';
-import { demarrerPileTest } from '../support/pile';
+import { demarrerPileTest, pilePartagee } from '../support/pile';
 import { appeler, attendreTravail, enBase64, imageTest } from '../support/client';
 
 type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
@@ -35,7 +35,7 @@ const moteurRetenu = () => {
 describe('concurrent requests on one balance', () => {
   let pile: Pile;
   beforeAll(async () => {
-    pile = await demarrerPileTest();
+    pile = await pilePartagee();
   });
   afterAll(async () => pile?.arreter());
 

@@ -4,7 +4,6 @@
  * and the account's balance must not move.
  */
 import { request } from 'node:http';
-import sharp from 'sharp';
 import * as v from 'valibot';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { objetsSignes } from '../../lambdas/core/infra/objets';
@@ -13,6 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { creerSignataire } from '../../lambdas/core/infra/liens';
 import { SchemaErreur } from '../../lambdas/core/contrat/openapi/schemas';
 import { creer as creerFichier } from '../../lambdas/http/fichier';
+import { bombePng } from '../support/bombe';
 import { demarrerPileTest } from '../support/pile';
 import { appeler, attendreTravail, imageTest, type Reponse } from '../support/client';
 
@@ -26,10 +26,7 @@ const CREDITS = 100;
 let bombe: Buffer;
 
 beforeAll(async () => {
-  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-    .png()
-    .toBuffer();
-  bombe = await sharp(minuscule).resize(16000, 16000, { kernel: 'nearest' }).png().toBuffer();
+  bombe = await bombePng();
   pile = await demarrerPileTest({ telecharger: async () => bombe });
   url = pile.urlBase;
   cle = (await pile.creerCompte(CREDITS)).cle;

@@ -6,15 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appeler, imageTest, type Reponse } from '../support/client';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 
-type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+type Pile = PileTest;
 let pile: Pile;
 let cle: string;
 const CREDITS = 50;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
   cle = (await pile.creerCompte(CREDITS)).cle;
 });
 afterAll(async () => pile?.arreter());

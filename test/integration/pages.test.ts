@@ -9,12 +9,12 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { elementCreer, nouveau } from '../../lambdas/core/depots/travaux';
 import type { IdOutil } from '../../lambdas/core/modele/outils';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 
 type Travail = { id: string; outil: string; cree_le: string };
 type Page = { travaux: Travail[]; suivant: string | null };
 
-let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
+let pile: PileTest;
 let cle: string;
 let compte: string;
 /** The account's jobs as written, newest first as the listing orders them (creation time, then id). */
@@ -70,7 +70,7 @@ const parcourir = async (limite: number, outil?: string) => {
 };
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
   ({ cle, compte } = await pile.creerCompte(0));
   const outils: IdOutil[] = ['ciel', 'vider', 'annonce'];
   // 250 jobs over 50 instants: five at a time share their creation time, as a batch's jobs do.

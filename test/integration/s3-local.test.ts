@@ -31,16 +31,16 @@ import { identifiantsLocaux } from '../../local/dynamodb';
 import { FICHIER_PILE } from '../../local/pile';
 import { identifiantsS3Local } from '../../local/s3';
 import { appeler, imageTest } from '../support/client';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 import { lireZip } from '../support/zip';
 
-type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+type Pile = PileTest;
 let pile: Pile;
 /** The stack's S3 endpoint, as it writes it for the admin CLI. */
 let endpoint: string;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
   endpoint = (JSON.parse(readFileSync(join(pile.dossier, FICHIER_PILE), 'utf8')) as { s3: string }).s3;
 });
 afterAll(async () => pile?.arreter());

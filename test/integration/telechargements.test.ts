@@ -11,18 +11,18 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lancement, Travail } from '../../lambdas/core/modele/enregistrements';
 import { SchemaTravail } from '../../lambdas/core/contrat/openapi/schemas';
-import { demarrerPileTest } from '../support/pile';
+import { pilePartagee, type PileTest } from '../support/pile';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { lireZip } from '../support/zip';
 
-type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
+type Pile = PileTest;
 let pile: Pile;
 /** The API by 127.0.0.1, as the test client calls it, and by localhost, as the README's examples do. */
 let parIp: string;
 let parNom: string;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
   parIp = `http://127.0.0.1:${pile.port}/api/v1`;
   parNom = `http://localhost:${pile.port}/api/v1`;
 });

@@ -9,7 +9,8 @@ import type { Lancement, Lot } from '../../lambdas/core/modele/enregistrements';
 import type { Televersement } from '../../lambdas/core/domaine/televersements';
 import { VALIDITE_URL_TELEVERSEMENT_SECONDES } from '../../lambdas/core/modele/retention';
 import { appeler, attendreLot, attendreTravail, imageTest } from '../support/client';
-import { demarrerPileTest } from '../support/pile';
+import { bombePng, COTE_BOMBE } from '../support/bombe';
+import { demarrerPileTest, pilePartagee } from '../support/pile';
 import * as v from 'valibot';
 import { SchemaTeleversements } from '../../lambdas/core/contrat/openapi/schemas';
 import { photoGrande } from '../support/photo';
@@ -18,7 +19,7 @@ type Pile = Awaited<ReturnType<typeof demarrerPileTest>>;
 let pile: Pile;
 
 beforeAll(async () => {
-  pile = await demarrerPileTest();
+  pile = await pilePartagee();
 });
 afterAll(async () => pile?.arreter());
 
@@ -189,13 +190,10 @@ describe('jobs from uploads', () => {
 
   it('an upload over 50 megapixels is refused before anything is charged (413 with its dimensions)', async () => {
     const { cle } = await pile.creerCompte(10);
-    const bombe = await sharp({ create: { width: 10_000, height: 6_000, channels: 3, background: '#88aacc' } })
-      .png({ compressionLevel: 9 })
-      .toBuffer();
-    const [id] = await televerser(cle, [bombe], 'image/png');
+    const [id] = await televerser(cle, [await bombePng()], 'image/png');
     const { statut, corps } = await appeler(pile.urlBase, 'POST', '/travaux', { cle, json: { outil: 'ciel', images: [{ televersement: id }] } });
     expect(statut).toBe(413);
-    expect(corps.error).toMatchObject({ code: 'image_too_large', largeur: 10_000, hauteur: 6_000 });
+    expect(corps.error).toMatchObject({ code: 'image_too_large', largeur: COTE_BOMBE, hauteur: COTE_BOMBE });
     expect(await solde(cle)).toBe(10);
   });
 

@@ -50,7 +50,7 @@ const problemes = (schema: v.GenericSchema, valeur: unknown): string[] =>
   (v.safeParse(schema, valeur).issues ?? []).map((i) => `${(i.path ?? []).map((p) => String(p.key)).join('.')}: ${i.message}`);
 
 /** A photo with a floor, a sky and detail, so that every tool has something to work on. */
-const photo = async (largeur: number, hauteur: number): Promise<Buffer> => {
+const dessinerPhoto = async (largeur: number, hauteur: number): Promise<Buffer> => {
   const data = Buffer.alloc(largeur * hauteur * 3);
   for (let y = 0; y < hauteur; y++) {
     for (let x = 0; x < largeur; x++) {
@@ -65,6 +65,13 @@ const photo = async (largeur: number, hauteur: number): Promise<Buffer> => {
   return sharp(data, { raw: { width: largeur, height: hauteur, channels: 3 } })
     .jpeg({ quality: 92 })
     .toBuffer();
+};
+/** Each size drawn once for the file (the 24 MP one is sent by two tests): the same bytes every time. */
+const photos = new Map<string, Promise<Buffer>>();
+const photo = (largeur: number, hauteur: number): Promise<Buffer> => {
+  const cle = `${largeur}x${hauteur}`;
+  if (!photos.has(cle)) photos.set(cle, dessinerPhoto(largeur, hauteur));
+  return photos.get(cle)!;
 };
 
 /** Answers as the Rekognition API reference shows them: instance boxes as ratios, a face, a line of text. */

@@ -8,27 +8,16 @@ import { lireDimensions, MAX_PIXELS_IMAGE, verifierDimensions } from '../../lamb
 import { ErreurApi, ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import { photoPourConverse } from '../../lambdas/moteurs/bedrock/annonce';
 import { decoder } from '../../lambdas/moteurs/commun/pixels';
+import { bombePng } from '../support/bombe';
+import { erreurDe } from '../support/refus';
 
 const image = (largeur: number, hauteur: number) => sharp({ create: { width: largeur, height: hauteur, channels: 3, background: '#6a8caf' } });
 
 /** 16000×16000 pixels of one colour: 256 megapixels (768 MB as RGB) in under 1 MB of PNG. */
 let bombe: Buffer;
 beforeAll(async () => {
-  // Grey: its rows deflate best (under 800 KB at the default compression, in a fraction of a second).
-  const minuscule = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-    .png()
-    .toBuffer();
-  bombe = await sharp(minuscule).resize(16000, 16000, { kernel: 'nearest' }).png().toBuffer();
+  bombe = await bombePng();
 });
-
-const erreurDe = async (fn: () => unknown): Promise<unknown> => {
-  try {
-    await fn();
-  } catch (erreur) {
-    return erreur;
-  }
-  throw new Error('expected an error');
-};
 
 describe('lireDimensions', () => {
   it('reads width and height of JPEG, PNG and WebP from their header', async () => {

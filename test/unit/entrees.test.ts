@@ -1,19 +1,9 @@
 /** Inputs of POST /travaux: image bytes, base64 and data URLs, multipart forms. */
 import { describe, expect, it } from 'vitest';
-import { ErreurApi } from '../../lambdas/core/modele/erreurs';
 import { decoderBase64, detecterFormat, MAX_OCTETS_IMAGE, tailleDecodee } from '../../lambdas/core/modele/images';
 import { lireMultipart } from '../../lambdas/core/contrat/multipart';
 import { imageTest } from '../support/client';
-
-const codeDe = async (fn: () => unknown): Promise<string> => {
-  try {
-    await fn();
-  } catch (erreur) {
-    expect(erreur).toBeInstanceOf(ErreurApi);
-    return (erreur as ErreurApi).code;
-  }
-  return 'ok';
-};
+import { codeDe } from '../support/refus';
 
 describe('image formats', () => {
   it('recognises JPEG, PNG and WebP by their bytes, nothing else', async () => {

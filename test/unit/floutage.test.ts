@@ -1,12 +1,12 @@
 /**
  * Blurring faces and plates (the `floutage` setting): the production detector fed recorded Rekognition
- * answers (DetectFaces, DetectLabels, DetectText, in their own shapes), the local stand-in on drawn
- * street scenes, and the blur itself: every box found loses its detail, and not one pixel outside the
- * grown regions changes; `none` calls no detector and changes nothing.
+ * answers (DetectFaces, DetectLabels, DetectText, in their own shapes), and the blur itself: every box
+ * found loses its detail, and not one pixel outside the grown regions changes; `none` calls no detector
+ * and changes nothing. The local stand-in (BlazeFace and the colour rules) on drawn street scenes:
+ * floutage-local.test.ts, in the `photos` project.
  */
 import { DetectFacesCommand, DetectLabelsCommand, DetectTextCommand, RekognitionClient } from '@aws-sdk/client-rekognition';
 import { mockClient } from 'aws-sdk-client-mock';
-import sharp from 'sharp';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Rectangle } from '../../lambdas/moteurs/commun/masques';
 import { creerDetecteurPersonnesRekognition, estPlaque, tuiles, versPhoto } from '../../lambdas/moteurs/bedrock/rekognition-personnes';
@@ -14,12 +14,9 @@ import { appliquerFloutage, regionAgrandie } from '../../lambdas/moteurs/commun/
 import { definitionManifeste, type OptionsSansCle } from '../../lambdas/moteurs/c2pa/manifeste';
 import type { Floutage } from '../../lambdas/core/modele/sorties';
 import { natureResultat } from '../../lambdas/moteurs/commun/provenance';
-import { detecteurCouleurs, detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import type { DetecteurPersonnes, RegionPersonnelle } from '../../lambdas/moteurs/commun/personnes';
 import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
-import { imageTest } from '../support/images';
 import { scenePersonnes } from '../support/scenes-personnes';
-import { decoder } from '../../lambdas/moteurs/commun/pixels';
 import { iou } from '../support/boites';
 
 const copie = (p: Pixels): Pixels => ({ ...p, data: Buffer.from(p.data) });
@@ -229,41 +226,3 @@ const OPTIONS_MANIFESTE: OptionsSansCle = {
   entree: { hash: Buffer.alloc(32), format: 'image/jpeg' },
   chaine: [],
 };
-
-describe('the local stand-in', () => {
-  it('finds the drawn face and plate of every scene from the pixels alone', async () => {
-    for (const graine of [1, 2, 3, 4, 5, 6]) {
-      const scene = scenePersonnes({ largeur: 1280, hauteur: 853, graine });
-      const trouves = await detecteurCouleurs.detecter(scene.pixels, new Set(['visage', 'plaque']));
-      const visages = trouves.filter((r) => r.genre === 'visage');
-      const plaques = trouves.filter((r) => r.genre === 'plaque');
-      expect([visages.length, plaques.length], `scene ${graine}`).toEqual([1, 1]);
-      expect(iou(visages[0]!.boite, scene.visages[0]!), `scene ${graine}`).toBeGreaterThan(0.6);
-      expect(iou(plaques[0]!.boite, scene.plaques[0]!), `scene ${graine}`).toBeGreaterThan(0.6);
-    }
-  });
-
-  it('the engine finds the drawn face by BlazeFace and the drawn plate by the colour rule, each once', async () => {
-    // The integration tests' street (c2pa.test.ts) counts one face and one plate through the whole engine.
-    for (const graine of [2, 7]) {
-      const scene = scenePersonnes({ largeur: 1280, hauteur: 853, graine });
-      const trouves = await detecteurPersonnesLocal.detecter(scene.pixels, new Set(['visage', 'plaque']));
-      expect(trouves.map((r) => r.genre).sort(), `scene ${graine}`).toEqual(['plaque', 'visage']);
-    }
-  });
-
-  it("finds nothing in the project's rooms, facades and gardens", async () => {
-    for (const n of [0, 1, 2, 3]) {
-      const { pixels } = await decoder(await imageTest(n, 'png', 640, 427));
-      expect(await detecteurPersonnesLocal.detecter(pixels, new Set(['visage', 'plaque'])), `imageTest ${n}`).toEqual([]);
-    }
-    const vide = {
-      data: await sharp({ create: { width: 320, height: 240, channels: 3, background: '#d8c8b0' } })
-        .raw()
-        .toBuffer(),
-      largeur: 320,
-      hauteur: 240,
-    };
-    expect(await detecteurPersonnesLocal.detecter(vide, new Set(['visage', 'plaque']))).toEqual([]);
-  });
-});

@@ -15,7 +15,7 @@ import { suggerer } from '../../lambdas/core/contrat/suggestions';
 import { CATALOGUE, OUTILS } from '../../lambdas/core/modele/outils';
 import { FichierAnnonce, ImageBase64, ImageTeleversement, ImageUrl, RequeteTeleversements, SCHEMAS_REQUETE } from '../../lambdas/core/contrat/schemas';
 import { creerTeleversements } from '../../lambdas/core/domaine/televersements';
-import { refus } from '../support/refus';
+import { refus, refusDe } from '../support/refus';
 
 /** Fragments of valibot's messages and type names; none may appear in anything a client reads. */
 const JARGON = [
@@ -60,23 +60,14 @@ const sansJargon = (erreur: ErreurApi): Probleme[] => {
   return details;
 };
 
-const refusAsync = async (promesse: Promise<unknown>): Promise<ErreurApi> => {
-  const erreur = await promesse.then(
-    () => new Error('expected a refusal'),
-    (e: unknown) => e,
-  );
-  expect(erreur).toBeInstanceOf(ErreurApi);
-  return erreur as ErreurApi;
-};
-
 /** A JSON body through the real reader (json.ts, outil, schemas), as POST /travaux reads it. */
-const json = (corps: unknown) => refusAsync(lireDemande('application/json', Buffer.from(typeof corps === 'string' ? corps : JSON.stringify(corps))));
+const json = (corps: unknown) => refusDe(lireDemande('application/json', Buffer.from(typeof corps === 'string' ? corps : JSON.stringify(corps))));
 
 const formulaire = async (remplir: (f: FormData) => void) => {
   const f = new FormData();
   remplir(f);
   const reponse = new Response(f);
-  return refusAsync(lireDemande(reponse.headers.get('content-type')!, Buffer.from(await reponse.arrayBuffer())));
+  return refusDe(lireDemande(reponse.headers.get('content-type')!, Buffer.from(await reponse.arrayBuffer())));
 };
 
 /** The one problem of a refusal: status, code, path, and the message checked by the caller. */
@@ -452,7 +443,7 @@ describe('POST /televersements', () => {
       },
     },
   ) as Parameters<typeof creerTeleversements>[0];
-  const annoncer = (corps: unknown) => refusAsync(creerTeleversements(d, 'compte', 'application/json', Buffer.from(JSON.stringify(corps))));
+  const annoncer = (corps: unknown) => refusDe(creerTeleversements(d, 'compte', 'application/json', Buffer.from(JSON.stringify(corps))));
   const EXEMPLE = '{"fichiers":[{"nom":"salon.jpg","type":"image/jpeg","taille":2483116}]}';
 
   it('fichiers missing, empty, not an array, too many', async () => {

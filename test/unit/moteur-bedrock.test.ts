@@ -666,10 +666,12 @@ describe('Bedrock engine: annonce through Converse', () => {
 describe('Bedrock engine: the structure check on every image result', () => {
   // Multiples of 64: the working image is the photo itself, so a drawn answer lines up with it.
   const [L, H] = [1216, 832];
-  const facade = (o: Parameters<typeof dessinerFacade>[0] = {}) =>
-    sharp(dessinerFacade(o, L, H).data, { raw: { width: L, height: H, channels: 3 } })
+  /** The photo every test of this block sends, drawn once (a Buffer: the engine reads it, never writes it). */
+  let photoFacade: Promise<Buffer> | undefined;
+  const facade = () =>
+    (photoFacade ??= sharp(dessinerFacade({}, L, H).data, { raw: { width: L, height: H, channels: 3 } })
       .png()
-      .toBuffer();
+      .toBuffer());
   const ouvertures = (): ObjetDetecte[] => [
     ...FACADE.fenetres.map((boite) => ({ nom: 'Window', nature: 'fixe' as const, boite, confiance: 0.9 })),
     { nom: 'Door', nature: 'fixe', boite: FACADE.porte, confiance: 0.9 },

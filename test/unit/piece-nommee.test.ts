@@ -15,6 +15,7 @@ import { detecteurLocal, indicesLocaux } from '../../lambdas/moteurs/local/detec
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { remplirVider } from '../../lambdas/moteurs/local/vider';
 import { photo, verite } from '../support/verite';
+import { issue } from '../support/refus';
 
 const moteur = creerMoteurLocal();
 
@@ -31,13 +32,6 @@ const PHOTOS = Object.keys(verite()).flatMap((nom) => (PIECES[nom.split('_')[0]!
 
 /** A refusal that says the photo is not the room named: outside, or a bathroom. */
 const CONFUSION = /taken outside|bathroom/;
-
-/** What staging answers: "delivered", or its refusal. */
-const issue = (p: Promise<unknown>): Promise<string> =>
-  p.then(
-    () => 'delivered',
-    (e: Error) => `${e.name}: ${e.message}`,
-  );
 
 describe('staging with the room named, on real rooms of that kind', () => {
   it('has rooms of every kind the set holds', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { creditsDus } from '../../lambdas/core/domaine/achats';
 import { verifierSolde } from '../../lambdas/core/domaine/facturation';
 import { ErreurApi } from '../../lambdas/core/modele/erreurs';
+import { refus } from '../support/refus';
 
 describe('credits a refund or a dispute owes back', () => {
   it('a refund: the share refunded so far, rounded up, never beyond the pack', () => {
@@ -33,24 +34,17 @@ describe('credits a refund or a dispute owes back', () => {
 });
 
 describe('a balance below zero starts no job', () => {
-  const refus = (credits: number, cout: number): ErreurApi => {
-    try {
-      verifierSolde(credits, 0, cout, 1);
-    } catch (erreur) {
-      return erreur as ErreurApi;
-    }
-    throw new Error('not refused');
-  };
+  const refusSolde = (credits: number, cout: number): ErreurApi => refus(() => verifierSolde(credits, 0, cout, 1));
 
   it('refuses even a free (test) job, saying the balance is below zero and why', () => {
-    const e = refus(-3, 0);
+    const e = refusSolde(-3, 0);
     expect([e.code, e.statut, e.details]).toEqual(['insufficient_credits', 402, { credits: -3, requis: 0 }]);
     expect(e.message).toMatch(/^The balance is -3 credits, below zero: credits were taken back \(a purchase refunded or disputed/);
-    expect(refus(-3, 4).message).toMatch(/below zero/);
+    expect(refusSolde(-3, 4).message).toMatch(/below zero/);
   });
 
   it('at zero or above, a request is refused for its cost only', () => {
     expect(() => verifierSolde(0, 0, 0, 1)).not.toThrow();
-    expect(refus(0, 3).message).toBe('This request costs 3 credits; the balance is 0.');
+    expect(refusSolde(0, 3).message).toBe('This request costs 3 credits; the balance is 0.');
   });
 });

@@ -9,6 +9,7 @@ import { generate } from 'selfsigned';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerTelechargeur } from '../../lambdas/core/infra/telechargement';
+import { codeDe } from '../support/refus';
 
 let serveur: Server;
 let base: string;
@@ -66,15 +67,6 @@ afterAll(async () => {
 const autorise = (options: Record<string, unknown> = {}) =>
   creerTelechargeur({ agent: new RequestFilteringHttpsAgent({ ca, allowIPAddressList: ['127.0.0.1'] }), ...options });
 
-const code = async (promesse: Promise<unknown>) => {
-  try {
-    await promesse;
-  } catch (erreur) {
-    return (erreur as Error).name;
-  }
-  return 'ok';
-};
-
 describe('downloads', () => {
   it('fetches an https image, with or without Content-Length, and follows a redirect on an allowed host', async () => {
     expect((await autorise()(`${base}/image.jpg`)).equals(IMAGE)).toBe(true);
@@ -83,14 +75,14 @@ describe('downloads', () => {
   });
 
   it('caps the size while streaming, announced or not', async () => {
-    expect(await code(autorise({ maxOctets: 1000 })(`${base}/image.jpg`))).toBe('image_trop_grande');
-    expect(await code(autorise({ maxOctets: 1000 })(`${base}/sans-longueur.jpg`))).toBe('image_trop_grande');
+    expect(await codeDe(autorise({ maxOctets: 1000 })(`${base}/image.jpg`))).toBe('image_trop_grande');
+    expect(await codeDe(autorise({ maxOctets: 1000 })(`${base}/sans-longueur.jpg`))).toBe('image_trop_grande');
   });
 
   it('gives up on HTTP errors, endless redirects and silent servers', async () => {
-    expect(await code(autorise()(`${base}/absente.jpg`))).toBe('telechargement_echoue');
-    expect(await code(autorise()(`${base}/boucle`))).toBe('url_refusee');
-    expect(await code(autorise({ delaiMs: 300 })(`${base}/lent`))).toBe('telechargement_echoue');
+    expect(await codeDe(autorise()(`${base}/absente.jpg`))).toBe('telechargement_echoue');
+    expect(await codeDe(autorise()(`${base}/boucle`))).toBe('url_refusee');
+    expect(await codeDe(autorise({ delaiMs: 300 })(`${base}/lent`))).toBe('telechargement_echoue');
   });
 });
 
@@ -98,10 +90,10 @@ describe('SSRF', () => {
   const defaut = creerTelechargeur();
 
   it('refuses anything but https, and credentials in the URL', async () => {
-    expect(await code(defaut('http://photos.example/a.jpg'))).toBe('url_refusee');
-    expect(await code(defaut('ftp://photos.example/a.jpg'))).toBe('url_refusee');
-    expect(await code(defaut('https://user:secret@photos.example/a.jpg'))).toBe('url_refusee');
-    expect(await code(defaut('pas une url'))).toBe('url_refusee');
+    expect(await codeDe(defaut('http://photos.example/a.jpg'))).toBe('url_refusee');
+    expect(await codeDe(defaut('ftp://photos.example/a.jpg'))).toBe('url_refusee');
+    expect(await codeDe(defaut('https://user:secret@photos.example/a.jpg'))).toBe('url_refusee');
+    expect(await codeDe(defaut('pas une url'))).toBe('url_refusee');
   });
 
   it('refuses loopback, private, link-local (metadata), CGNAT, mapped and NAT64 addresses before connecting', async () => {
@@ -121,7 +113,7 @@ describe('SSRF', () => {
       'https://[64:ff9b::a9fe:a9fe]/a.jpg',
       'https://[fd00:ec2::254]/a.jpg',
     ]) {
-      expect(await code(defaut(url)), url).toBe('url_refusee');
+      expect(await codeDe(defaut(url)), url).toBe('url_refusee');
     }
   });
 
@@ -134,12 +126,12 @@ describe('SSRF', () => {
           options.all ? rappel(null, [{ address: '127.0.0.1', family: 4 }]) : rappel(null, '127.0.0.1', 4)) as never,
       }),
     });
-    expect(await code(rebind('https://photos.example/a.jpg'))).toBe('url_refusee');
+    expect(await codeDe(rebind('https://photos.example/a.jpg'))).toBe('url_refusee');
   });
 
   it('checks every redirect again: an allowed host cannot bounce the request to a refused one', async () => {
     const port = new URL(base).port;
-    expect(await code(autorise()(`${base}/redirection?vers=${encodeURIComponent(`https://127.0.0.2:${port}/image.jpg`)}`))).toBe('url_refusee');
-    expect(await code(autorise()(`${base}/redirection?vers=${encodeURIComponent(`http://127.0.0.1:${port}/image.jpg`)}`))).toBe('url_refusee');
+    expect(await codeDe(autorise()(`${base}/redirection?vers=${encodeURIComponent(`https://127.0.0.2:${port}/image.jpg`)}`))).toBe('url_refusee');
+    expect(await codeDe(autorise()(`${base}/redirection?vers=${encodeURIComponent(`http://127.0.0.1:${port}/image.jpg`)}`))).toBe('url_refusee');
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { verifierTeleversements } from '../../lambdas/core/domaine/televersements';
 import { clientDocument } from '../../lambdas/core/infra/client-dynamodb';
 import { objetsSignes } from '../../lambdas/core/infra/objets';
-import { refus } from '../support/refus';
+import { refusDe } from '../support/refus';
 
 const id = '5f0c2a8e-0000-4000-8000-000000000001';
 const compte = 'compte-1';
@@ -55,15 +55,11 @@ const dependances = (statutS3: number) => {
 describe('an upload that never arrived, on AWS', () => {
   it('403 from S3 (no ListBucket) is "non_recu", a 422', async () => {
     const d = dependances(403);
-    const erreur = await verifierTeleversements(d, compte, [{ index: 0, id, nom: null }]).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(
-      refus(() => {
-        throw erreur;
-      }),
-    ).toMatchObject({ statut: 422, code: 'invalid_image', details: { raison: 'non_recu', index: 0 } });
+    expect(await refusDe(verifierTeleversements(d, compte, [{ index: 0, id, nom: null }]))).toMatchObject({
+      statut: 422,
+      code: 'invalid_image',
+      details: { raison: 'non_recu', index: 0 },
+    });
   });
 
   it('any other S3 failure is not blamed on the client', async () => {

@@ -16,6 +16,7 @@ import type { ObjetDetecte } from '../../lambdas/moteurs/commun/detection';
 import { valeurNommee } from '../../lambdas/moteurs/commun/moteur';
 import { creerMoteurLocal } from '../../lambdas/moteurs/local/index';
 import { photo } from '../support/verite';
+import { issue } from '../support/refus';
 
 /** A bathroom the local detector knows by its washbasin only (no toilet found): the case a named room decides. */
 const SALLE_DE_BAIN = photo('salle-de-bain_coco006818.jpg');
@@ -34,13 +35,6 @@ const formulaire = async (champs: Record<string, string>) => {
   const reponse = new Response(f);
   return (await lireDemande(reponse.headers.get('content-type')!, Buffer.from(await reponse.arrayBuffer()))).demande;
 };
-
-/** What staging answers: "delivered", or its refusal. */
-const issue = (p: Promise<unknown>): Promise<string> =>
-  p.then(
-    () => 'delivered',
-    (e: Error) => `${e.name}: ${e.message}`,
-  );
 
 describe('the settings a request names (contrat/demande.ts)', () => {
   it('JSON: none named, the defaults still applied to valeurs', async () => {
