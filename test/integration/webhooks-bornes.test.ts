@@ -99,8 +99,10 @@ describe('webhooks cannot be used to flood', () => {
     // From the delivery's creation (its record's date, this machine's clock), not from before the request: the
     // queue's delay is what is measured, not how long a loaded test machine took to answer the POST.
     const delai = recepteur.de('/sain')[0]!.le - Date.parse((envoi.corps as { cree_le: string }).cree_le);
-    // Its normal delay: the queue's next turn, well under a second here; a dead tenant's attempts take 15 s each.
-    expect(delai).toBeLessThan(3000);
+    // Its normal delay: the queue's next turn, 50 ms alone on this machine, 3 s once on CI with both cores busy
+    // (the dead tenant's 300 messages being deferred through DynamoDB Local meanwhile); a dead tenant's attempts
+    // take 15 s each, so a third of that still tells the two apart.
+    expect(delai).toBeLessThan(5000);
 
     // The dead tenant's attempts in flight: never more than its places. An endpoint may not have been tried at all
     // (the account's places are first come: two endpoints can hold all four), so never seen counts as 0.
