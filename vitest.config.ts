@@ -77,12 +77,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'integration-partagee', include: PILE_PARTAGEE, isolate: false, globalSetup: ['test/support/global-setup.ts'] },
       },
-      { extends: true, test: { name: 'clients', include: CLIENTS, globalSetup: ['test/support/global-setup.ts'] } },
+      // clients, service and navigateur run in CI beside the arm64 proof, which keeps one of the two cores: a test that
+      // takes 25 s alone (two npm starts, five admin processes) took up to 60 s there while other work loaded the
+      // machine too, so these hang guards are twice the others. What the tests assert does not change.
+      { extends: true, test: { name: 'clients', include: CLIENTS, globalSetup: ['test/support/global-setup.ts'], testTimeout: 120_000 } },
       // Each starts its own stacks (npm start, DynamoDB Local included).
-      { extends: true, test: { name: 'service', include: SERVICE } },
+      { extends: true, test: { name: 'service', include: SERVICE, testTimeout: 120_000 } },
       { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
       // The web site in Chromium against npm start (`npm run test:site`, in CI after test:service).
-      { extends: true, test: { name: 'navigateur', include: ['test/navigateur/**/*.test.ts'], fileParallelism: false } },
+      { extends: true, test: { name: 'navigateur', include: ['test/navigateur/**/*.test.ts'], fileParallelism: false, testTimeout: 120_000 } },
     ],
   },
 });
