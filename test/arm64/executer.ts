@@ -40,7 +40,7 @@ const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel'] as const;
  * largest buffers, so the memory-heaviest tool runs at 12 MP: ciel, whose light and line correction,
  * sky and face blur go over the whole frame (peak RSS of the local engine at 12 MP, on x64: ciel with
  * its face blur 564 MB, vider 518, staging 512, renovation 507, saison 487). The others run at 2 MP,
- * a third of the time under emulation; `--pleine-taille` gives them 12 MP too.
+ * in less than half their time at 12 MP under emulation; `--pleine-taille` gives them 12 MP too.
  */
 const PLEINE_TAILLE = process.argv.includes('--pleine-taille');
 const GRANDE = { largeur: 4000, hauteur: 3000 } as const;
