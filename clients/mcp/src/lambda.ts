@@ -26,7 +26,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { compterRequete } from '../../../lambdas/core/domaine/cadence';
 import { jetonPorteur } from '../../../lambdas/core/domaine/comptes';
 import { documentDepuisEnv } from '../../../lambdas/core/infra/client-dynamodb';
-import { dependancesAvec } from '../../../lambdas/core/infra/dependances';
+import { dependancesAvec, type AvecTable } from '../../../lambdas/core/infra/dependances';
 import { ErreurApi } from '../../../lambdas/core/modele/erreurs';
 import { entete } from '../../../lambdas/http/adaptateur';
 import { routeAuthentifiee, type FournisseurDeps } from '../../../lambdas/http/authentifiee';
@@ -64,7 +64,7 @@ const COMPTEES = ROUTES.filter((r) => r.authentifiee).map((r) => ({ methode: r.m
  * public, which `outils` and `lancer` read): a refused one gets the 429 the API gives, so the tool
  * answers `rate_limited` as for any other call.
  */
-const fetchCompte = (d: Parameters<typeof compterRequete>[0], empreinte: string, base: string): typeof fetch => {
+const fetchCompte = (d: AvecTable, empreinte: string, base: string): typeof fetch => {
   const racine = new URL(base);
   return async (entree, init) => {
     const url = new URL(entree instanceof Request ? entree.url : entree);

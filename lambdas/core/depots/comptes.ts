@@ -7,7 +7,7 @@
  * move them through this module's transaction items. Keys and limits are core/domaine/comptes.ts's rules.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable, Dependances } from '../infra/dependances';
 import { INDEX, PREFIXES_TABLE, toutInterroger, type DepsTable } from './table';
 import { ecrire, raisonsAnnulation, type ElementTransaction, type RaisonAnnulation } from './transactions';
 
@@ -84,13 +84,7 @@ export const elementCreation = (d: Pick<Dependances, 'table' | 'horloge'>, compt
 });
 
 /** A new account and its first key, together, with what else the caller writes beside them (the record of its credits). */
-export const creer = async (
-  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
-  compte: string,
-  credits: number,
-  nouvelle: NouvelleCle,
-  avec: ElementTransaction[] = [],
-): Promise<void> => {
+export const creer = async (d: AvecTable, compte: string, credits: number, nouvelle: NouvelleCle, avec: ElementTransaction[] = []): Promise<void> => {
   await ecrire(d, [elementCreation(d, compte, credits, 1), elementCle(d, compte, nouvelle), ...avec]);
 };
 
@@ -114,12 +108,7 @@ export const lire = async (d: DepsTable, compte: string): Promise<Enregistrement
  * One more key for the account, counted in the same transaction, while it has fewer than `max`:
  * `plein` when it has `max` already, `absent` when there is no such account.
  */
-export const ajouterCle = async (
-  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
-  compte: string,
-  nouvelle: NouvelleCle,
-  max: number,
-): Promise<'ajoutee' | 'plein' | 'absent'> => {
+export const ajouterCle = async (d: AvecTable, compte: string, nouvelle: NouvelleCle, max: number): Promise<'ajoutee' | 'plein' | 'absent'> => {
   try {
     await ecrire(d, [
       {

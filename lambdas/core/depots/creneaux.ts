@@ -7,7 +7,7 @@
  * conditional write. Its rules: core/domaine/webhooks/livraison.ts.
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable } from '../infra/dependances';
 import { ATTRIBUT_TTL, JOURS, PREFIXES_TABLE, ttlDans, type DepsTable } from './table';
 import { ecritSi } from './transactions';
 
@@ -38,7 +38,7 @@ export interface Creneau {
  * read again, a few times: places change hands in milliseconds.
  */
 export const prendre = async (
-  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
+  d: AvecTable,
   a: { compte: string; webhook: string; livraison: string; jusqua: string },
   places: Places,
 ): Promise<Creneau | undefined> => {

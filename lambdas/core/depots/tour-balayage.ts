@@ -7,14 +7,14 @@
  * (issue 40). A run that dies without giving its turn back holds it only until `jusqua`: its own timeout.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable } from '../infra/dependances';
 import { PREFIXES_TABLE, type DepsTable } from './table';
 import { ecritSi } from './transactions';
 
 const CLE = { pk: `${PREFIXES_TABLE.tour}BALAYAGE`, sk: 'TOUR' };
 
 /** Takes the turn until `jusqua` for `jeton`; false while another run's lease has not ended. */
-export const prendre = (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, jeton: string, jusqua: Date): Promise<boolean> =>
+export const prendre = (d: AvecTable, jeton: string, jusqua: Date): Promise<boolean> =>
   ecritSi(
     d.ddb.send(
       new UpdateCommand({

@@ -4,7 +4,7 @@
  * first requests race. The rules are core/domaine/utilisateurs.ts's.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable } from '../infra/dependances';
 import { elementCreation } from './comptes';
 import { PREFIXES_TABLE, type DepsTable } from './table';
 import { ecrire, raisonsAnnulation, type ElementTransaction } from './transactions';
@@ -30,7 +30,7 @@ export const lire = async (d: DepsTable, utilisateur: string): Promise<Enregistr
  * concurrent first request), and nothing was written.
  */
 export const creerAvecCompte = async (
-  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
+  d: AvecTable,
   nouveau: { utilisateur: string; email: string; compte: string; credits: number },
   avec: ElementTransaction[] = [],
 ): Promise<boolean> => {

@@ -6,14 +6,14 @@
  * be retried any number of times: the delivery is created once. Its rules: core/domaine/webhooks/.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable, Dependances } from '../infra/dependances';
 import type { EnregistrementLivraison, EnregistrementWebhook } from '../modele/webhooks';
 import { RETENTION_LIVRAISONS_JOURS } from '../modele/webhooks';
 import { cleItem as cleCompte } from './comptes';
 import { ATTRIBUT_TTL, INDEX, JOURS, OUVERTS, PREFIXES_TABLE, toutInterroger, ttlDans, type DepsTable } from './table';
 import { ecrire, ecritSi, raisonsAnnulation } from './transactions';
 
-type DepsEcriture = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+type DepsEcriture = AvecTable;
 
 const cleWebhook = (id: string) => ({ pk: `${PREFIXES_TABLE.webhook}${id}`, sk: 'WEBHOOK' });
 const cleLivraison = (webhook: string, id: string) => ({ pk: `${PREFIXES_TABLE.livraison}${webhook}#${id}`, sk: 'LIVRAISON' });

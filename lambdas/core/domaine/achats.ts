@@ -22,7 +22,7 @@
  */
 import * as v from 'valibot';
 import * as apports from '../depots/apports';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable } from '../infra/dependances';
 import type { EvenementStripe } from '../infra/stripe';
 import { estUuid } from '../modele/uuid';
 
@@ -80,11 +80,7 @@ export type IssueAchat =
 const idDe = (valeur: string | { id: string } | null | undefined): string | undefined => (typeof valeur === 'string' ? valeur : valeur?.id);
 
 /** Credits the account a paid Checkout Session names, once per session; takes them back when its payment is refunded or disputed. */
-export const traiterEvenement = async (
-  d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>,
-  evenement: EvenementStripe,
-  packs: readonly Pack[],
-): Promise<IssueAchat> => {
+export const traiterEvenement = async (d: AvecTable, evenement: EvenementStripe, packs: readonly Pack[]): Promise<IssueAchat> => {
   if (Object.hasOwn(EVENEMENTS_REPRISE, evenement.type)) return reprendre(d, evenement);
   if (!EVENEMENTS_PAYES.has(evenement.type)) return { statut: 'ignore', raison: 'autre_evenement' };
   const session = evenement.data.object as {
@@ -141,7 +137,7 @@ export const creditsDus = (
 const ESSAIS_REPRISE = 8;
 
 /** A refund or a dispute: the purchase's credits taken back, up to what it owes in all. */
-const reprendre = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, evenement: EvenementStripe): Promise<IssueAchat> => {
+const reprendre = async (d: AvecTable, evenement: EvenementStripe): Promise<IssueAchat> => {
   const origine = EVENEMENTS_REPRISE[evenement.type as keyof typeof EVENEMENTS_REPRISE];
   // A charge (charge.refunded) or a dispute (charge.dispute.created): both name the PaymentIntent.
   const objet = evenement.data.object as {

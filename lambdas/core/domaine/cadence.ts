@@ -4,7 +4,7 @@
  * token bucket per second, which cannot promise the spec's count; this can. A refused request does
  * not count, so a client that waits `Retry-After` seconds always gets through.
  */
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable } from '../infra/dependances';
 import * as cadences from '../depots/cadences';
 import { ErreurApi } from '../modele/erreurs';
 
@@ -14,7 +14,7 @@ export const REQUETES_PAR_MINUTE = 120;
  * Counts a request against its key's rate, or refuses it (429). The first request of a minute also
  * records when the key was last used (`noterUtilisation`, for an API key: the web site's key listing).
  */
-export const compterRequete = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, empreinte: string, noterUtilisation = false): Promise<void> => {
+export const compterRequete = async (d: AvecTable, empreinte: string, noterUtilisation = false): Promise<void> => {
   const maintenant = d.horloge();
   const minute = Math.floor(maintenant.getTime() / 60_000);
   const compte = await cadences.compter(d, empreinte, minute, REQUETES_PAR_MINUTE, maintenant);

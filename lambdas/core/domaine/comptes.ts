@@ -4,7 +4,7 @@
  * brute-force (unlike a password).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable, Dependances } from '../infra/dependances';
 import * as apports from '../depots/apports';
 import * as comptes from '../depots/comptes';
 import { lireUtilisations } from '../depots/cadences';
@@ -21,7 +21,7 @@ export const PREFIXE_CLE = 'rtch_';
  */
 export const PREFIXE_CLE_TEST = `${PREFIXE_CLE}test_`;
 
-export type DepsComptes = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+export type DepsComptes = AvecTable;
 
 /** Problems of the admin operations (not HTTP answers: the admin CLI prints them). */
 export class ErreurCompte extends Error {

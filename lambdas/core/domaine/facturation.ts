@@ -11,7 +11,7 @@
  * the answer a 503 that says so; with an Idempotency-Key the client's retry gets the first answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable, Dependances } from '../infra/dependances';
 import * as comptes from '../depots/comptes';
 import * as lots from '../depots/lots';
 import { RETENTION_SECONDES, ttlDans } from '../depots/table';
@@ -102,7 +102,7 @@ const elements = (d: Pick<Dependances, 'table' | 'horloge'>, debit: Debit) => {
  * Debits and records, or throws the answer: 402, 429, 422 `idempotency_key_reused` (a concurrent
  * request with the same key won), 503 when too little time is left or the outcome stays unknown.
  */
-export const debiter = async (d: Pick<Dependances, 'ddb' | 'table' | 'horloge'>, debit: Debit): Promise<void> => {
+export const debiter = async (d: AvecTable, debit: Debit): Promise<void> => {
   if (debit.echeance - Date.now() < MARGE_DEBIT_MS) {
     throw indisponible('The request took too long to read and check; nothing was charged. Please retry.');
   }

@@ -6,12 +6,12 @@
  * follow one code path; the other routes find it or say to open that page.
  */
 import { randomUUID } from 'node:crypto';
-import type { Dependances } from '../infra/dependances';
+import type { AvecTable, Dependances } from '../infra/dependances';
 import type { Session } from '../infra/sessions';
 import * as apports from '../depots/apports';
 import * as utilisateurs from '../depots/utilisateurs';
 
-export type DepsUtilisateurs = Pick<Dependances, 'ddb' | 'table' | 'horloge'>;
+export type DepsUtilisateurs = AvecTable;
 
 /** The account of a signed-in user, or undefined before their first visit to `GET /compte`. */
 export const compteDeSession = async (d: Pick<Dependances, 'ddb' | 'table'>, session: Session): Promise<string | undefined> =>
