@@ -16,6 +16,11 @@ export interface OptionsC2pa {
   nature: NatureResultat;
   /** The input photo, known by its SHA-256 only: none of its pixels go into the result. */
   entree: { hash: Buffer; format: string; titre?: string };
+  /**
+   * The other photos merged into the result (fusion: the exposures beside the reference `entree`), each a
+   * componentOf ingredient known by its SHA-256 only, named by the edit that used them.
+   */
+  composants?: readonly { hash: Buffer; format: string; titre?: string }[];
   /** Faces and plates blurred after the edit (moteurs/commun/floutage.ts): one more action, c2pa.filtered. */
   floutage?: Floutage | null;
   /** ES256 (P-256) private key of the leaf certificate, PEM (PKCS#8 or SEC1). */
@@ -43,18 +48,27 @@ const decompte = (visages: number, plaques: number): string =>
  */
 export function definitionManifeste(format: FormatImage, o: OptionsSansCle, quand: string): object {
   const parametres = { 'fr.retouche': { outil: o.outil, moteur: o.moteur } };
-  const description = `${o.nature.action === 'c2pa.created' ? 'Rendered' : 'Edited'} by ${NOM_LOGICIEL}, tool ${o.outil}, engine ${o.moteur}${
-    o.moteur === 'local' ? ' (local preview, no AI model)' : ''
-  }`;
-  // The agent of the AI action names the tool and the engine that made the image.
-  const agent = { name: `${LOGICIEL.name} ${o.outil} (${o.moteur === 'local' ? 'local preview' : `engine ${o.moteur}`})`, version: LOGICIEL.version };
+  // Captured photos merged (fusion) are the same work on every engine: no preview, no model to name.
+  const captures = o.nature.source === 'compositeCapture';
+  const description = captures
+    ? `Merged by ${NOM_LOGICIEL}, tool ${o.outil}, from ${1 + (o.composants?.length ?? 0)} captured exposures (no AI model)`
+    : `${o.nature.action === 'c2pa.created' ? 'Rendered' : 'Edited'} by ${NOM_LOGICIEL}, tool ${o.outil}, engine ${o.moteur}${
+        o.moteur === 'local' ? ' (local preview, no AI model)' : ''
+      }`;
+  // The agent of the edit names the tool and the engine that made the image.
+  const qui = captures ? 'exposure fusion' : o.moteur === 'local' ? 'local preview' : `engine ${o.moteur}`;
+  const agent = { name: `${LOGICIEL.name} ${o.outil} (${qui})`, version: LOGICIEL.version };
   const ia = { digitalSourceType: TYPES_SOURCE[o.nature.source], softwareAgent: agent, description, when: quand };
   const actions: object[] =
     o.nature.action === 'c2pa.created'
       ? [{ action: 'c2pa.created', ...ia, parameters: { ...parametres, ingredientIds: [ID_ENTREE] } }]
       : [
           { action: 'c2pa.opened', when: quand, softwareAgent: LOGICIEL, parameters: { ingredientIds: [ID_ENTREE] } },
-          { action: 'c2pa.edited', ...ia, parameters: parametres },
+          {
+            action: 'c2pa.edited',
+            ...ia,
+            parameters: { ...parametres, ...(o.composants?.length ? { ingredientIds: o.composants.map((_, i) => idComposant(i)) } : {}) },
+          },
         ];
   // The blur is ours, not the model's: an ordinary filter, said with what it hid, and only when it hid
   // something: a blur asked for that found nothing is no action on the image (the job says 0 found).
@@ -89,17 +103,20 @@ export function definitionManifeste(format: FormatImage, o: OptionsSansCle, quan
  * no manifest_data, so none of its pixels travel in the output. `label` is only the id the action's
  * ingredientIds refers to; c2pa-rs names the assertion itself (c2pa.ingredient.v3).
  */
-export function definitionIngredient(e: OptionsC2pa['entree'], relation: 'parentOf' | 'inputTo'): string {
+export function definitionIngredient(e: OptionsC2pa['entree'], relation: 'parentOf' | 'inputTo' | 'componentOf', label: string = ID_ENTREE): string {
   const hex = e.hash.toString('hex');
   if (e.hash.length !== 32) throw new Error('entree.hash must be a SHA-256 (32 bytes)');
   return JSON.stringify({
-    title: e.titre ?? 'entree',
+    title: e.titre ?? label,
     format: e.format.includes('/') ? e.format : `image/${e.format === 'jpg' ? 'jpeg' : e.format}`,
     relationship: relation,
     instance_id: `sha256:${hex}`,
-    label: ID_ENTREE,
+    label,
   });
 }
+
+/** The label of the i-th merged photo beside the reference (fusion). */
+export const idComposant = (i: number): string => `composant-${i + 1}`;
 
 // Builder settings (c2pa-rs Settings, JSON).
 //  - thumbnail off: this build cannot make one anyway, but the output must never carry pixels.

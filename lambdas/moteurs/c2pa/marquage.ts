@@ -22,6 +22,8 @@ export interface DemandeMarquage {
   /** The input photo's bytes: only its hash goes into the manifest. */
   entree: Buffer;
   formatEntree: string;
+  /** The other inputs merged into the image (fusion), beside `entree`, its reference: their hashes only. */
+  composants?: readonly { octets: Buffer; format: string }[];
   /** The image's own name, as the ingredient's title. */
   titre: string | null;
   /** What was blurred after the edit, if anything (moteurs/commun/floutage.ts). */
@@ -40,6 +42,7 @@ export const creerMarqueur = (cle: CleC2pa): MarqueurC2pa => ({
       moteur: d.moteur,
       nature: natureResultat(d.outil, d.moteur === 'local'),
       entree: { hash: createHash('sha256').update(d.entree).digest(), format: d.formatEntree, ...(d.titre ? { titre: d.titre } : {}) },
+      ...(d.composants?.length ? { composants: d.composants.map((c) => ({ hash: createHash('sha256').update(c.octets).digest(), format: c.format })) } : {}),
       floutage: d.floutage ?? null,
     }),
 });

@@ -30,7 +30,7 @@ import { BlobOctets } from './blob-node';
 import { coseSign1, signataireCle, tailleReservee, type SignatureEs256 } from './cose';
 import { pemVersDer } from './der-pem';
 import { TYPES_MIME, type FormatImage } from '../../core/modele/images';
-import { CONTEXTE_BUILDER, definitionIngredient, definitionManifeste, type OptionsC2pa, type OptionsSansCle } from './manifeste';
+import { CONTEXTE_BUILDER, definitionIngredient, definitionManifeste, idComposant, type OptionsC2pa, type OptionsSansCle } from './manifeste';
 import { initialiserC2pa } from './wasm';
 
 // A 1×1 PNG (90 bytes, made with sharp): enough to run the whole signing path.
@@ -81,6 +81,7 @@ export async function signerC2paAvec(image: Buffer, format: FormatImage, options
   const builder = WasmBuilder.fromJson(JSON.stringify(definitionManifeste(format, options, new Date().toISOString())), CONTEXTE_BUILDER);
   try {
     builder.addIngredient(definitionIngredient(options.entree, options.nature.action === 'c2pa.created' ? 'inputTo' : 'parentOf'));
+    (options.composants ?? []).forEach((c, i) => builder.addIngredient(definitionIngredient(c, 'componentOf', idComposant(i))));
     const sortie = await builder.sign(
       {
         alg: 'es256',

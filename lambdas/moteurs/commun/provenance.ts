@@ -30,6 +30,8 @@ export const TYPES_SOURCE = {
   trainedAlgorithmicMedia: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
   /** Synthetic elements drawn into the photo by ordinary algorithms (the local preview: no AI model). */
   compositeSynthetic: 'http://cv.iptc.org/newscodes/digitalsourcetype/compositeSynthetic',
+  /** Several captured photos merged into one (fusion: every pixel was captured by the camera, none drawn). */
+  compositeCapture: 'http://cv.iptc.org/newscodes/digitalsourcetype/compositeCapture',
 } as const;
 
 export type TypeSource = keyof typeof TYPES_SOURCE;
@@ -44,9 +46,11 @@ export interface NatureResultat {
  * How a result was made, as the law (EU AI Act, Article 50(2)) and the platforms read it. On the
  * production engine, renovation redraws the whole frame from the photo's structure (Control
  * Structure); every other tool edits part of the photo and composites it back. The local preview
- * uses no AI model at all and says so.
+ * uses no AI model at all and says so; nor does fusion, on any engine: it merges captured photos.
  */
 export const natureResultat = (outil: string, apercu: boolean): NatureResultat => {
+  // fusion merges the photographer's own exposures by classical processing, on either engine: an edit of captures.
+  if (outil === 'fusion') return { action: 'c2pa.edited', source: 'compositeCapture' };
   if (apercu) return { action: 'c2pa.edited', source: 'compositeSynthetic' };
   if (outil === 'renovation') return { action: 'c2pa.created', source: 'trainedAlgorithmicMedia' };
   return { action: 'c2pa.edited', source: 'compositeWithTrainedAlgorithmicMedia' };
