@@ -27,6 +27,7 @@ const PILE_PARTAGEE = [
   'test/integration/apercu.test.ts',
   'test/integration/c2pa.test.ts',
   'test/integration/concurrence.test.ts',
+  'test/integration/fusion.test.ts',
   'test/integration/messages.test.ts',
   'test/integration/pages.test.ts',
   'test/integration/s3-local.test.ts',

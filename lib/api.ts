@@ -213,6 +213,7 @@ export class Api extends Construct {
         : {}),
       ...(reglage.acces.demarrer ? { RETOUCHE_MACHINE_ARN: machine.stateMachineArn } : {}),
       ...(reglage.catalogue && config.outils ? { RETOUCHE_OUTILS: config.outils.join(',') } : {}),
+      ...(reglage.catalogue && config.couts ? { RETOUCHE_COUTS: config.couts } : {}),
       ...(reglage.catalogue ? { RETOUCHE_MOTEUR: config.moteur } : {}),
       // Every route that authenticates takes a web session too (its jobs say `source: web`).
       ...(route.authentifiee ? sessions : {}),

@@ -5,7 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CONSERVATION_JOURNAUX_JOURS } from '../lambdas/core/modele/retention';
-import { estOutil, OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
+import { estOutil, lireCouts, OUTILS, type IdOutil } from '../lambdas/core/modele/outils';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -64,6 +64,11 @@ export interface ConfigurationStage {
    * for these only (lib/residence.ts).
    */
   outils?: readonly IdOutil[];
+  /**
+   * The stage's prices, where they differ from the catalogue's (`-c couts=fusion:3,ciel:2`): GET /outils says
+   * them, POST /travaux debits them. As written, for the functions' RETOUCHE_COUTS (outils.ts, coutsDeLaPile).
+   */
+  couts?: string;
   /** Credits a new web site account starts with (`-c creditsInscription=N`); 0 when absent. */
   creditsInscription?: number;
   /**
@@ -166,6 +171,14 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
   const region = lire('region');
   const outils = lire('outils');
   const creditsInscription = lire('creditsInscription');
+  const couts = lire('couts');
+  if (couts !== undefined) {
+    try {
+      lireCouts(String(couts));
+    } catch (erreur) {
+      throw new RefusDeConfiguration(`context ${(erreur as Error).message}`);
+    }
+  }
   const packs = lire('packs');
   const contact = lire('contactCredits');
   const lienContact = contact === undefined || contact === '' ? undefined : lienDeContact(contact);
@@ -200,6 +213,7 @@ export const configurationDepuisContexte = (lire: LireContexte): ConfigurationSt
     ...(residence !== undefined ? { residence: choix(residence, ['eu'] as const, 'eu', 'residence') } : {}),
     ...(typeof region === 'string' ? { region } : {}),
     ...(offerts ? { outils: OUTILS.filter((o) => offerts.includes(o)) } : {}),
+    ...(couts !== undefined && String(couts).trim() !== '' ? { couts: String(couts) } : {}),
     ...(creditsInscription !== undefined ? { creditsInscription: Number(creditsInscription) } : {}),
     ...(packs !== undefined && packs !== ''
       ? { packs: lirePacks(packs), ...(typeof packs === 'string' ? { sourcePacks: packs.trim().startsWith('[') ? `'${packs}'` : packs } : {}) }

@@ -15,7 +15,8 @@ export interface Reglage {
   delai: Duration;
   acces: Acces;
   /**
-   * Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some) and which engine
+   * Reads which tools the stage offers (RETOUCHE_OUTILS, when the stage withdraws some), at which prices
+   * (RETOUCHE_COUTS, when the stage sets some), and which engine
    * runs them (RETOUCHE_MOTEUR: GET /outils says, and each job records, whether it is the preview).
    */
   catalogue?: boolean;

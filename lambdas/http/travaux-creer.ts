@@ -10,7 +10,7 @@ import { dependancesAvec } from '../core/infra/dependances';
 import { ENTETE_SOURCE, sourceDesTravaux } from '../core/domaine/comptes';
 import { lancer, type DepsLancement } from '../core/domaine/lancement';
 import { langueDemandee } from '../core/contrat/langue';
-import { apercuDeLaPile, outilsOfferts } from '../core/modele/outils';
+import { apercuDeLaPile, coutsDeLaPile, outilsOfferts } from '../core/modele/outils';
 import { entete, reponseJson } from './adaptateur';
 import { routeAuthentifiee, type DepsAuthentification, type FournisseurDeps } from './authentifiee';
 
@@ -20,9 +20,10 @@ const OUTILS = outilsOfferts();
 /** Time to serialise and send the answer once the work is done. */
 const MARGE_REPONSE_MS = 1_000;
 
-/** `env`: the stage's engine (RETOUCHE_MOTEUR), read once per container like the rest. */
+/** `env`: the stage's engine (RETOUCHE_MOTEUR) and prices (RETOUCHE_COUTS), read once per container like the rest. */
 export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsLancement>, env: NodeJS.ProcessEnv = process.env) => {
   const apercu = apercuDeLaPile(env);
+  const couts = coutsDeLaPile(env);
   return routeAuthentifiee(deps, async ({ event, contexte, d, appelant }) => {
     const lancement = await lancer(d, {
       echeance: Date.now() + contexte.getRemainingTimeInMillis() - MARGE_REPONSE_MS,
@@ -34,6 +35,7 @@ export const creer = (deps: FournisseurDeps<DepsAuthentification & DepsLancement
       source: sourceDesTravaux(appelant, entete(event, ENTETE_SOURCE)),
       ...(appelant.test ? { test: true } : {}),
       apercu,
+      couts,
       langue: langueDemandee(entete(event, 'accept-language')),
     });
     return reponseJson(202, lancement);

@@ -18,7 +18,7 @@ import { moteurDepuisEnv } from '../moteurs/choix';
 import { dependancesAvec, unePourConteneur } from '../core/infra/dependances';
 import type { DependancesOutil } from './dependances-pipeline';
 import { ErreurTravail } from '../core/modele/erreurs';
-import { detecterFormat, MAX_OCTETS_IMAGE } from '../core/modele/images';
+import { detecterFormat, MAX_OCTETS_IMAGE, messageIllisible } from '../core/modele/images';
 import { marqueurDepuisEnv } from '../moteurs/c2pa/marquage';
 import type { SortieOutil } from '../core/modele/sorties';
 import { etape } from './etape';
@@ -47,7 +47,7 @@ const lireEntree = async (d: DependancesOutil, cleObjet: string, etag: string | 
   }
   const octets = Buffer.from(await Body.transformToByteArray());
   const format = detecterFormat(octets);
-  if (!format) throw new ErreurTravail('image_illisible', 'The input is not a JPEG, PNG or WebP image.');
+  if (!format) throw new ErreurTravail('image_illisible', messageIllisible(octets, 'The input'));
   return { octets, format };
 };
 

@@ -13,7 +13,7 @@ import { dependancesAvec, unePourConteneur } from '../core/infra/dependances';
 import type { DependancesPreparation } from './dependances-pipeline';
 import { depasseLimite, lireDimensions, messageTropGrande } from '../core/modele/dimensions';
 import { ErreurTravail } from '../core/modele/erreurs';
-import { detecterFormat, TYPES_MIME } from '../core/modele/images';
+import { detecterFormat, messageIllisible, TYPES_MIME } from '../core/modele/images';
 import { cleEntree } from '../core/modele/cles-s3';
 import { etape } from './etape';
 
@@ -25,7 +25,7 @@ export const creer = (deps: () => Promise<DependancesPreparation>) =>
         if (entree.type === 's3') return entree.cle;
         const octets = await d.telecharger(entree.url);
         const format = detecterFormat(octets);
-        if (!format) throw new ErreurTravail('image_illisible', 'The downloaded file is not a JPEG, PNG or WebP image.');
+        if (!format) throw new ErreurTravail('image_illisible', messageIllisible(octets, 'The downloaded file'));
         // A small file can announce gigapixels: refused before any step decodes it.
         const dimensions = lireDimensions(octets);
         if (dimensions && depasseLimite(dimensions)) {

@@ -1,7 +1,8 @@
 /**
  * What the tool step does with a job once its inputs are read: the engine-facing side of the step.
- * The listing (`annonce`) asks the engine for its text; every other tool asks for the retouched image,
- * then signs it with its C2PA Content Credentials. Either result is then written to S3, and only here.
+ * The listing (`annonce`) asks the engine for its text; `fusion` merges its photos with no engine (the same
+ * code on every stage); every other tool asks the engine for the retouched image. Images are then signed
+ * with their C2PA Content Credentials. Either result is then written to S3, and only here.
  *
  * Every write goes through `deposer`, so that none can skip what each must do: read the job again just
  * before writing and refuse if this run is no longer its own (its execution timed out or was aborted
@@ -20,6 +21,8 @@ import { etiquetteRetention } from '../core/modele/retention';
 import type { DependancesOutil } from './dependances-pipeline';
 import type { SortieOutil } from '../core/modele/sorties';
 import type { EtatExecution } from './etape';
+import { fusionner } from '../moteurs/commun/fusion';
+import { encoderResultat } from '../moteurs/commun/resultat';
 
 /** An input as the step read it: its bytes, and the format its own first bytes say (JPEG, PNG or WebP). */
 export interface EntreeLue {
@@ -78,6 +81,7 @@ export const executerOutil = async (
     await deposer(d, etat, travail, cleObjet, texte, 'text/markdown; charset=utf-8');
     return { resultats: [], texte: cleObjet, graine: null, redaction, apercu: d.moteur.nom === 'local' };
   }
+  if (travail.outil === 'fusion') return executerFusion(d, etat, travail, entrees);
   const [entree] = entrees;
   if (!entree) throw new ErreurTravail('image_illisible', 'The job has no input image.');
   const sortie = await d.moteur.retoucher({
@@ -111,4 +115,32 @@ export const executerOutil = async (
     // The preview marks its results (moteurs/commun/apercu.ts); the job says so too.
     apercu: d.moteur.nom === 'local',
   };
+};
+
+/**
+ * fusion: no engine is asked, since no model makes it: the same merge runs on every stage
+ * (moteurs/commun/fusion/). Its result is not a preview, except a test key's (free, so marked), and its
+ * Content Credentials name every exposure: the reference as the edited photo, the others as its components.
+ */
+const executerFusion = async (d: DependancesOutil, etat: Execution, travail: EnregistrementTravail, entrees: readonly EntreeLue[]): Promise<SortieOutil> => {
+  const fusion = await fusionner(entrees.map((e) => e.octets));
+  const apercu = travail.test === true;
+  const image = await encoderResultat(fusion.pixels, fusion.format, {
+    outil: 'fusion',
+    apercu,
+    graine: null,
+    ...(apercu && travail.langue_apercu ? { langue: travail.langue_apercu } : {}),
+  });
+  const reference = entrees[fusion.reference]!;
+  const marquee = await d.c2pa.marquer(image, fusion.format, {
+    outil: 'fusion',
+    moteur: d.moteur.nom,
+    entree: reference.octets,
+    formatEntree: reference.format,
+    composants: entrees.filter((_, i) => i !== fusion.reference).map((e) => ({ octets: e.octets, format: e.format })),
+    titre: travail.nom,
+  });
+  const [resultat] = resultatsDuTravail(travail, [fusion.format]);
+  await deposer(d, etat, travail, resultat!.cle, marquee, TYPES_MIME[fusion.format]);
+  return { resultats: [{ format: fusion.format }], texte: null, graine: null, structure: fusion.structure, floutage: null, apercu };
 };

@@ -196,10 +196,11 @@ describe('an EU stage on Bedrock, once AWS offers EU image models (a hypothetica
   });
 });
 
-describe('an EU stage that offers only what runs in the EU (-c outils=annonce)', () => {
+describe('an EU stage that offers only what runs in the EU (-c outils=annonce,fusion), at its own price (-c couts=fusion:3)', () => {
   let s: Synthese;
   beforeAll(() => {
-    s = synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce' }, 'eu-west-1');
+    // fusion calls no model at all: an EU stage may offer it as it is.
+    s = synthetiser({ stage: 'eu', residence: 'eu', outils: 'annonce,fusion', couts: 'fusion:3' }, 'eu-west-1');
   });
   const fonction = (fin: string): Ressource =>
     Object.values(s.ressources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.['aws:cdk:path']?.endsWith(`${fin}/Resource`))!;
@@ -217,10 +218,12 @@ describe('an EU stage that offers only what runs in the EU (-c outils=annonce)',
     expect(horsUe(s.json)).toEqual([]);
   });
 
-  it('tells GET /outils and POST /travaux which tools it offers; the other functions do not need to know', () => {
-    expect(fonction('/Api/Outils').Properties.Environment.Variables.RETOUCHE_OUTILS).toBe('annonce');
-    expect(fonction('/Api/TravauxCreer').Properties.Environment.Variables.RETOUCHE_OUTILS).toBe('annonce');
+  it('tells GET /outils and POST /travaux which tools it offers, at which prices; the other functions do not need to know', () => {
+    for (const nom of ['/Api/Outils', '/Api/TravauxCreer']) {
+      expect(fonction(nom).Properties.Environment.Variables).toMatchObject({ RETOUCHE_OUTILS: 'annonce,fusion', RETOUCHE_COUTS: 'fusion:3' });
+    }
     expect(fonction('/Api/Travail').Properties.Environment.Variables.RETOUCHE_OUTILS).toBeUndefined();
+    expect(fonction('/Api/Travail').Properties.Environment.Variables.RETOUCHE_COUTS).toBeUndefined();
   });
 
   it('passes cdk-nag', () => {

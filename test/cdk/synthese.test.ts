@@ -161,7 +161,7 @@ describe('the summary after a synth (stderr)', () => {
     expect(texte).toContain('Synthesized Retouche-dev: cdk.out/Retouche-dev.template.json\n');
     expect(texte).toContain('  Region  eu-west-3 (from AWS_REGION)\n');
     expect(texte).toContain('  Engine  bedrock, models called from us-east-1\n');
-    expect(texte).toContain('  Tools   vider, staging, renovation, saison, ciel, annonce\n');
+    expect(texte).toContain('  Tools   vider, staging, renovation, saison, ciel, annonce, fusion\n');
     expect(texte).toMatch(
       /^ {4}vider, staging {2}us\.stability\.stable-image-inpaint-v1:0\n {20}routes within its geography \(us\.; the grant allows us-east-1, us-east-2, us-west-1, us-west-2\)$/m,
     );

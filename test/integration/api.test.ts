@@ -35,6 +35,7 @@ describe('public documents', () => {
       ['saison', 3],
       ['ciel', 2],
       ['annonce', 3],
+      ['fusion', 2],
     ]);
   });
 

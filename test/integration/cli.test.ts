@@ -137,6 +137,22 @@ describe('retouche, the command', () => {
     expect(readFileSync(join(vers, 'annonce.md'), 'utf8')).toContain('Gent');
   });
 
+  it('lancer fusion a.jpg b.jpg c.jpg: one job for the three exposures, one photo written, not a preview', async () => {
+    const expositions = await Promise.all(
+      [0.25, 1, 4].map(async (gain, i) => {
+        const chemin = join(dossier, `salon-${i + 1}.jpg`);
+        writeFileSync(chemin, await sharp(readFileSync(PHOTO_A)).resize({ width: 480 }).linear(gain, 0).jpeg().toBuffer());
+        return chemin;
+      }),
+    );
+    const vers = sortie('fusion');
+    const { code, stdout, stderr } = await retouche(['lancer', 'fusion', ...expositions, '--attendre', '--sortie', vers, '--json']);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout) as Travail).toMatchObject({ outil: 'fusion', statut: 'termine', apercu: false, cout: 2, nom: 'salon-1.jpg' });
+    expect(readdirSync(vers)).toEqual(['salon-1-fusion.jpg']);
+    expect(stderr).not.toContain('preview engine');
+  });
+
   it('takes https URLs beside files: each result named after its URL or file', async () => {
     const vers = sortie('url');
     const { code, stderr } = await retouche(['lancer', 'ciel', 'https://photos.exemple.test/maisons/rue%20haute.jpg', PHOTO_A, '--attendre', '--sortie', vers]);

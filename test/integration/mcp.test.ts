@@ -5,7 +5,8 @@
  * the tools and their schemas, jobs started, waited for and erased, results and listing texts in the
  * answers, `source: "mcp"` on the jobs, errors as tool errors with the API's code, a 429 waited out.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -108,7 +109,7 @@ describe('retouche mcp (stdio)', () => {
     const catalogue = await appeler(client, 'outils');
     expect(texte(catalogue)).toMatch(/^vider — .*4 credits per job/m);
     // The local stack runs the preview engine: said before anything is started (issue 39).
-    expect(texte(catalogue)).toMatch(/^This stage runs the preview engine/);
+    expect(texte(catalogue)).toMatch(/^This stage runs the preview engine.* Except fusion, which no model makes: its results are the real ones, unmarked\./);
     expect(catalogue.structuredContent).toMatchObject({ apercu: true });
     expect(texte(await appeler(client, 'solde'))).toBe('40 credits.');
   });
@@ -207,6 +208,25 @@ describe('retouche mcp (stdio)', () => {
     } finally {
       await ailleurs.close();
     }
+  });
+
+  it('merges three exposures from local files into one job with fusion, not marked as a preview', async () => {
+    const dossier = mkdtempSync(join(tmpdir(), 'retouche-mcp-fusion-'));
+    const chemins = await Promise.all(
+      [0.25, 1, 4].map(async (gain, i) => {
+        const chemin = join(dossier, `salon-${i + 1}.jpg`);
+        writeFileSync(chemin, await sharp(readFileSync(PHOTO_A)).resize({ width: 400 }).linear(gain, 0).jpeg().toBuffer());
+        return chemin;
+      }),
+    );
+    const lancement = await appeler(client, 'lancer', { outil: 'fusion', images: chemins });
+    expect(lancement.isError, texte(lancement)).toBeFalsy();
+    const { lot, travaux, cout_total } = lancement.structuredContent as unknown as Lancement;
+    expect([lot, travaux.length, cout_total]).toEqual([null, 1, 2]);
+    const fin = await appeler(client, 'attendre', { id: travaux[0]!.id });
+    expect(fin.structuredContent).toMatchObject({ outil: 'fusion', statut: 'termine', apercu: false });
+    expect(texte(fin)).not.toContain('preview');
+    rmSync(dossier, { recursive: true, force: true });
   });
 
   it('started without a key, answers initialize and tools/list, and each call says how to set RETOUCHE_CLE', async () => {

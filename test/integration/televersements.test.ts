@@ -184,7 +184,7 @@ describe('jobs from uploads', () => {
       json: { outil: 'ciel', images: [{ televersement: texte }, { televersement: image }] },
     });
     expect(statut).toBe(202);
-    expect(corps.echecs).toEqual([{ index: 0, code: 'invalid_image', message: 'The uploaded file is not a JPEG, PNG or WebP image.' }]);
+    expect(corps.echecs).toEqual([{ index: 0, code: 'invalid_image', message: 'The uploaded file is not a JPEG, PNG or WebP file.' }]);
     expect(corps.cout_total).toBe(2);
   });
 

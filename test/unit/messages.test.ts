@@ -260,21 +260,21 @@ describe('POST /travaux in JSON: the common mistakes', () => {
 
   it('outil missing, misspelt, of the wrong type', async () => {
     expect(seul(await json({ images: [image] }), 422, 'invalid_tool', 'outil')).toBe(
-      'outil is required: one of vider, staging, renovation, saison, ciel, annonce, e.g. {"outil":"ciel","images":[{"url":"https://example.com/photo.jpg"}]}',
+      'outil is required: one of vider, staging, renovation, saison, ciel, annonce, fusion, e.g. {"outil":"ciel","images":[{"url":"https://example.com/photo.jpg"}]}',
     );
     expect(seul(await json({ tool: 'ciel', images: [image] }), 422, 'invalid_tool', 'outil')).toContain('; the body has tool: did you mean outil?');
     expect(seul(await json({ outil: 'Ciel', images: [image] }), 422, 'invalid_tool', 'outil')).toBe(
-      'outil "Ciel" is not a tool: did you mean "ciel"? The tools are vider, staging, renovation, saison, ciel, annonce (GET /outils describes them)',
+      'outil "Ciel" is not a tool: did you mean "ciel"? The tools are vider, staging, renovation, saison, ciel, annonce, fusion (GET /outils describes them)',
     );
     expect(seul(await json({ outil: 'stagging', images: [image] }), 422, 'invalid_tool', 'outil')).toContain('did you mean "staging"?');
     expect(seul(await json({ outil: 'peinture' }), 422, 'invalid_tool', 'outil')).toBe(
-      'outil "peinture" is not a tool. The tools are vider, staging, renovation, saison, ciel, annonce (GET /outils describes them)',
+      'outil "peinture" is not a tool. The tools are vider, staging, renovation, saison, ciel, annonce, fusion (GET /outils describes them)',
     );
     expect(seul(await json({ outil: ['ciel'] }), 422, 'invalid_tool', 'outil')).toBe(
-      'outil must be a string, one of vider, staging, renovation, saison, ciel, annonce, not an array',
+      'outil must be a string, one of vider, staging, renovation, saison, ciel, annonce, fusion, not an array',
     );
     expect(seul(await json({ outil: '' }), 422, 'invalid_tool', 'outil')).toBe(
-      'outil is empty: it must be one of vider, staging, renovation, saison, ciel, annonce',
+      'outil is empty: it must be one of vider, staging, renovation, saison, ciel, annonce, fusion',
     );
   });
 
@@ -427,7 +427,7 @@ describe('POST /travaux as a form: the fields the client used', () => {
         "imageurl is not a field of this form: did you mean image_url? A form has outil, the tool's settings, files (under any field name), image_url and televersement fields",
     });
     expect(seul(await formulaire((f) => f.append('tool', 'ciel')), 422, 'invalid_tool', 'outil')).toBe(
-      'outil is required: add the form field outil, one of vider, staging, renovation, saison, ciel, annonce; the form has tool: did you mean outil?',
+      'outil is required: add the form field outil, one of vider, staging, renovation, saison, ciel, annonce, fusion; the form has tool: did you mean outil?',
     );
     expect(seul(await formulaire((f) => f.append('outil', 'Ciel')), 422, 'invalid_tool', 'outil')).toContain('did you mean "ciel"?');
   });

@@ -6,9 +6,7 @@
 import { detecteurPersonnesLocal } from '../../lambdas/moteurs/local/personnes-local';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { OUTILS } from '../../lambdas/core/modele/outils';
-
-const OUTILS_IMAGE = OUTILS.filter((o) => o !== 'annonce');
+import { OUTILS_IMAGE } from '../../lambdas/core/modele/outils';
 import { lireProvenance, lireTypeSource, natureResultat, TYPES_SOURCE } from '../../lambdas/moteurs/commun/provenance';
 import { fichierResultat } from '../../lambdas/moteurs/commun/resultat';
 import { depuisPixels } from '../../lambdas/moteurs/commun/pixels';

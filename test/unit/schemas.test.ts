@@ -96,7 +96,7 @@ describe('catalogue and OpenAPI document', () => {
     const lieu = CATALOGUE.annonce.champs.find((c) => c.nom === 'lieu');
     expect(lieu).toMatchObject({ requis: true, longueur_max: 1000 });
     expect(CATALOGUE.staging.champs.find((c) => c.nom === 'style')?.valeurs).toContain('japandi');
-    expect(OUTILS.map((o) => CATALOGUE[o].cout)).toEqual([4, 5, 8, 3, 2, 3]);
+    expect(OUTILS.map((o) => CATALOGUE[o].cout)).toEqual([4, 5, 8, 3, 2, 3, 2]);
   });
 
   it('is OpenAPI 3.1 whose request schema is generated from the validating schemas', () => {

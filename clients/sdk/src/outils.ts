@@ -6,7 +6,7 @@
  */
 import type { IdOutil } from './types.js';
 
-export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce'] as const satisfies readonly IdOutil[];
+export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce', 'fusion'] as const satisfies readonly IdOutil[];
 
 /** `true` only when OUTILS names every tool of the schema. */
 type Exhaustif = [Exclude<IdOutil, (typeof OUTILS)[number]>] extends [never] ? true : false;

@@ -502,7 +502,7 @@ export interface components {
       message: string;
     };
     /** @enum {string} */
-    IdOutil: 'vider' | 'staging' | 'renovation' | 'saison' | 'ciel' | 'annonce';
+    IdOutil: 'vider' | 'staging' | 'renovation' | 'saison' | 'ciel' | 'annonce' | 'fusion';
     Lien: {
       /**
        * Format: uri
@@ -954,6 +954,31 @@ export interface components {
             atouts?: string;
           };
           images?: (
+            | {
+                /**
+                 * Format: uri
+                 * @description Public https URL of the image.
+                 */
+                url: string;
+                nom?: string;
+              }
+            | {
+                /** @description Base64 content of the image, or a data URL. */
+                base64: string;
+                nom?: string;
+              }
+            | {
+                /** @description Id of a direct upload made with POST /televersements (our extension): full-size photos, up to 15 MB. */
+                televersement: string;
+                nom?: string;
+              }
+          )[];
+        }
+      | {
+          /** @constant */
+          outil: 'fusion';
+          valeurs?: Record<string, never>;
+          images: (
             | {
                 /**
                  * Format: uri

@@ -4,7 +4,7 @@
  * first bytes, dimensions from the header). Nothing here touches the account or AWS.
  */
 import { ErreurApi } from '../modele/erreurs';
-import { decoderBase64, detecterFormat, MAX_OCTETS_REQUETE, type FormatImage } from '../modele/images';
+import { decoderBase64, detecterFormat, messageIllisible, MAX_OCTETS_REQUETE, type FormatImage } from '../modele/images';
 import { verifierDimensions } from '../modele/dimensions';
 import type { EchecImage } from '../modele/enregistrements';
 import { CATALOGUE, estOutil, MAX_IMAGES_LOT, type IdOutil } from '../modele/outils';
@@ -185,7 +185,7 @@ const preparerImages = (demande: Demande): { pretes: ImagePrete[]; echecs: Echec
       echecs.push({
         index: image.index,
         code: 'invalid_image',
-        message: octets.length === 0 ? 'The image is empty.' : 'The image is not a JPEG, PNG or WebP file.',
+        message: messageIllisible(octets, 'The image'),
       });
       continue;
     }
@@ -213,9 +213,17 @@ export const lireDemande = async (contentType: string | undefined, corps: Buffer
   return { demande, ...preparerImages(demande) };
 };
 
-/** If none of the images can start (and the tool needs one), the request is a 422 that lists why. */
+/**
+ * If none of the images can start (and the tool needs one), the request is a 422 that lists why; so it is
+ * when fewer can start than the tool needs (fusion merges 2 at least): nothing is charged for a job that
+ * could only fail.
+ */
 export const auMoinsUneImage = (outil: IdOutil, pretes: ImagePrete[], echecs: EchecImage[]): void => {
-  if (CATALOGUE[outil].images.min > 0 && pretes.length === 0) {
+  const { min } = CATALOGUE[outil].images;
+  if (min > 0 && pretes.length === 0) {
     throw new ErreurApi('invalid_image', echecs.length === 1 ? echecs[0]!.message : 'No image could be read.', { echecs });
+  }
+  if (pretes.length < min) {
+    throw new ErreurApi('invalid_image', `${outil} needs at least ${min} readable images; ${pretes.length} could be read (see echecs).`, { echecs });
   }
 };

@@ -23,7 +23,7 @@ import { TYPES_MIME } from '../modele/images';
 import { cleEntree } from '../modele/cles-s3';
 import type { EnregistrementLot, Entree, Lancement } from '../modele/enregistrements';
 import { versTravailNouveau } from '../modele/enregistrements';
-import { CATALOGUE, type IdOutil, type Langue } from '../modele/outils';
+import { CATALOGUE, sansModele, type IdOutil, type Langue } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
 import { signaler } from '../infra/signalement';
 import { verifierTeleversements } from './televersements';
@@ -38,6 +38,8 @@ export interface RequeteLancement extends RequeteIdempotente {
   source?: Source;
   /** This stage's live jobs run the preview engine (outils.ts, apercuDeLaPile); a test key's always do. */
   apercu?: boolean;
+  /** This stage's prices (outils.ts, coutsDeLaPile); the catalogue's when absent. */
+  couts?: Readonly<Record<IdOutil, number>>;
   /** The request's language (contrat/langue.ts), for the preview's mark on its results. */
   langue?: Langue;
 }
@@ -66,7 +68,8 @@ export const lancer = async (d: DepsLancement, requete: RequeteLancement): Promi
   const groupes: ImagePrete[][] = outil.images.par_lot ? pretes.map((p) => [p]) : [pretes];
   // A test key's jobs cost nothing; the pending limit holds for them too, on their own count.
   const test = requete.test === true;
-  const cout_total = groupes.length * (test ? 0 : outil.cout);
+  const prix = requete.couts?.[demande.outil] ?? outil.cout;
+  const cout_total = groupes.length * (test ? 0 : prix);
   const maintenant = d.horloge().toISOString();
 
   // A first, non-binding look at the balance spares uploading inputs for a request that must fail;
@@ -75,7 +78,7 @@ export const lancer = async (d: DepsLancement, requete: RequeteLancement): Promi
   if (!compte) throw new ErreurApi('unauthorized', 'The account of this key no longer exists.');
   verifierSolde(compte.credits, test ? compte.travaux_ouverts_test : compte.travaux_ouverts, cout_total, groupes.length);
 
-  const { travaux, lot } = nouveauxTravaux(requete, demande, groupes, maintenant);
+  const { travaux, lot } = nouveauxTravaux(requete, demande, groupes, maintenant, prix);
   const deposees = await deposerEntrees(d, travaux, groupes);
 
   // Uploads of a listing job are claimed by the debit, each under its own condition (televersements.ts).
@@ -109,10 +112,12 @@ const nouveauxTravaux = (
   demande: Demande,
   groupes: ImagePrete[][],
   maintenant: string,
+  prix: number,
 ): { travaux: TravailNouveau[]; lot: EnregistrementLot | null } => {
   const outil = CATALOGUE[demande.outil];
   const test = requete.test === true;
-  const apercu = test || requete.apercu === true;
+  // A tool no model makes (fusion) is the real result on the preview engine too; a test key's, free, is marked all the same.
+  const apercu = test || (requete.apercu === true && !sansModele(demande.outil));
   const lotId = outil.images.par_lot && demande.images.length > 1 ? randomUUID() : null;
   const travaux = groupes.map((groupe) => {
     // A one-image job from an upload takes the upload's id: a job is written once, so an upload is used once.
@@ -129,12 +134,13 @@ const nouveauxTravaux = (
       id,
       compte: requete.compte,
       outil: demande.outil,
-      cout: test ? 0 : outil.cout,
+      cout: test ? 0 : prix,
       valeurs: demande.valeurs,
       valeurs_nommees: demande.nommees,
       lot: lotId,
       index: groupe[0]?.index ?? 0,
-      nom: outil.images.par_lot ? (groupe[0]?.nom ?? null) : null,
+      // A photo is named after its input; fusion's after its first exposure, as a photographer's series is.
+      nom: demande.outil !== 'annonce' ? (groupe[0]?.nom ?? null) : null,
       source: requete.source ?? 'api',
       cree_le: maintenant,
       entrees,

@@ -32,7 +32,7 @@ import type { CompteRefusant, EnregistrementTeleversement } from '../depots/tele
 import * as travaux from '../depots/travaux';
 import { verifierDimensions } from '../modele/dimensions';
 import { ErreurApi, soldeNegatif } from '../modele/erreurs';
-import { detecterFormat, MAX_OCTETS_IMAGE, type FormatImage } from '../modele/images';
+import { detecterFormat, MAX_OCTETS_IMAGE, messageIllisible, type FormatImage } from '../modele/images';
 import { lireCorpsDeTypeJson } from '../contrat/json';
 import { CATALOGUE } from '../modele/outils';
 import { parPaquets } from '../infra/paquets';
@@ -211,7 +211,7 @@ export const verifierTeleversements = async (
     }
     const format = detecterFormat(debut.octets);
     if (!format) {
-      illisibles.push({ index, message: debut.taille === 0 ? 'The uploaded file is empty.' : 'The uploaded file is not a JPEG, PNG or WebP image.' });
+      illisibles.push({ index, message: debut.taille === 0 ? 'The uploaded file is empty.' : messageIllisible(debut.octets, 'The uploaded file') });
       continue;
     }
     verifierDimensions(debut.octets, index);

@@ -108,6 +108,10 @@ export const CODES_TRAVAIL = {
   hiver_introuvable: 'No snow and no grey winter sky were found in this photo: there is nothing to turn to summer.',
   /** The result moved the room's fixed elements (walls, windows, doors, outline) beyond the threshold, twice. */
   structure_modifiee: 'The result changed the structure of the room or building (walls, windows, doors), so it was not delivered.',
+  /** fusion: the photos are not of one view (different sizes, or one could not be aligned with the others); the message says which. */
+  vues_differentes: 'The photos are not of the same view, so they could not be merged.',
+  /** fusion: the photos have the same exposure (no bracket): there is nothing to merge. */
+  expositions_identiques: 'The photos have the same exposure: there is nothing to merge.',
   /** The execution of the job could not be started. */
   demarrage_impossible: 'The job could not be started.',
   /** Anything else: details stay in the logs, never in the answer. */

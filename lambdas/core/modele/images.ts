@@ -26,6 +26,33 @@ export const detecterFormat = (octets: Uint8Array): FormatImage | null => {
   return null;
 };
 
+const ascii = (octets: Uint8Array, debut: number, fin: number): string => Buffer.from(octets.subarray(debut, fin)).toString('latin1');
+
+/**
+ * What a file we do not read most likely is, by its first bytes: a photographer's brackets often leave the
+ * camera as RAW (or an iPhone's as HEIC), and "not a JPEG" alone does not say what to do. Null: unknown.
+ */
+export const formatRefuse = (octets: Uint8Array): string | null => {
+  if (ascii(octets, 0, 15) === 'FUJIFILMCCD-RAW') return 'a Fujifilm RAF RAW file';
+  if (ascii(octets, 4, 12) === 'ftypcrx ') return 'a Canon CR3 RAW file';
+  if (['ftypheic', 'ftypheix', 'ftypmif1', 'ftyphevc'].includes(ascii(octets, 4, 12))) return 'a HEIC/HEIF photo';
+  if (['IIRO', 'IIRS', 'MMOR'].includes(ascii(octets, 0, 4))) return 'an Olympus ORF RAW file';
+  if (ascii(octets, 0, 4) === 'IIU\0') return 'a Panasonic RW2 RAW file';
+  if (ascii(octets, 0, 4) === 'II*\0' || ascii(octets, 0, 4) === 'MM\0*') {
+    return ascii(octets, 8, 10) === 'CR' ? 'a Canon CR2 RAW file' : 'a TIFF or camera RAW file (DNG, NEF, ARW and most RAW formats are TIFF-based)';
+  }
+  return null;
+};
+
+/** Why bytes are not read as an image, said so the client knows what to send instead. `quoi`: 'The image', 'The uploaded file'… */
+export const messageIllisible = (octets: Uint8Array, quoi: string): string => {
+  if (octets.length === 0) return `${quoi} is empty.`;
+  const refuse = formatRefuse(octets);
+  return refuse
+    ? `${quoi} is ${refuse}, which is not read: export it as JPEG, PNG (16-bit PNG keeps a bracket's range) or WebP first.`
+    : `${quoi} is not a JPEG, PNG or WebP file.`;
+};
+
 const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
 
 /** Upper bound of the decoded size of a base64 text, computed without decoding it. */

@@ -4,11 +4,17 @@
  * it, so a setting added here shows up everywhere at once.
  */
 
-export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce'] as const;
+export const OUTILS = ['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce', 'fusion'] as const;
 export type IdOutil = (typeof OUTILS)[number];
-export type OutilImage = Exclude<IdOutil, 'annonce'>;
-/** The tools that take photos and make one (every tool but the listing text). */
-export const OUTILS_IMAGE = OUTILS.filter((o): o is OutilImage => o !== 'annonce');
+/**
+ * The tools that retouch one photo with a model (or the preview's stand-in for it): every tool but the
+ * listing text and `fusion`, our extension, which merges several photos by classical image processing,
+ * the same code on every engine (moteurs/commun/fusion/).
+ */
+export type OutilImage = Exclude<IdOutil, 'annonce' | 'fusion'>;
+export const OUTILS_IMAGE = OUTILS.filter((o): o is OutilImage => o !== 'annonce' && o !== 'fusion');
+/** Tools whose result no model makes: the preview engine delivers them at production quality, so never marked as a preview. */
+export const sansModele = (outil: IdOutil): boolean => outil === 'fusion';
 
 /** One setting of a tool, as described in `Outil.champs` (the spec leaves its inner shape open). */
 export interface Champ {
@@ -40,6 +46,9 @@ export const SANS_MENTION = 'none';
 
 export const MAX_IMAGES_LOT = 50;
 export const MAX_IMAGES_ANNONCE = 6;
+/** A bracket: 2 photos at least (there is nothing to merge in one), 9 at most (3–7 is what cameras shoot). */
+export const MIN_IMAGES_FUSION = 2;
+export const MAX_IMAGES_FUSION = 9;
 export const LONGUEUR_MAX_TEXTE = 1000;
 
 const imagesParLot = { min: 1, max: MAX_IMAGES_LOT, par_lot: true } as const;
@@ -192,6 +201,15 @@ export const CATALOGUE: Readonly<Record<IdOutil, Outil>> = {
       },
     ],
   },
+  fusion: {
+    id: 'fusion',
+    nom: 'Fusion d’expositions',
+    resume: 'Merges bracketed exposures of one view (2 to 9 photos, handheld or not) into one photo: windows and dark corners both show (Retouche extension).',
+    // The stage's price may differ (`-c couts=fusion:3`): coutsDeLaPile.
+    cout: 2,
+    images: { min: MIN_IMAGES_FUSION, max: MAX_IMAGES_FUSION, par_lot: false },
+    champs: [],
+  },
 };
 
 export const estOutil = (valeur: unknown): valeur is IdOutil => typeof valeur === 'string' && (OUTILS as readonly string[]).includes(valeur);
@@ -216,3 +234,38 @@ export const outilsOfferts = (env: NodeJS.ProcessEnv = process.env): readonly Id
  * test key's jobs run the preview on every stage.
  */
 export const apercuDeLaPile = (env: NodeJS.ProcessEnv = process.env): boolean => (env.RETOUCHE_MOTEUR ?? 'local') === 'local';
+
+/**
+ * The stage's price of each tool, in credits: the catalogue's, unless the operator set some
+ * (`-c couts=fusion:3,ciel:2`, given to the functions as RETOUCHE_COUTS; lib/configuration.ts checks it at
+ * synthesis). GET /outils says these prices and POST /travaux debits them; a malformed value stops the
+ * function at its cold start rather than sell a tool at a price nobody set.
+ */
+export const coutsDeLaPile = (env: NodeJS.ProcessEnv = process.env): Readonly<Record<IdOutil, number>> => {
+  const couts = Object.fromEntries(OUTILS.map((o) => [o, CATALOGUE[o].cout])) as Record<IdOutil, number>;
+  for (const [outil, cout] of Object.entries(lireCouts(env.RETOUCHE_COUTS ?? ''))) couts[outil as IdOutil] = cout;
+  return couts;
+};
+
+/** `fusion:3,ciel:2` → {fusion: 3, ciel: 2}; throws, naming what is wrong, on anything else. */
+export const lireCouts = (texte: string): Partial<Record<IdOutil, number>> => {
+  const couts: Partial<Record<IdOutil, number>> = {};
+  for (const morceau of texte
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)) {
+    const [outil, valeur, ...reste] = morceau.split(':').map((m) => m.trim());
+    const cout = Number(valeur);
+    if (!estOutil(outil) || reste.length > 0 || valeur === '' || !Number.isSafeInteger(cout) || cout < 0) {
+      throw new Error(`costs must read tool:credits separated by commas, e.g. fusion:3,ciel:2, among ${OUTILS.join(', ')} (got ${morceau})`);
+    }
+    couts[outil] = cout;
+  }
+  return couts;
+};
+
+/** GET /outils' list: the tools this stage offers, at this stage's prices. */
+export const catalogueDeLaPile = (env: NodeJS.ProcessEnv = process.env): Outil[] => {
+  const couts = coutsDeLaPile(env);
+  return outilsOfferts(env).map((id) => ({ ...CATALOGUE[id], cout: couts[id] }));
+};

@@ -4,7 +4,7 @@
  * check, before anything is drawn or signed), the visible staging notice when asked, the preview's
  * visible mark on every preview (apercu.ts), the provenance EXIF, and the input's own format.
  */
-import type { Langue, OutilImage } from '../../core/modele/outils';
+import type { IdOutil, Langue, OutilImage } from '../../core/modele/outils';
 import { ajouterMarqueApercu } from './apercu';
 import type { Floutage } from '../../core/modele/sorties';
 import { appliquerFloutage } from './floutage';
@@ -34,9 +34,20 @@ export const fichierResultat = async (p: Pixels, format: FormatImage, m: Marquag
   const { pixels: floue, floutage } = await appliquerFloutage(p, m.valeurs.floutage, m.personnes, m.avant);
   const mention = m.outil === 'staging' ? m.valeurs.mention : undefined;
   const avecMention = estLangueMention(mention) ? await ajouterMention(floue, mention) : floue;
-  const finale = m.apercu ? await ajouterMarqueApercu(avecMention, m.langue) : avecMention;
+  return { fichier: await encoderResultat(avecMention, format, m), floutage };
+};
+
+/**
+ * The last steps of every result, fusion's included (it has no model, so no blur nor notice): the preview's
+ * mark when it is one, the provenance EXIF and XMP, the input's format.
+ */
+export const encoderResultat = async (
+  p: Pixels,
+  format: FormatImage,
+  m: Pick<Marquage, 'apercu' | 'langue' | 'graine'> & { outil: IdOutil },
+): Promise<Buffer> => {
+  const finale = m.apercu ? await ajouterMarqueApercu(p, m.langue) : p;
   const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };
   const image = depuisPixels(finale).withExif(exifDeProvenance(provenance)).withXmp(xmpDeProvenance(provenance));
-  const fichier = await (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
-  return { fichier, floutage };
+  return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();
 };

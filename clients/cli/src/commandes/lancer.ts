@@ -9,9 +9,9 @@ export const lancer = (programme: Command, ctx: Contexte): void => {
   const { flux, signal, client, json, message } = ctx;
   programme
     .command('lancer')
-    .description('start a job, or a batch for several images of an image tool (files, or https URLs)')
+    .description('start a job, or a batch for several images of an image tool (files, or https URLs); fusion merges its 2 to 9 photos into one job')
     .argument('<outil>', `the tool: ${OUTILS.join(', ')}`)
-    .argument('[images...]', 'photos: file paths or https URLs (optional for annonce)')
+    .argument('[images...]', 'photos: file paths or https URLs (optional for annonce; for fusion, 2 to 9 exposures of one view)')
     .option('--reglage <nom=valeur>', 'a setting of the tool, e.g. style=japandi (repeatable)', reglage, {} as Record<string, string>)
     .option('--attendre', 'wait for the end, with progress on stderr, and write the results')
     .option('--sortie <dossier>', 'where results are written (with --attendre)', '.')

@@ -13,15 +13,15 @@ import { erreur, reponse } from './reponses';
 /** What `images` takes: files too on stdio; over HTTP, URLs, and the way to upload files. */
 const descriptionImages = (options: OptionsServeurMcp): string =>
   options.fichiersLocaux
-    ? `The photos: paths of image files on this computer (JPEG, PNG or WebP, up to 15 MB each; a relative path is read from this server's working directory, ${options.dossier ?? 'where it was started'}), or https URLs of photos. 1 to 50 for an image tool (several make a batch, one job each); 0 to 6 for \`annonce\`.`
-    : 'The photos: https URLs of images (JPEG, PNG or WebP, up to 15 MB each) the service can fetch. 1 to 50 for an image tool (several make a batch, one job each); 0 to 6 for `annonce`. This remote server cannot read files on your computer: upload them with `televerser` and give their ids in `televersements`, or use the local server (`npx retouche mcp`).';
+    ? `The photos: paths of image files on this computer (JPEG, PNG or WebP, up to 15 MB each; a relative path is read from this server's working directory, ${options.dossier ?? 'where it was started'}), or https URLs of photos. 1 to 50 for an image tool (several make a batch, one job each); 0 to 6 for \`annonce\`; 2 to 9 exposures of one view for \`fusion\` (one job merges them).`
+    : 'The photos: https URLs of images (JPEG, PNG or WebP, up to 15 MB each) the service can fetch. 1 to 50 for an image tool (several make a batch, one job each); 0 to 6 for `annonce`; 2 to 9 exposures of one view for `fusion` (one job merges them). This remote server cannot read files on your computer: upload them with `televerser` and give their ids in `televersements`, or use the local server (`npx retouche mcp`).';
 
 export const lancer = ({ retouche, options, appel }: ContexteOutils): OutilMcp =>
   definirOutil({
     nom: 'lancer',
     title: 'Start a job',
     description:
-      'Starts a Retouche job and debits its credits (see `outils` for costs): one job per photo for an image tool, several photos making a batch; one job for `annonce`. ' +
+      'Starts a Retouche job and debits its credits (see `outils` for costs): one job per photo for an image tool, several photos making a batch; one job for `annonce`, and for `fusion` (bracketed exposures of one view merged into one photo). ' +
       'Answers at once with the job or batch id; then call `attendre` with it. A job that fails is refunded by itself.',
     inputSchema: {
       outil: z.string().check(z.describe(`The tool id, from \`outils\`: ${OUTILS.slice(0, -1).join(', ')} or ${OUTILS.at(-1)}.`)),

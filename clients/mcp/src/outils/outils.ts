@@ -17,7 +17,8 @@ export const outils = ({ retouche, options }: ContexteOutils): OutilMcp =>
         const catalogue = await retouche.catalogue({ signal: extra.signal });
         const apercu = catalogue.apercu
           ? [
-              'This stage runs the preview engine: a stand-in without a trained model, for trying the service; its results are marked "Preview" and are not production quality.',
+              'This stage runs the preview engine: a stand-in without a trained model, for trying the service; its results are marked "Preview" and are not production quality.' +
+                (catalogue.outils.some((o) => o.id === 'fusion') ? ' Except fusion, which no model makes: its results are the real ones, unmarked.' : ''),
             ]
           : [];
         const sansCle = options.cleManquante === undefined ? [] : [options.cleManquante];

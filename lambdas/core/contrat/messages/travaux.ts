@@ -246,7 +246,9 @@ export const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Prob
     const nombre = Array.isArray(issue.input) ? issue.input.length : 0;
     if (forme === 'formulaire') {
       if (issue.type === 'min_length')
-        return p(`${outil} needs at least ${min} image: send a file (under any field name), an image_url field or a televersement field`);
+        return p(
+          `${outil} needs at least ${min} image${min > 1 ? 's' : ''}: send ${min > 1 ? 'files' : 'a file'} (under any field name), an image_url field or a televersement field`,
+        );
       return p(`${outil} takes at most ${max} images; this form has ${nombre} (files, image_url and televersement fields together)`);
     }
     if (sorte === 'manquant')
@@ -255,7 +257,11 @@ export const images = (issue: Issue, chemin: readonly Segment[], ctx: Ctx): Prob
       const une = estObjet(issue.input) ? ': put the image inside [ ], e.g.' : typeof issue.input === 'string' ? ': write' : ', e.g.';
       return p(`images must be an array of images, not ${nature(issue.input)}${une} ${EXEMPLE_IMAGES}`);
     }
-    if (issue.type === 'min_length') return p(`images is empty: ${outil} needs at least ${min} image, e.g. ${EXEMPLE_IMAGES}`);
+    if (issue.type === 'min_length')
+      return nombre === 0
+        ? p(`images is empty: ${outil} needs at least ${min} image${min > 1 ? 's' : ''}, e.g. ${EXEMPLE_IMAGES}`)
+        : // fusion: one photo is no bracket.
+          p(`images holds ${nombre} image${nombre > 1 ? 's' : ''}: ${outil} needs at least ${min} (photos of one view at different exposures)`);
     if (issue.type === 'max_length') return p(`images holds ${nombre} images: ${outil} takes at most ${max}`);
     return p(feuille(issue, 'images'));
   }

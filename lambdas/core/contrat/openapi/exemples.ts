@@ -137,6 +137,17 @@ export const EXEMPLES_REQUETE_TRAVAUX = {
     summary: 'annonce: a listing text, lieu is the one required setting; photos are optional',
     value: { outil: 'annonce', valeurs: { lieu: 'Gent, Patershol', langue: 'French', infos: '3 chambres, 128 m²', atouts: 'jardin, calme' } },
   },
+  fusion: {
+    summary: 'fusion (Retouche extension): three bracketed exposures of one view, uploaded, merged into one photo (one job)',
+    value: {
+      outil: 'fusion',
+      images: [
+        { televersement: ID_TELEVERSEMENT, nom: 'salon-sombre.jpg' },
+        { televersement: '5f0c8d21-6e4b-4a93-8c7d-0e1f2a3b4c5e', nom: 'salon.jpg' },
+        { televersement: '5f0c8d21-6e4b-4a93-8c7d-0e1f2a3b4c5f', nom: 'salon-clair.jpg' },
+      ],
+    },
+  },
 } as const;
 
 /**

@@ -1,0 +1,146 @@
+/**
+ * Ghosts: what moved between the frames of a bracket (leaves, a person, a car) must appear once, where
+ * the reference shows it, not as a translucent copy in each place. For each other photo, the pixels that
+ * disagree with the reference are found, and there the photo's pixels are replaced, before the merge, by
+ * the reference rendered at that photo's exposure (`substituer`, through the intensity mapping of
+ * correspondance.ts). Replacing rather than giving those pixels no weight: a region only the reference
+ * fills would come out at the reference's exposure inside a merge of several, a dark or bright hole
+ * where the object had been; replaced, the photo still brings its exposure there, only not its content.
+ *
+ * How disagreement is judged, and why:
+ * - On copies about 512 px long, blurred: a moving object is far larger than that, while the grain, the
+ *   JPEG blocks and the last tenth of a pixel of misalignment (which would light up every edge) are gone.
+ *   The clipping below is applied a step before, at about 800 px.
+ * - In the darker photo's values, the brighter one mapped down to them: mapping compresses the brighter
+ *   photo's noise instead of amplifying the darker one's.
+ * - Where the brighter photo is clipped, it only says "at least this bright": its pixel disagrees only
+ *   if the darker photo is clearly darker than what the clip level maps to (a dark figure in front of a
+ *   window the reference shows blown). Where the darker photo is clipped too, nothing can be said.
+ * - A channel off by more than SEUIL (after blurring) counts; isolated pixels are dropped (opening), and the
+ *   rest grown by 2 % of the long side and feathered, so the object's soft edge and its shadow go with it.
+ * Same on the local and production engines (no model).
+ */
+import { apparierPaires, appliquer, type Correspondance } from './correspondance';
+import { deformerPlans } from './deformation';
+import type { Copie } from './decodage';
+import { flouCarre, plan, reduireDeMoitie, type Plan } from './plan';
+import { remplir } from './pyramide';
+import type { Transformation } from './transformation';
+
+/** Long side of the copies compared. */
+const COTE_FANTOMES = 512;
+/** Disagreement (0–1, in the darker photo's values, after blurring) over which a pixel is a ghost's. */
+const SEUIL = 0.07;
+/** Clipped: at or over this, a value only says "at least"; at or under NOIR, "at most". */
+const CLIP = 0.97;
+const NOIR = 0.03;
+/** Growth of a ghost, share of the long side, and the width of its feathered edge. */
+const MARGE = 0.02;
+const FONDU = 0.01;
+
+export interface Fantomes {
+  /** Ghost weight per pixel of the compared copies, 0–1 (1: take the reference's). */
+  masque: Plan;
+  /** Per channel, the map from the reference's values to the photo's. */
+  versPhoto: [Correspondance, Correspondance, Correspondance];
+  /**
+   * The photo's own colours, in its values 0–1 at the mask's size, filled across its ghosts from around
+   * them (pull-push): what replaces a ghost where the reference is blown and has nothing to give (a figure
+   * passing in front of a window the reference blows). Mapping the reference's white there gave a flat
+   * patch of one colour in the view; the fill is a soft patch of the view's own colours.
+   */
+  remplissage: [Plan, Plan, Plan];
+  /** Share of the frame replaced (weight over one half). */
+  part: number;
+}
+
+const reduirePour = (p: Plan): Plan => {
+  let r = p;
+  while (Math.max(r.largeur, r.hauteur) > COTE_FANTOMES * 1.5) r = reduireDeMoitie(r);
+  return flouCarre(r, Math.max(1, Math.round(Math.max(r.largeur, r.hauteur) / 256)));
+};
+
+/** A plane's values clamped to [bas, haut] (after `table`, when given). */
+const borner = (p: Plan, bas: number, haut: number, table: Correspondance | null): Plan => {
+  const sortie = new Float32Array(p.data.length);
+  for (let i = 0; i < sortie.length; i++) sortie[i] = Math.max(bas, Math.min(haut, table ? appliquer(table, p.data[i]!) : p.data[i]!));
+  return plan(p.largeur, p.hauteur, sortie);
+};
+
+/**
+ * Per pixel of the ghost copies, the largest disagreement over the channels (≤ 0 where they agree). Both
+ * photos are first given the same clipping, in the darker one's values and at full analysis size, before
+ * any blur: the brighter photo mapped down, and both clamped to what the darker one reaches where the
+ * brighter one clips, and to the darker one's black. Blurring first would mix a blown region with its
+ * edge into a value the darker photo contradicts.
+ */
+const desaccords = (sombre: Plan[], clair: Plan[], dedans: Uint8Array): Float32Array => {
+  let pire: Float32Array | null = null;
+  for (let k = 0; k < 3; k++) {
+    const table = apparierPaires(clair[k]!.data, sombre[k]!.data, dedans);
+    const haut = Math.min(CLIP, appliquer(table, CLIP));
+    const [pa, pb] = [borner(sombre[k]!, NOIR, haut, null), borner(clair[k]!, NOIR, haut, table)];
+    // Where the photo does not cover the reference both agree, so the blur brings no edge of its own.
+    for (let p = 0; p < dedans.length; p++) if (!dedans[p]) pb.data[p] = pa.data[p]!;
+    const [a, b] = [reduirePour(pa), reduirePour(pb)];
+    pire ??= new Float32Array(a.data.length).fill(-1);
+    for (let p = 0; p < pire.length; p++) pire[p] = Math.max(pire[p]!, Math.abs(a.data[p]! - b.data[p]!) - SEUIL);
+  }
+  return pire!;
+};
+
+/** Binary erosion (min) or dilation (max) over a (2r + 1)² square, separably, by running counts. */
+const morpho = (m: Uint8Array, l: number, h: number, r: number, dilater: boolean): Uint8Array => {
+  const passe = (src: Uint8Array, pas: number, longueur: number, lignes: number, saut: number): Uint8Array => {
+    const dst = new Uint8Array(src.length);
+    for (let j = 0; j < lignes; j++) {
+      const o = j * saut;
+      let s = 0;
+      for (let d = 0; d <= Math.min(longueur - 1, r); d++) s += src[o + d * pas]!;
+      for (let i = 0; i < longueur; i++) {
+        const n = Math.min(longueur - 1, i + r) - Math.max(0, i - r) + 1;
+        dst[o + i * pas] = dilater ? (s > 0 ? 1 : 0) : s === n ? 1 : 0;
+        if (i + r + 1 < longueur) s += src[o + (i + r + 1) * pas]!;
+        if (i - r >= 0) s -= src[o + (i - r) * pas]!;
+      }
+    }
+    return dst;
+  };
+  return passe(passe(m, 1, l, h, l), l, h, l, 1);
+};
+
+/**
+ * Where `photo` disagrees with the reference (both analysis copies, `t` from the reference's pixel to
+ * the photo's in their pixels), `photoPlusClaire` saying which is brighter.
+ */
+/** The analysis copy halved down to at most COMPARAISON px: clamped at this size, then reduced further. */
+const COMPARAISON = 800;
+const aComparer = (p: Plan): Plan => (Math.max(p.largeur, p.hauteur) > COMPARAISON ? aComparer(reduireDeMoitie(p)) : p);
+
+export const detecterFantomes = (ref: Copie, photo: Copie, t: Transformation, photoPlusClaire: boolean): Fantomes => {
+  const r = [ref.rouge, ref.vert, ref.bleu].map(aComparer);
+  const f = r[0]!.largeur / ref.rouge.largeur;
+  const { plans: p, dedans } = deformerPlans([photo.rouge, photo.vert, photo.bleu].map(aComparer), { ...t, tx: t.tx * f, ty: t.ty * f });
+  const pire = photoPlusClaire ? desaccords(r, p, dedans) : desaccords(p, r, dedans);
+  const { largeur: l, hauteur: h } = reduirePour(r[0]!);
+  const brut = new Uint8Array(pire.length);
+  for (let i = 0; i < pire.length; i++) brut[i] = pire[i]! > 0 ? 1 : 0;
+  const ouvert = morpho(morpho(brut, l, h, 1, false), l, h, 1, true);
+  const grossi = morpho(ouvert, l, h, Math.max(1, Math.round(MARGE * Math.max(l, h))), true);
+  const masque = flouCarre(plan(l, h, new Float32Array(grossi)), Math.max(1, Math.round(FONDU * Math.max(l, h))));
+  let n = 0;
+  for (let i = 0; i < masque.data.length; i++) {
+    // The feathering must not lower the core: what was found is replaced whole.
+    if (ouvert[i]) masque.data[i] = 1;
+    if (masque.data[i]! > 0.5) n++;
+  }
+  const versPhoto = [0, 1, 2].map((k) => apparierPaires(r[k]!.data, p[k]!.data, dedans)) as Fantomes['versPhoto'];
+  // The fill draws on what the photo shows around the ghost where the reference is blown too (the rest
+  // of the window's view, not its frame nor the wall), since only such pixels are ever filled.
+  const [rr, rv, rb] = r.map((c) => c.data) as [Float32Array, Float32Array, Float32Array];
+  const source = Float32Array.from(dedans, (d, i) => (d && Math.max(rr[i]!, rv[i]!, rb[i]!) >= 0.98 ? 1 : 0));
+  const couvert = reduirePour(plan(r[0]!.largeur, r[0]!.hauteur, source));
+  const confiance = Float32Array.from(masque.data, (g, i) => couvert.data[i]! * (1 - g));
+  const remplissage = p.map((c) => remplir(reduirePour(c), confiance)) as Fantomes['remplissage'];
+  return { masque, versPhoto, remplissage, part: n / masque.data.length };
+};

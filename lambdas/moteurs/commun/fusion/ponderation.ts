@@ -1,0 +1,110 @@
+/**
+ * The weights of the merge: for each photo and each pixel (of the half-size copy), how much of the result
+ * it makes. Mertens's three measures, contrast (Laplacian of luminance), saturation (spread of R, G, B)
+ * and well-exposedness, multiplied; the third measured against the reference rather than against
+ * mid-grey, because of what listing photos need:
+ *
+ * - Mertens's well-exposedness is a Gaussian around mid-grey (σ 0.2). Measured on brackets made from our
+ *   real photos, it pulled every bright surface towards grey: a sunny facade at 243 came out at 168, white
+ *   tiles and walls grey, a clear sky a dull teal, because the dark frame's rendering of them sits nearer
+ *   mid-grey. A listing's white wall must stay white.
+ * - The reference is the metered exposure, right wherever it neither clips nor sinks into the noise. Its
+ *   confidence is c = h(max channel) · s(luminance), h falling from 1 at 0.88 to 0 at 0.98 (highlights
+ *   losing a channel), s rising from 0 at 0.01 to 1 at 0.18 (shadows where grain and JPEG blocks take
+ *   over). The reference weighs c; every other photo weighs its own h · s times (1 − c), times a
+ *   preference for exposures near the reference's (Gaussian of the EV gap, σ 1.5 EV). So a window the
+ *   reference blows comes from the darker photos that hold it, a corner it blocks from the brighter ones,
+ *   and everything else stays the metered photo's own, while the Laplacian pyramid blends the seams.
+ * - Contrast and saturation keep Mertens's role among the photos that do contribute (the detailed, the
+ *   coloured), with floors (grain's level at half size) so that a flat wall or sky falls back to exposure.
+ * A small floor under every weight keeps a pixel bad in every photo (a lamp, blown in all) an average.
+ * Same on the local and production engines (no model).
+ */
+import type { Image } from './deformation';
+import type { Plan } from './plan';
+import { plan } from './plan';
+
+/** Floors under contrast and saturation (values 0–1): what grain alone reaches at half size. */
+const PLANCHER_CONTRASTE = 0.004;
+const PLANCHER_SATURATION = 0.02;
+/** Highlights: confidence falls from 1 to 0 between these (max channel); shadows: rises between these (luminance). */
+const HAUTES = [0.94, 0.995] as const;
+const BASSES = [0.02, 0.3] as const;
+/** Preference for exposures near the reference's: Gaussian of the EV gap. */
+const SIGMA_EV = 1.5;
+/** Under every exposure weight. */
+const PLANCHER = 1e-3;
+
+const lisse = (a: number, b: number, v: number): number => {
+  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
+  return t * t * (3 - 2 * t);
+};
+
+/** h for every integer value 0–max of the largest channel. */
+const tablesHautes = new Map<number, Float32Array>();
+const hautes = (max: number): Float32Array => {
+  let t = tablesHautes.get(max);
+  if (!t) tablesHautes.set(max, (t = Float32Array.from({ length: max + 1 }, (_, v) => 1 - lisse(HAUTES[0], HAUTES[1], v / max))));
+  return t;
+};
+
+/** s at 1024 steps of luminance 0–1. */
+const BAS = Float32Array.from({ length: 1025 }, (_, i) => lisse(BASSES[0], BASSES[1], i / 1024));
+
+/**
+ * Where the reference is trusted (confidence over one half), on an analysis copy (values 0–1): the part of
+ * the result that must be the reference's own, which the structure check compares (index.ts).
+ */
+export const regionDeConfiance = (rouge: Plan, vert: Plan, bleu: Plan, luminance: Plan): Uint8Array => {
+  const n = luminance.data.length;
+  const region = new Uint8Array(n);
+  for (let p = 0; p < n; p++) {
+    const max = Math.max(rouge.data[p]!, vert.data[p]!, bleu.data[p]!);
+    const c = (1 - lisse(HAUTES[0], HAUTES[1], max)) * lisse(BASSES[0], BASSES[1], luminance.data[p]!);
+    region[p] = c > 0.5 ? 1 : 0;
+  }
+  return region;
+};
+
+/**
+ * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence h·s, and h
+ * alone (how far from blown), which says what of it to fill before its pyramid (pyramide.ts, `remplir`).
+ * `confianceRef`: null for the reference itself; for the others, the reference's, and `ev` their gap to it.
+ */
+export const ponderer = (
+  d: Image,
+  y: Plan,
+  confianceRef: Float32Array | null,
+  ev: number,
+): { poids: Plan; confiance: Float32Array; nonEcretee: Float32Array } => {
+  const { largeur: l, hauteur: h, data, max } = d;
+  const yd = y.data;
+  const poids = new Float32Array(l * h);
+  const confiance = new Float32Array(l * h);
+  const nonEcretee = new Float32Array(l * h);
+  const hh = hautes(max);
+  const k = 1 / max;
+  const preference = Math.exp(-(ev * ev) / (2 * SIGMA_EV * SIGMA_EV));
+  for (let j = 0; j < h; j++) {
+    const haut = Math.max(0, j - 1) * l;
+    const bas = Math.min(h - 1, j + 1) * l;
+    for (let x = 0; x < l; x++) {
+      const p = j * l + x;
+      const contraste = Math.abs(4 * yd[p]! - yd[haut + x]! - yd[bas + x]! - yd[x > 0 ? p - 1 : p]! - yd[x < l - 1 ? p + 1 : p]!);
+      const i = p * 3;
+      const r = data[i]!;
+      const v = data[i + 1]!;
+      const b = data[i + 2]!;
+      const m = (r + v + b) / 3;
+      const saturation = Math.sqrt(((r - m) * (r - m) + (v - m) * (v - m) + (b - m) * (b - m)) / 3) * k;
+      // yd is 0–1: the table's index by truncation of y·1024 + ½, no Math call.
+      const hp = hh[r > v ? (r > b ? r : b) : v > b ? v : b]!;
+      const c = hp * BAS[(yd[p]! * 1024 + 0.5) | 0]!;
+      confiance[p] = c;
+      nonEcretee[p] = Math.min(1, c * 5);
+      const exposition = confianceRef ? (c + PLANCHER) * (1 - confianceRef[p]! + PLANCHER) * preference : c + PLANCHER;
+      poids[p] = (contraste + PLANCHER_CONTRASTE) * (saturation + PLANCHER_SATURATION) * exposition + 1e-12;
+    }
+  }
+  return { poids: plan(l, h, poids), confiance, nonEcretee };
+};
