@@ -1,5 +1,6 @@
 /** What the studio's form hands to a launch (the photos chosen, the tool, its settings, the cost seen), and what the launch follows of each photo. */
 import type { Outil, Televersement, TypeImage, Travail } from './appels';
+import type { Exposition } from './crochets';
 
 export interface PhotoChoisie {
   /** This page's own id for the photo (list keys, element ids). */
@@ -11,6 +12,8 @@ export interface PhotoChoisie {
   apercu: string;
   /** Width × height once its preview has loaded: a photo over 50 MP is refused before any upload. */
   pixels?: number;
+  /** What its EXIF says of its capture, once read (exif.ts): a fusion's brackets are made of it (crochets.ts). */
+  exposition?: Exposition;
 }
 
 export interface DemandeLancement {
@@ -21,6 +24,10 @@ export interface DemandeLancement {
   valeurs: Record<string, string>;
   photos: PhotoChoisie[];
   cout: number;
+  /** The photo its one result is compared with, when it has several (a bracket's middle exposure); the first otherwise. */
+  avant?: PhotoChoisie;
+  /** Started by the same click as the launch above it (a fusion's brackets): the focus stays on the first one's title. */
+  suite?: true;
   /**
    * A launch started before the page was loaded again (lancements.ts): its jobs are followed by their ids,
    * nothing is sent; its photos are no longer in the page, so results show without their "before".

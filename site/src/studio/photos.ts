@@ -27,8 +27,10 @@ export const usePhotos = (outils: Ref<Outil[] | null>, erreur: Ref<Erreur | null
     if (!fichiers || !outils.value) return;
     erreur.value = null;
     const laisses: string[] = [];
+    // Added together once all are checked: a choice is one change of the form (a fusion groups its photos together).
+    const prises: PhotoChoisie[] = [];
     for (const fichier of Array.from(fichiers)) {
-      if (photos.value.length >= maxPhotos.value) {
+      if (photos.value.length + prises.length >= maxPhotos.value) {
         laisses.push(t('studio.photos.tropNombreuses', { nom: fichier.name, max: maxPhotos.value }));
         continue;
       }
@@ -36,8 +38,9 @@ export const usePhotos = (outils: Ref<Outil[] | null>, erreur: Ref<Erreur | null
       if (!type) laisses.push(t('studio.photos.pasUneImage', { nom: fichier.name }));
       else if (fichier.size > TAILLE_MAX) laisses.push(t('studio.photos.tropLourde', { nom: fichier.name }));
       else if (fichier.size === 0) laisses.push(t('studio.photos.vide', { nom: fichier.name }));
-      else photos.value.push({ id: crypto.randomUUID(), fichier, type, apercu: URL.createObjectURL(fichier) });
+      else prises.push({ id: crypto.randomUUID(), fichier, type, apercu: URL.createObjectURL(fichier) });
     }
+    photos.value.push(...prises);
     avis.value = t('studio.photos.ajoutees', { n: photos.value.length }, photos.value.length);
     refuses.value = laisses.join(' ');
   };
@@ -70,5 +73,11 @@ export const usePhotos = (outils: Ref<Outil[] | null>, erreur: Ref<Erreur | null
     document.getElementById(suivante ? `retirer-${suivante.id}` : 'photos')?.focus();
   };
 
-  return { photos, avis, refuses, survol, maxPhotos, choisir, deposerFichiers, mesurer, retirer };
+  /** Several at once (a fusion's bracket removed, which its component says): their previews freed with them. */
+  const retirerPlusieurs = (parties: PhotoChoisie[]) => {
+    photos.value = photos.value.filter((p) => !parties.includes(p));
+    parties.forEach((p) => URL.revokeObjectURL(p.apercu));
+  };
+
+  return { photos, avis, refuses, survol, maxPhotos, choisir, deposerFichiers, mesurer, retirer, retirerPlusieurs };
 };

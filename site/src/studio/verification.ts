@@ -21,15 +21,26 @@ interface Formulaire {
   credits: Ref<number | null>;
   cout: Readonly<Ref<number>>;
   libelleChamp: (c: Champ) => string;
+  /**
+   * The photos' number checked otherwise than by the tool's bounds over all of them (a fusion's brackets, each a job:
+   * fusion.ts); undefined for the tools it does not concern.
+   */
+  verifierNombre?: (o: Outil) => Probleme | null | undefined;
 }
 
-export const useVerification = ({ photos, valeurs, credits, cout, libelleChamp }: Formulaire) => {
+export const useVerification = ({ photos, valeurs, credits, cout, libelleChamp, verifierNombre }: Formulaire) => {
   const { t } = useI18n();
   const { nomOutil, credits: nombre } = useMotsStudio();
-  return (o: Outil): Probleme | null => {
+  const compter = (o: Outil): Probleme | null => {
     const n = photos.value.length;
     if (n < o.images.min) return { texte: t('studio.erreurs.photosMin', { n: o.images.min }, o.images.min), champ: 'photos' };
     if (n > o.images.max) return { texte: t('studio.erreurs.photosMax', { n: o.images.max, outil: nomOutil(o) }, o.images.max), champ: 'photos' };
+    return null;
+  };
+  return (o: Outil): Probleme | null => {
+    const parCrochets = verifierNombre?.(o);
+    const nombreRefuse = parCrochets === undefined ? compter(o) : parCrochets;
+    if (nombreRefuse) return nombreRefuse;
     const geante = photos.value.find((p) => (p.pixels ?? 0) > PIXELS_MAX);
     if (geante) return { texte: t('studio.erreurs.pixels', { nom: geante.fichier.name }), champ: `retirer-${geante.id}` };
     const vide = o.champs.find((c) => c.requis && !valeurs[c.nom]?.trim());
