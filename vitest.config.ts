@@ -46,6 +46,7 @@ const PHOTOS = [
   'test/unit/floutage-reel.test.ts',
   'test/unit/lumiere-ciel.test.ts',
   'test/unit/moteur-reel.test.ts',
+  'test/unit/photos-fusion.test.ts',
   'test/unit/piece-nommee.test.ts',
   'test/unit/scenes-dessinees.test.ts',
   'test/unit/vider-remplissage.test.ts',

@@ -1,15 +1,15 @@
 /**
  * Handheld brackets aligned to one another before they are merged: a frame off by half a pixel doubles
- * every edge of the result. Estimated on small luminance copies (long side at most 1536 px, a quarter of
- * a 24 MP photo), then carried to the full size (deformation.ts): the estimate is sub-pixel at that size,
- * so a few tenths of a pixel at full size, and it costs tens of milliseconds instead of seconds.
+ * every edge of the result. Estimated on small luminance copies (long side at most 1024 px, a sixth of a
+ * 24 MP photo's), then carried to the full size (deformation.ts): the estimate is within a few hundredths
+ * of a pixel at that size (measured), so a tenth or two at full size, in a few hundred milliseconds a
+ * photo instead of seconds.
  *
  * How, and why:
  * - The two photos differ in exposure, so they are compared through the intensity mapping of one onto
- *   the other (correspondance.ts: histogram matching, no response curve assumed), and pixels clipped in
- *   either (a blown window in one, a black corner in the other) are left out: they say nothing of where
- *   an edge is.
- * - Coarse to fine on a pyramid: an exhaustive search of shift and rotation on a copy about 100 px wide
+ *   the other (correspondance.ts, no response curve assumed), and pixels clipped in either (a blown window
+ *   in one, a black corner in the other) are left out: they say nothing of where an edge is.
+ * - Coarse to fine on a pyramid: an exhaustive search of shift and rotation on a copy 75 to 150 px wide
  *   (up to 7 % of the width and 2.5°, the most a hand moves between frames of a bracket, with margin),
  *   then Gauss–Newton (Lucas–Kanade, inverse compositional, a similarity: shift, rotation, scale) at each
  *   finer level. Inverse compositional: the reference's gradients are computed once per level; only the
@@ -32,7 +32,7 @@ export const SCORE_MIN = 0.5;
 /** Coarse search: shifts up to this share of the width, rotations up to this (degrees), in these steps. */
 const DECALAGE_MAX = 0.07;
 const ROTATION_MAX = 2.5;
-const PAS_ROTATION = 1.25;
+const PAS_ROTATION = 2.5;
 /** Width of the coarse search's level, and of the level the score is measured on. */
 const LARGEUR_RECHERCHE = 100;
 const LARGEUR_SCORE = 200;
@@ -96,7 +96,7 @@ const dansLaReference = (ref: Plan, photo: Plan, t: Transformation): Plan => {
  * Normalised correlation of the reference and the (mapped) photo under `t`, over pixels valid in both,
  * every `pas` pixels; with the share of the reference the photo covers.
  */
-export const correlation = (ref: Plan, brute: Plan, mappee: Plan, t: Transformation, pas = 1): { score: number; recouvrement: number } => {
+const correlation = (ref: Plan, brute: Plan, mappee: Plan, t: Transformation, pas = 1): { score: number; recouvrement: number } => {
   const { largeur: l, hauteur: h } = ref;
   const [cx, cy, px, py] = [(l - 1) / 2, (h - 1) / 2, (brute.largeur - 1) / 2, (brute.hauteur - 1) / 2];
   let [n, dedans, sr, sp, srr, spp, srp] = [0, 0, 0, 0, 0, 0, 0];
@@ -332,7 +332,10 @@ export const aligner = (ref: Plan, photo: Plan): Alignement => {
     if (n < haut) t = { ...t, tx: t.tx * 2, ty: t.ty * 2 };
     t = affiner(pr[n]!, pp[n]!, t, n);
   }
-  const niveau = Math.max(0, pr.findIndex((p) => p.largeur <= LARGEUR_SCORE * 1.5));
+  const niveau = Math.max(
+    0,
+    pr.findIndex((p) => p.largeur <= LARGEUR_SCORE * 1.5),
+  );
   const f = 2 ** niveau;
   const tn = { ...t, tx: t.tx / f, ty: t.ty / f };
   const { score, recouvrement } = correlation(pr[niveau]!, pp[niveau]!, dansLaReference(pr[niveau]!, pp[niveau]!, tn), tn);

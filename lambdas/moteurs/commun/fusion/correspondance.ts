@@ -4,12 +4,11 @@
  * a pixel of one photo agrees with the reference through it, and a ghost is replaced by the reference
  * rendered at the other photo's exposure through it.
  *
- * By histogram matching (the value of one photo at a quantile is mapped to the other's value at the same
- * quantile, over the pixels both see): a camera's response curve is unknown and differs between makers
- * and between JPEG settings, but it is monotone, so ranks survive an exposure change while values do not.
- * Nothing here assumes a gamma or a linear sensor. A moving object or the borders that one photo sees and
- * the other does not shift the quantiles a little; they are a small share of the frame. Same on the local
- * and production engines (no model).
+ * A camera's response curve is unknown and differs between makers and between JPEG settings, but it is
+ * monotone, so the map is measured, not assumed: by histogram matching before the photos are aligned
+ * (ranks survive an exposure change while values do not), by the median of aligned pairs after
+ * (`apparierPaires`), with the sRGB curve and the measured exposure gap only to tell a moving object's
+ * pairs from the tone curve's. Same on the local and production engines (no model).
  */
 
 /** Table points: 1024 steps of 0–1, finer than a 16-bit input's tonal steps matter for a mapping. */
@@ -77,8 +76,29 @@ export const apparier = (source: Float32Array, cible: Float32Array, masque: Uint
 const BINS = 256;
 /** A bin with fewer pairs than this says nothing of its own: it is interpolated from its neighbours. */
 const PAIRES_MIN = 8;
-/** Values this close to 0 or 1 are clipped (or as good as): left out of the pairs. */
+/** Values this close to 0 or 1 are clipped (or as good as): a source value there is left out of the pairs. */
 const CENSURE = 0.02;
+/**
+ * Pairs further than this from the exposure gap's prediction (`exposer`) are left out: 0.15, or 40 % of
+ * the two values' mean where that is less, down to 0.05. A camera's tone curve departs from sRGB by less; a
+ * person or a car passing by more. Where few pixels fall (a +2 EV frame's darks), a dark coat that was in
+ * one frame only made most of a bin, and its median bent the whole map: a 24 MP frame's carpet and sofa
+ * then read as ghosts, and a coat on a dark wet pavement (0.11 from the prediction there) as pavement.
+ */
+const ECART_ATTENDU = 0.15;
+const ECART_RELATIF = 0.4;
+const ECART_ATTENDU_MIN = 0.05;
+
+const lineaire = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+const srgb = (v: number): number => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
+
+/** What a value becomes `ev` stops brighter, if the photos were sRGB: the prior `apparierPaires` checks pairs against. */
+export const exposer = (ev: number): ((v: number) => number) => {
+  const k = 2 ** ev;
+  // Tabulated: called for every pair, two powers each would cost more than the rest of the matching.
+  const table = Float32Array.from({ length: PAS + 1 }, (_, i) => srgb(Math.min(1, lineaire(i / PAS) * k)));
+  return (v: number): number => appliquer(table, v);
+};
 
 /** Pool-adjacent-violators: the non-decreasing sequence closest to `v` (weights `n`), in place. */
 const isotone = (v: Float64Array, n: Float64Array): void => {
@@ -87,11 +107,11 @@ const isotone = (v: Float64Array, n: Float64Array): void => {
   const longueurs: number[] = [];
   for (let i = 0; i < v.length; i++) {
     if (!n[i]) continue;
-    valeurs.push(v[i]!), poids.push(n[i]!), longueurs.push(i);
+    (valeurs.push(v[i]!), poids.push(n[i]!), longueurs.push(i));
     while (valeurs.length > 1 && valeurs.at(-2)! > valeurs.at(-1)!) {
       const [w1, w2] = [poids.at(-2)!, poids.at(-1)!];
       const fusion = (valeurs.at(-2)! * w1 + valeurs.at(-1)! * w2) / (w1 + w2);
-      valeurs.pop(), poids.pop(), longueurs.pop();
+      (valeurs.pop(), poids.pop(), longueurs.pop());
       valeurs[valeurs.length - 1] = fusion;
       poids[poids.length - 1] = w1 + w2;
     }
@@ -110,15 +130,28 @@ const isotone = (v: Float64Array, n: Float64Array): void => {
  * moved the level where a photo clips from 0.58 to 0.39, across the gap between a wall's values and a
  * window's, and lit up half a wall as a ghost.
  */
-export const apparierPaires = (source: Float32Array, cible: Float32Array, masque: Uint8Array | null = null): Correspondance => {
+export const apparierPaires = (
+  source: Float32Array,
+  cible: Float32Array,
+  masque: Uint8Array | null = null,
+  attendu: ((v: number) => number) | null = null,
+): Correspondance => {
   const joint = new Uint32Array(BINS * BINS);
   const pas = Math.max(1, Math.floor(source.length / ECHANTILLONS));
   for (let i = 0; i < source.length; i += pas) {
     if (masque && !masque[i]) continue;
     const [u, v] = [source[i]!, cible[i]!];
-    // A clipped value is a bound, not a value: such pairs are left out, and the map runs flat beyond the last bin measured.
-    if (u <= CENSURE || u >= 1 - CENSURE || v <= CENSURE || v >= 1 - CENSURE) continue;
-    joint[Math.floor(u * BINS) * BINS + Math.floor(v * BINS)]!++;
+    // A clipped source value is a bound, not a value: such pairs are left out, and the map runs flat beyond
+    // the last bin measured. A clipped target stays: a median is right as long as under half its bin is
+    // clipped, and says "clipped" when more is (left out, a ref's wall the brighter frame blows mapped to
+    // 0.96 instead of white, and a ghost replaced there showed as a grey patch on a blown pavement).
+    if (u <= CENSURE || u >= 1 - CENSURE) continue;
+    // Far from what the exposure gap alone predicts: something that moved, not the tone curve.
+    if (attendu) {
+      const prevu = attendu(u);
+      if (Math.abs(prevu - v) > Math.max(ECART_ATTENDU_MIN, Math.min(ECART_ATTENDU, (ECART_RELATIF * (prevu + v)) / 2))) continue;
+    }
+    joint[Math.floor(u * BINS) * BINS + Math.min(BINS - 1, Math.floor(v * BINS))]!++;
   }
   const [medianes, comptes] = [new Float64Array(BINS), new Float64Array(BINS)];
   for (let a = 0; a < BINS; a++) {
@@ -171,27 +204,3 @@ export const appliquerTout = (table: Correspondance, valeurs: Float32Array): Flo
   for (let i = 0; i < valeurs.length; i++) sortie[i] = appliquer(table, valeurs[i]!);
   return sortie;
 };
-
-/** The inverse map (where M is flat, the middle of the flat run's preimage), monotone too. */
-export const inverser = (table: Correspondance): Correspondance => {
-  const inverse = new Float32Array(PAS + 1);
-  let j = 0;
-  for (let v = 0; v <= PAS; v++) {
-    const cible = v / PAS;
-    while (j < PAS && table[j + 1]! < cible) j++;
-    if (cible <= table[0]!) {
-      let k = 0;
-      while (k < PAS && table[k + 1]! <= table[0]!) k++;
-      inverse[v] = cible < table[0]! ? 0 : k / 2 / PAS;
-      continue;
-    }
-    const [a, b] = [table[j]!, table[Math.min(PAS, j + 1)]!];
-    inverse[v] = j >= PAS ? 1 : (j + (b > a ? Math.max(0, Math.min(1, (cible - a) / (b - a))) : 0.5)) / PAS;
-  }
-  for (let v = 1; v <= PAS; v++) inverse[v] = Math.max(inverse[v]!, inverse[v - 1]!);
-  return inverse;
-};
-
-/** M2(M1(v)): from one photo to a third through the one between them. */
-export const composer = (premiere: Correspondance, seconde: Correspondance): Correspondance =>
-  Float32Array.from({ length: PAS + 1 }, (_, v) => appliquer(seconde, premiere[v]!));

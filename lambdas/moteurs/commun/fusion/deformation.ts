@@ -54,7 +54,7 @@ export const versImage = async (s: Sharp, max: number): Promise<Image> => {
  * transformed corners (0, 0), (l, 0), (0, h), (l, h) of the matrix alone (odx, ody move the content
  * within it), its origin at the rounded minimum, its size the rounded extent.
  */
-export const canvasAffine = (m: readonly [number, number, number, number], l: number, h: number) => {
+const canvasAffine = (m: readonly [number, number, number, number], l: number, h: number) => {
   const coins = [
     [0, 0],
     [l, 0],
@@ -67,7 +67,7 @@ export const canvasAffine = (m: readonly [number, number, number, number], l: nu
 };
 
 /** Per reference row, the columns whose source (under `t`, full-size pixels) lies inside the photo with a margin of 1 px. */
-export const colonnesValides = (t: Transformation, l: number, h: number): { debuts: Int32Array; fins: Int32Array } => {
+const colonnesValides = (t: Transformation, l: number, h: number): { debuts: Int32Array; fins: Int32Array } => {
   const [debuts, fins] = [new Int32Array(h), new Int32Array(h)];
   const [cx, cy] = [(l - 1) / 2, (h - 1) / 2];
   for (let y = 0; y < h; y++) {
@@ -90,15 +90,6 @@ export const colonnesValides = (t: Transformation, l: number, h: number): { debu
   }
   return { debuts, fins };
 };
-
-/** The reference itself as a Cadre: no offset, every column valid. */
-export const cadreIdentite = (im: Image): Cadre => ({
-  ...im,
-  ox: 0,
-  oy: 0,
-  debuts: new Int32Array(im.hauteur),
-  fins: new Int32Array(im.hauteur).fill(im.largeur - 1),
-});
 
 /**
  * The photo resampled into the reference's geometry: `t` takes the reference's pixel to the photo's

@@ -5,16 +5,18 @@
  *
  * The steps, each in its module with its reasons:
  * 1. decodage.ts: the headers checked (format, size limit, one size once upright), each photo decoded
- *    upright at its depth (16-bit PNG at 16 bits), and a small copy made (long side 1536 px).
+ *    upright at its depth (16-bit PNG at 16 bits), and a small copy made (long side 1024 px).
  * 2. expositions.ts: ordered by brightness (the request's order does not matter), the middle one is the
  *    reference; a bracket of one exposure is refused (`expositions_identiques`).
  * 3. alignement.ts: each photo aligned to its neighbour towards the reference (the smallest exposure gaps)
  *    on the small copies, sub-pixel; one that cannot be is refused (`vues_differentes`).
  * 4. fantomes.ts and assemblage.ts: what moved between frames is taken from the reference.
- * 5. deformation.ts, mertens.ts and pyramide.ts: each photo warped at full size by libvips, then merged
- *    (Mertens's exposure fusion) one at a time into one output pyramid; the next photo is decoded and
- *    warped on libvips's threads while the main thread merges the current one.
- * 6. Straight verticals and balanced light, as `ciel` does them (redressement.ts, shared, not copied).
+ * 5. deformation.ts, ponderation.ts, mertens.ts and pyramide.ts: each photo warped at full size by
+ *    libvips, weighed against the reference (its blown and dark parts go to the other photos), and merged
+ *    (Mertens's exposure fusion) one at a time into one output pyramid; the next photo is warped on
+ *    libvips's threads while the main thread merges the current one.
+ * 6. Straight verticals and balanced light, as `ciel` does them (redressement.ts, shared, not copied),
+ *    then the structure check every image result passes, where the reference is trusted.
  *
  * Measured on 5 × 24 MP brackets on 2 cores: docs/engines.md, "fusion" (npm run bench:fusion).
  */
@@ -82,7 +84,10 @@ interface Aligne {
 }
 
 const refuser = (photo: Entree, voisine: Entree): never => {
-  throw new ErreurTravail('vues_differentes', `The photos are not of the same view: photo ${photo.index + 1} could not be aligned with photo ${voisine.index + 1}.`);
+  throw new ErreurTravail(
+    'vues_differentes',
+    `The photos are not of the same view: photo ${photo.index + 1} could not be aligned with photo ${voisine.index + 1}.`,
+  );
 };
 
 /** Each photo aligned to its neighbour towards the reference, the transforms composed from the reference out. */
@@ -132,8 +137,7 @@ const fusionnerPleine = async (
     deformees.delete(suite[q]!);
     // The next one warps while this one is assembled and merged.
     suivante = q + 1 < suite.length ? deformee(suite[q + 1]!) : null;
-    const fantome = fantomes[suite[q]!]!;
-    await ajouterPhoto(fusion, assembler(cadre, refImage, fantome), evs[suite[q]!]!, fantome.masque);
+    await ajouterPhoto(fusion, assembler(cadre, refImage, fantomes[suite[q]!]!), evs[suite[q]!]!);
   }
   return terminer(fusion);
 };
@@ -212,7 +216,7 @@ export const fusionner = async (images: readonly Buffer[]): Promise<ResultatFusi
   // The first photo to merge after the reference starts warping now, while the ghosts are looked for.
   const premiere = ordre.find((k) => k !== reference)!;
   const deformees = new Map<number, Deformee>([[premiere, deformerSuivante(premiere)]]);
-  const fantomes = alignes.map((a, k) => (k === reference ? null : detecterFantomes(refCopie, copies[k]!, a.t, evs[k]! > 0)));
+  const fantomes = alignes.map((a, k) => (k === reference ? null : detecterFantomes(refCopie, copies[k]!, a.t, evs[k]!)));
   const alignement = tour();
   const fusionnee = await fusionnerPleine(lire, ordre, reference, deformees, deformerSuivante, fantomes, evs);
   const fusion = tour();

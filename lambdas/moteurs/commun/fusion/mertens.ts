@@ -11,8 +11,9 @@
  *   luminance only. The full-size work is one pass per photo over its luminance: its finest band
  *   (luminance minus its half-size copy enlarged) weighted by its weights enlarged. Below it, everything
  *   runs on the half-size copy libvips makes (about 60 ms in C for 24 MP): the Laplacian pyramid of
- *   luminance, and the colour (R − Y, B − Y) blended with the same normalised weights. A JS pyramid of RGB
- *   at full size measured over 2 s a photo; this, about a quarter of that.
+ *   luminance, and the colour (R − Y, B − Y) blended with the same normalised weights. Full-size planes
+ *   cost: one JS pass over 24 MP samples is 50–100 ms, and libvips's float resize of one 24 MP plane took
+ *   half a second, so three full-size channels pyramided per photo would have cost seconds a photo.
  * - Weights at half size: they are blurred at every coarser level anyway, and at the finest they only
  *   need to follow edges, which half size does.
  * - One photo at a time: its bands are added into one output pyramid (pyramide.ts) and it is dropped.
@@ -31,7 +32,18 @@ import type { Pixels } from '../pixels';
 import { depuisImage, versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
 import { plan, type Plan } from './plan';
-import { accumuler, axeRedimensionne, ligneAgrandie, ligneHorizontale, ligneVerticale, pyramideVide, reconstruire, remplir, type Axe, type PyramideSomme } from './pyramide';
+import {
+  accumuler,
+  axeRedimensionne,
+  ligneAgrandie,
+  ligneHorizontale,
+  ligneVerticale,
+  pyramideVide,
+  reconstruire,
+  remplir,
+  type Axe,
+  type PyramideSomme,
+} from './pyramide';
 
 const [KR, KV, KB] = [0.299, 0.587, 0.114];
 /** The bounds are kept at 16 bits: a step of 1/65 535 of the range, 96 MB for 24 MP instead of 192 in floats. */
@@ -164,36 +176,16 @@ const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float3
 };
 
 /**
- * Where a photo's content was replaced by the reference's (assemblage.ts, a ghost), its weight is taken
- * down to a hundredth: the reference's own pixels then make the result there. The replaced content keeps
- * the coarse levels consistent with the reference; weighed in full, it showed the reference's grain
- * lifted by the exposure gap, and its JPEG colour noise with it (speckles on a dark coat).
- */
-const ecarterFantomes = (poids: Plan, masque: Plan): void => {
-  const { largeur: l, hauteur: h, data } = poids;
-  const [ax, ay] = [axeRedimensionne(l, masque.largeur), axeRedimensionne(h, masque.hauteur)];
-  const [tampon, ligne] = [new Float32Array(masque.largeur), new Float32Array(l)];
-  for (let y = 0; y < h; y++) {
-    ligneAgrandie(masque, ax, ay, y, tampon, ligne);
-    for (let x = 0; x < l; x++) data[y * l + x]! *= 1 - 0.99 * Math.min(1, ligne[x]!);
-  }
-};
-
-/**
  * Adds one photo, already in the reference's geometry and freed of ghosts: the reference first (its
- * confidence weighs every other), then the others with their exposure relative to it (EV) and their
- * ghosts' mask (fantomes.ts).
+ * confidence weighs every other), then the others with their exposure relative to it (EV).
  */
-export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, fantomes: Plan | null = null): Promise<void> => {
+export const ajouterPhoto = async (f: Fusion, im: Image, ev: number): Promise<void> => {
   const demi = await versImage(depuisImage(im).resize(f.demi.largeur, f.demi.hauteur, { fit: 'fill', kernel: 'linear' }), im.max);
   const { luminance, cr, cb } = luminanceDemi(demi);
-  const { poids, confiance, nonEcretee } = ponderer(demi, luminance, f.confiance, ev);
+  const { poids, confiance, fiabilite } = ponderer(demi, luminance, f.confiance, ev);
   f.confiance ??= confiance;
-  if (fantomes) ecarterFantomes(poids, fantomes);
-  // Blown highlights only: a blown window's white would rise into the coarse levels (pyramide.ts,
-  // `remplir`); a dark corner's values are the photo's own and stay, or its bands would dilute the
-  // brighter photo's there with a flat wall-coloured plane (measured: a corner's stripes at 57 %).
-  const remplie = remplir(luminance, nonEcretee);
+  // What weighs next to nothing is filled from around before the pyramid (ponderation.ts, FIABLE).
+  const remplie = remplir(luminance, fiabilite);
   ajouterDetail(f, im, remplie, poids);
   accumuler(f.luminance, remplie, poids);
   ajouterChroma(f, poids.data, cr, cb);

@@ -8,13 +8,15 @@
  *   real photos, it pulled every bright surface towards grey: a sunny facade at 243 came out at 168, white
  *   tiles and walls grey, a clear sky a dull teal, because the dark frame's rendering of them sits nearer
  *   mid-grey. A listing's white wall must stay white.
- * - The reference is the metered exposure, right wherever it neither clips nor sinks into the noise. Its
- *   confidence is c = h(max channel) · s(luminance), h falling from 1 at 0.88 to 0 at 0.98 (highlights
- *   losing a channel), s rising from 0 at 0.01 to 1 at 0.18 (shadows where grain and JPEG blocks take
- *   over). The reference weighs c; every other photo weighs its own h · s times (1 − c), times a
- *   preference for exposures near the reference's (Gaussian of the EV gap, σ 1.5 EV). So a window the
- *   reference blows comes from the darker photos that hold it, a corner it blocks from the brighter ones,
- *   and everything else stays the metered photo's own, while the Laplacian pyramid blends the seams.
+ * - The reference is the metered exposure, right wherever it neither clips nor sinks into the shadows.
+ *   Its confidence is c = h(max channel) · s(luminance), h falling from 1 at 0.94 to 0 at 0.995
+ *   (highlights losing a channel; white tiles at 0.93 stay the reference's), s rising from 0 at 0.02 to 1
+ *   at 0.3 (shadows, where grain and JPEG blocks take over and a listing wants light: with 0.18 instead,
+ *   a drawn room's corner came out at 13 of 255 where the bright frame gives 27). The reference weighs c;
+ *   every other photo weighs its own h · s times (1 − c), times a preference for exposures near the
+ *   reference's (Gaussian of the EV gap, σ 1.5 EV). So a window the reference blows comes from the darker
+ *   photos that hold it, a corner it leaves dark from the brighter ones, and everything else stays the
+ *   metered photo's own, while the Laplacian pyramid blends the seams.
  * - Contrast and saturation keep Mertens's role among the photos that do contribute (the detailed, the
  *   coloured), with floors (grain's level at half size) so that a flat wall or sky falls back to exposure.
  * A small floor under every weight keeps a pixel bad in every photo (a lamp, blown in all) an average.
@@ -34,6 +36,14 @@ const BASSES = [0.02, 0.3] as const;
 const SIGMA_EV = 1.5;
 /** Under every exposure weight. */
 const PLANCHER = 1e-3;
+/**
+ * A photo's values are filled before its pyramid (pyramide.ts, `remplir`) where its confidence is under
+ * 1/FIABLE, gradually: there it weighs next to nothing, yet its values would reach the coarse levels
+ * (a blown window's white washing out the view the darker photo gives). Filling where it still weighs
+ * (a confidence of 0.07 in a dark corner) diluted the brighter photo's detail there: 4.0 levels of a
+ * corner's stripes kept of 7.0, against 6.5 with this rule.
+ */
+const FIABLE = 5;
 
 const lisse = (a: number, b: number, v: number): number => {
   const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
@@ -67,44 +77,83 @@ export const regionDeConfiance = (rouge: Plan, vert: Plan, bleu: Plan, luminance
 };
 
 /**
- * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence h·s, and h
- * alone (how far from blown), which says what of it to fill before its pyramid (pyramide.ts, `remplir`).
- * `confianceRef`: null for the reference itself; for the others, the reference's, and `ev` their gap to it.
+ * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence c = h·s, and
+ * what of it to keep before its pyramid (pyramide.ts, `remplir`): min(1, 5c), its values where its weight
+ * is next to nothing (a confidence under a fifth: blown, or deep in the dark) being filled from around.
+ * `confianceRef`: null for the reference itself (whose confidence is then returned); for the others, the
+ * reference's, and `ev` their gap to it.
  */
+/** Minimum over a (2r + 1)² square, separably (r is a few pixels: a plain scan). */
+const eroder = (v: Float32Array, l: number, h: number, r: number): Float32Array => {
+  const passe = (src: Float32Array, pas: number, longueur: number, lignes: number, saut: number): Float32Array => {
+    const dst = new Float32Array(src.length);
+    for (let j = 0; j < lignes; j++) {
+      const o = j * saut;
+      for (let i = 0; i < longueur; i++) {
+        let m = src[o + i * pas]!;
+        for (let d = Math.max(0, i - r); d <= Math.min(longueur - 1, i + r); d++) if (src[o + d * pas]! < m) m = src[o + d * pas]!;
+        dst[o + i * pas] = m;
+      }
+    }
+    return dst;
+  };
+  return passe(passe(v, 1, l, h, l), l, h, l, 1);
+};
+
+/** Contrast (Laplacian of the luminance) × saturation (spread of R, G, B), floored, per pixel. */
+const detailEtCouleur = (d: Image, yd: Float32Array, p: number, x: number, haut: number, bas: number): number => {
+  const { largeur: l, data } = d;
+  const contraste = Math.abs(4 * yd[p]! - yd[haut + x]! - yd[bas + x]! - yd[x > 0 ? p - 1 : p]! - yd[x < l - 1 ? p + 1 : p]!);
+  const i = p * 3;
+  const r = data[i]!;
+  const v = data[i + 1]!;
+  const b = data[i + 2]!;
+  const m = (r + v + b) / 3;
+  const saturation = Math.sqrt(((r - m) * (r - m) + (v - m) * (v - m) + (b - m) * (b - m)) / 3) / d.max;
+  return (contraste + PLANCHER_CONTRASTE) * (saturation + PLANCHER_SATURATION);
+};
+
+/** Each pixel's exposure confidence c = h · s. */
+const confiances = (d: Image, yd: Float32Array): Float32Array => {
+  const { data, max } = d;
+  const c = new Float32Array(yd.length);
+  const hh = hautes(max);
+  for (let p = 0, i = 0; p < c.length; p++, i += 3) {
+    const r = data[i]!;
+    const v = data[i + 1]!;
+    const b = data[i + 2]!;
+    // yd is 0–1: the table's index by truncation of y·1024 + ½, no Math call.
+    c[p] = hh[r > v ? (r > b ? r : b) : v > b ? v : b]! * BAS[(yd[p]! * 1024 + 0.5) | 0]!;
+  }
+  return c;
+};
+
 export const ponderer = (
   d: Image,
   y: Plan,
   confianceRef: Float32Array | null,
   ev: number,
-): { poids: Plan; confiance: Float32Array; nonEcretee: Float32Array } => {
-  const { largeur: l, hauteur: h, data, max } = d;
+): { poids: Plan; confiance: Float32Array | null; fiabilite: Float32Array } => {
+  const { largeur: l, hauteur: h } = d;
   const yd = y.data;
+  const propre = confiances(d, yd);
+  // The reference's, eroded: a thin line it exposes well inside what it blows (wires across a blown sky, a
+  // branch before it) is not trusted alone; trusted, it came out lighter than the sky the dark photo gave
+  // around it, white wires where the photo shows dark ones.
+  const c = confianceRef ? propre : eroder(propre, l, h, Math.max(1, Math.round(Math.max(l, h) / 1000)));
   const poids = new Float32Array(l * h);
-  const confiance = new Float32Array(l * h);
-  const nonEcretee = new Float32Array(l * h);
-  const hh = hautes(max);
-  const k = 1 / max;
+  const fiabilite = new Float32Array(l * h);
   const preference = Math.exp(-(ev * ev) / (2 * SIGMA_EV * SIGMA_EV));
   for (let j = 0; j < h; j++) {
     const haut = Math.max(0, j - 1) * l;
     const bas = Math.min(h - 1, j + 1) * l;
     for (let x = 0; x < l; x++) {
       const p = j * l + x;
-      const contraste = Math.abs(4 * yd[p]! - yd[haut + x]! - yd[bas + x]! - yd[x > 0 ? p - 1 : p]! - yd[x < l - 1 ? p + 1 : p]!);
-      const i = p * 3;
-      const r = data[i]!;
-      const v = data[i + 1]!;
-      const b = data[i + 2]!;
-      const m = (r + v + b) / 3;
-      const saturation = Math.sqrt(((r - m) * (r - m) + (v - m) * (v - m) + (b - m) * (b - m)) / 3) * k;
-      // yd is 0–1: the table's index by truncation of y·1024 + ½, no Math call.
-      const hp = hh[r > v ? (r > b ? r : b) : v > b ? v : b]!;
-      const c = hp * BAS[(yd[p]! * 1024 + 0.5) | 0]!;
-      confiance[p] = c;
-      nonEcretee[p] = Math.min(1, c * 5);
-      const exposition = confianceRef ? (c + PLANCHER) * (1 - confianceRef[p]! + PLANCHER) * preference : c + PLANCHER;
-      poids[p] = (contraste + PLANCHER_CONTRASTE) * (saturation + PLANCHER_SATURATION) * exposition + 1e-12;
+      const cp = c[p]!;
+      fiabilite[p] = cp * FIABLE < 1 ? cp * FIABLE : 1;
+      const exposition = confianceRef ? (cp + PLANCHER) * (1 - confianceRef[p]! + PLANCHER) * preference : cp + PLANCHER;
+      poids[p] = detailEtCouleur(d, yd, p, x, haut, bas) * exposition + 1e-12;
     }
   }
-  return { poids: plan(l, h, poids), confiance, nonEcretee };
+  return { poids: plan(l, h, poids), confiance: confianceRef ? null : c, fiabilite };
 };

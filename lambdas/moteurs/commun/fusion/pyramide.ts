@@ -39,7 +39,7 @@ export const axe = (fin: number, gros: number, position: (i: number) => number):
 };
 
 /** Between two levels of a pyramid (halving centred on 2i + 0.5): fine i is at coarse i/2 − 1/4. */
-export const axeDemi = (fin: number, gros: number): Axe => axe(fin, gros, (i) => i / 2 - 0.25);
+const axeDemi = (fin: number, gros: number): Axe => axe(fin, gros, (i) => i / 2 - 0.25);
 
 /** Between a photo and its copy resized by libvips to `gros` (centre convention). */
 export const axeRedimensionne = (fin: number, gros: number): Axe => axe(fin, gros, (i) => ((i + 0.5) * gros) / fin - 0.5);
@@ -52,6 +52,17 @@ export const ligneVerticale = (p: Plan, ay: Axe, y: number, tampon: Float32Array
   const a = j * l;
   const b = Math.min(ay.n - 1, j + 1) * l;
   for (let i = 0; i < l; i++) tampon[i] = data[a + i]! + (data[b + i]! - data[a + i]!) * fy;
+};
+
+/** A coarse row enlarged along x into `ligne`, only for fine columns x0..x1. */
+export const ligneHorizontalePartielle = (tampon: Float32Array, l: number, ax: Axe, ligne: Float32Array, x0: number, x1: number): void => {
+  const { i0, f } = ax;
+  const dernier = l - 1;
+  for (let x = x0; x <= x1; x++) {
+    const i = i0[x]!;
+    const g = tampon[i]!;
+    ligne[x] = g + (tampon[i < dernier ? i + 1 : i]! - g) * f[x]!;
+  }
 };
 
 /** A coarse row enlarged along x into `ligne`: at twice the size, fixed weights ¼ ¾ (no index tables to read). */
@@ -122,17 +133,25 @@ export const accumuler = (somme: PyramideSomme, image: Plan, poids: Plan): void 
   const n = somme.bandes.length;
   for (let k = 0; k < n; k++) {
     const [bande, sommePoids] = [somme.bandes[k]!.data, somme.poids[k]!.data];
-    const dernier = k === n - 1;
-    const suivant = dernier ? null : reduireDeMoitie(g);
+    const suivant = k === n - 1 ? null : reduireDeMoitie(g);
     const [l, h] = [g.largeur, g.hauteur];
-    const plus = suivant ? agrandir(suivant, l, h, axeDemi(l, suivant.largeur), axeDemi(h, suivant.hauteur)).data : null;
     const [gd, wd] = [g.data, w.data];
-    for (let p = 0; p < gd.length; p++) {
-      const wp = wd[p]!;
-      bande[p]! += wp * (plus ? gd[p]! - plus[p]! : gd[p]!);
-      sommePoids[p]! += wp;
+    if (!suivant) {
+      for (let p = 0; p < gd.length; p++) ((bande[p]! += wd[p]! * gd[p]!), (sommePoids[p]! += wd[p]!));
+      break;
     }
-    if (suivant) [g, w] = [suivant, reduireDeMoitie(w)];
+    // The band row by row (the next level enlarged one row at a time): no plane of the level's size made.
+    const [ax, ay] = [axeDemi(l, suivant.largeur), axeDemi(h, suivant.hauteur)];
+    const [tampon, plus] = [new Float32Array(suivant.largeur), new Float32Array(l)];
+    for (let y = 0; y < h; y++) {
+      ligneAgrandie(suivant, ax, ay, y, tampon, plus);
+      for (let x = 0, p = y * l; x < l; x++, p++) {
+        const wp = wd[p]!;
+        bande[p]! += wp * (gd[p]! - plus[x]!);
+        sommePoids[p]! += wp;
+      }
+    }
+    [g, w] = [suivant, reduireDeMoitie(w)];
   }
 };
 
@@ -152,16 +171,22 @@ export const reconstruire = (somme: PyramideSomme): Plan => {
 };
 
 /**
- * A photo's plane with what it cannot be trusted on (confidence under 1: blown) filled from its own
- * trusted surroundings, by pull-push: confidence-weighted means up the pyramid, then each level
- * completed from the coarser one down. Why: a blown window's white, kept in a photo's plane, rises into
+ * A photo's plane with what it cannot be trusted on (`confiance` under 1: blown, or deep in the dark,
+ * ponderation.ts) filled from its own trusted surroundings, by pull-push: confidence-weighted means up
+ * the pyramid, then each level completed from the coarser one down. Why: a blown window's white, kept in a photo's plane, rises into
  * its coarse levels and, through the weights of the wall around it (which that photo exposes well), lifts
  * the window's base in the result: a washed-out window with its view's detail laid on white. Filled, the
  * photo brings to the coarse levels the light of what it does see, and only the photo that sees the
  * window sets the window's base. Where the confidence is 1 the plane is unchanged.
  */
 export const remplir = (p: Plan, confiance: Float32Array): Plan => {
-  const ponderes: Plan[] = [plan(p.largeur, p.hauteur, Float32Array.from(p.data, (v, i) => v * confiance[i]!))];
+  // A photo trusted everywhere: unchanged, at no cost.
+  let rien = true;
+  for (let i = 0; i < confiance.length && rien; i++) rien = confiance[i]! >= 1;
+  if (rien) return p;
+  const produit = new Float32Array(p.data.length);
+  for (let i = 0; i < produit.length; i++) produit[i] = p.data[i]! * confiance[i]!;
+  const ponderes: Plan[] = [plan(p.largeur, p.hauteur, produit)];
   const poids: Plan[] = [plan(p.largeur, p.hauteur, confiance)];
   while (ponderes.at(-1)!.largeur > 1 || ponderes.at(-1)!.hauteur > 1) {
     ponderes.push(reduireDeMoitie(ponderes.at(-1)!));
