@@ -255,7 +255,7 @@ describe('what an EU stage refuses to synthesize, and why', () => {
       new RegExp(
         `- ${cle}=${id.replace(/\./g, '\\.')} \\(the default\\), for ${outils}, would leave the EU: .* has no EU offer in Amazon Bedrock, ` +
           `only its \`us\\.\` profile \\(us-east-1, us-east-2, us-west-2\\); an EU stage cannot run ${outils} on Bedrock today: ` +
-          `withdraw (it|them) from the stage \\(-c outils=annonce\\), deploy it with -c moteur=local`,
+          `withdraw (it|them) from the stage \\(-c outils=annonce,fusion\\), deploy it with -c moteur=local`,
       );
     const synthese = refus({});
     expect(synthese).toThrow(/^context residence=eu: this stage's Bedrock engine would call outside the EU\./);

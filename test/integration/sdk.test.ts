@@ -91,7 +91,7 @@ describe('the SDK, as a customer uses it', () => {
 
   it('lists the tools and reads the balance', async () => {
     const outils = await retouche.outils();
-    expect(outils.map((o) => o.id)).toEqual(['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce']);
+    expect(outils.map((o) => o.id)).toEqual(['vider', 'staging', 'renovation', 'saison', 'ciel', 'annonce', 'fusion']);
     expect(outils.find((o) => o.id === 'ciel')).toMatchObject({ cout: 2, images: { min: 1, max: 50, par_lot: true } });
     expect(await retouche.solde()).toEqual({ credits: 20 });
   });
