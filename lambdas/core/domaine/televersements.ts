@@ -211,7 +211,8 @@ export const verifierTeleversements = async (
     }
     const format = detecterFormat(debut.octets);
     if (!format) {
-      illisibles.push({ index, message: debut.taille === 0 ? 'The uploaded file is empty.' : messageIllisible(debut.octets, 'The uploaded file') });
+      // An empty object has no first bytes: messageIllisible says it is empty.
+      illisibles.push({ index, message: messageIllisible(debut.octets, 'The uploaded file') });
       continue;
     }
     verifierDimensions(debut.octets, index);
