@@ -93,28 +93,31 @@ export const redresserVerticales = (p: Pixels, v: Verticales): Pixels => {
     base[u] = cx + (u - cx) / zoom;
     pentes[u] = pente((base[u]! - cx) / l);
   }
-  const sortie = Buffer.alloc(data.length);
+  // Each output row samples one source height: the two source rows are blended once into `ligne`, then
+  // each output pixel blends two of its neighbours. Per pixel and channel, with its own four-corner
+  // bilinear, straightening a 24 MP photo took 1.1 s of `fusion`'s 10 s; a clamped array rounds for free.
+  const sortie = new Uint8ClampedArray(data.length);
+  const ligne = new Float32Array(l * 3);
   for (let vy = 0; vy < h; vy++) {
     const y = cy + (vy - cy) / zoom;
     const y0 = Math.min(h - 1, Math.max(0, Math.floor(y)));
     const y1 = Math.min(h - 1, y0 + 1);
     const fy = Math.min(1, Math.max(0, y - y0));
+    const [r0, r1] = [y0 * l * 3, y1 * l * 3];
+    for (let i = 0; i < l * 3; i++) ligne[i] = data[r0 + i]! + (data[r1 + i]! - data[r0 + i]!) * fy;
     const decalage = cy - y;
-    for (let u = 0; u < l; u++) {
+    for (let u = 0, o = vy * l * 3; u < l; u++, o += 3) {
       const x = Math.min(l - 1, Math.max(0, base[u]! + decalage * pentes[u]!));
       const x0 = Math.floor(x);
-      const x1 = Math.min(l - 1, x0 + 1);
       const fx = x - x0;
-      const [a, b, c, d] = [(y0 * l + x0) * 3, (y0 * l + x1) * 3, (y1 * l + x0) * 3, (y1 * l + x1) * 3];
-      const o = (vy * l + u) * 3;
-      for (let k = 0; k < 3; k++) {
-        const haut = data[a + k]! + (data[b + k]! - data[a + k]!) * fx;
-        const bas = data[c + k]! + (data[d + k]! - data[c + k]!) * fx;
-        sortie[o + k] = Math.round(haut + (bas - haut) * fy);
-      }
+      const a = x0 * 3;
+      const b = x0 < l - 1 ? a + 3 : a;
+      sortie[o] = ligne[a]! + (ligne[b]! - ligne[a]!) * fx;
+      sortie[o + 1] = ligne[a + 1]! + (ligne[b + 1]! - ligne[a + 1]!) * fx;
+      sortie[o + 2] = ligne[a + 2]! + (ligne[b + 2]! - ligne[a + 2]!) * fx;
     }
   }
-  return { data: sortie, largeur: l, hauteur: h };
+  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
 };
 
 /** Median luminance (0–1) outside the sky under which a photo counts as under-exposed, and what it is lifted to. */
