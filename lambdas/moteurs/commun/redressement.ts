@@ -180,24 +180,44 @@ const reglerLumiere = (analyse: Pixels, ciel: Uint8Array): Reglage => {
   return { mediane, levee, gains };
 };
 
-/** The per-channel tables of a setting: white balance, then the lift. */
-const tablesLumiere = ({ levee, gains }: Reglage): Uint8Array[] =>
-  gains.map((g) =>
-    Uint8Array.from({ length: 256 }, (_, v) => {
-      const x = Math.min(255, v * g) / 255;
-      return Math.max(0, Math.min(255, Math.round(255 * (x + levee * x * (1 - x) ** 2))));
-    }),
-  );
+/** From this value (0–1) of a pixel's largest channel up to white, the white balance eases off, so that white stays white. */
+const BLANC_DEBUT = 0.75;
 
+/**
+ * White balance, then the lift. The balance eases off as a pixel's largest channel nears white (the
+ * gains at BLANC_DEBUT, none at white, smoothly): a blown lampshade or window has no colour to correct,
+ * and a warm room's gains (red down, blue up) turned its white to cyan. Eased by the pixel's largest
+ * channel, not channel by channel, so that its three channels are eased alike: per channel, a warm glow's
+ * red would ease off before its blue, its hue shifting along the gradient.
+ */
 export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => {
   const analyse = await copieAnalyse(p);
-  const tables = tablesLumiere(reglerLumiere(analyse, cielAnalyse(analyse)));
+  const { levee, gains } = reglerLumiere(analyse, cielAnalyse(analyse));
+  // Per channel, a table by (largest channel, value): 64 K bytes each, so that a 24 MP photo costs three
+  // lookups a pixel, as the per-channel tables did.
+  const tables = gains.map((g) => {
+    const t = new Uint8Array(256 * 256);
+    for (let m = 0; m < 256; m++) {
+      const u = Math.max(0, (m / 255 - BLANC_DEBUT) / (1 - BLANC_DEBUT));
+      const gain = 1 + (g - 1) * (1 - u * u * (3 - 2 * u));
+      for (let v = 0; v <= m; v++) {
+        const x = Math.min(255, v * gain) / 255;
+        t[m * 256 + v] = Math.round(255 * (x + levee * x * (1 - x) ** 2));
+      }
+    }
+    return t;
+  }) as [Uint8Array, Uint8Array, Uint8Array];
+  const [tr, tv, tb] = tables;
   const data = Buffer.alloc(p.data.length);
-  const [tr, tg, tb] = tables as [Uint8Array, Uint8Array, Uint8Array];
+  const src = p.data;
   for (let i = 0; i < data.length; i += 3) {
-    data[i] = tr[p.data[i]!]!;
-    data[i + 1] = tg[p.data[i + 1]!]!;
-    data[i + 2] = tb[p.data[i + 2]!]!;
+    const r = src[i]!;
+    const v = src[i + 1]!;
+    const b = src[i + 2]!;
+    const m = (r > v ? (r > b ? r : b) : v > b ? v : b) << 8;
+    data[i] = tr[m + r]!;
+    data[i + 1] = tv[m + v]!;
+    data[i + 2] = tb[m + b]!;
   }
   return { data, largeur: p.largeur, hauteur: p.hauteur };
 };
