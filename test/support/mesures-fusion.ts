@@ -120,6 +120,13 @@ export interface Jugement {
    * moved towards it, as a share of the figure's own contrast (1: the figure in full; 0: no trace).
    */
   fantome: number;
+  /**
+   * Where the original is white, blown in every channel (a lamp, a blown window; a border of 2 px left
+   * out), in the result without the figure: its share of the frame (%), mean luminance, the spread of its
+   * luminance (standard deviation) and its mean colour (largest channel minus smallest). No darker frame
+   * of these brackets holds more there than white: a smooth white is right, grey patches are not.
+   */
+  blancs: { part: number; luminance: number; ecart: number; couleur: number };
 }
 
 const DECALAGES = [
@@ -161,6 +168,36 @@ export const juger = async (c: Crochets, resultat: Pixels, verticales: Verticale
     tout: mesurerAretes(c, resultat, original, null),
     ailleurs: mesurerAretes(c, resultat, original, region),
     fantome: mesurerFantome(c, resultat, sans, original, verticales, l, h),
+    blancs: mesurerBlancs(droit, sans),
+  };
+};
+
+const mesurerBlancs = (droit: Pixels, sans: Pixels): Jugement['blancs'] => {
+  const { largeur: l, hauteur: h } = droit;
+  const blanc = new Uint8Array(l * h);
+  for (let p = 0; p < blanc.length; p++) blanc[p] = Math.min(droit.data[p * 3]!, droit.data[p * 3 + 1]!, droit.data[p * 3 + 2]!) >= 250 ? 1 : 0;
+  // Eroded by 2 px: the complement grown.
+  const bord = grossir(
+    Uint8Array.from(blanc, (v) => 1 - v),
+    l,
+    h,
+    2,
+  );
+  const lum = luminances(sans);
+  const [valeurs, couleurs]: [number[], number[]] = [[], []];
+  for (let p = 0; p < blanc.length; p++) {
+    if (bord[p]) continue;
+    valeurs.push(lum[p]!);
+    const [r, v, b] = [sans.data[p * 3]!, sans.data[p * 3 + 1]!, sans.data[p * 3 + 2]!];
+    couleurs.push(Math.max(r, v, b) - Math.min(r, v, b));
+  }
+  const moyenne = (t: number[]) => (t.length ? t.reduce((a, b) => a + b, 0) / t.length : 0);
+  const m = moyenne(valeurs);
+  return {
+    part: (100 * valeurs.length) / blanc.length,
+    luminance: m,
+    ecart: Math.sqrt(moyenne(valeurs.map((v) => (v - m) ** 2))),
+    couleur: moyenne(couleurs),
   };
 };
 

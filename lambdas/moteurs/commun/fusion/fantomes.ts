@@ -22,6 +22,7 @@
  *   rest grown by 2 % of the long side and feathered, so the object's soft edge and its shadow go with it.
  * Same on the local and production engines (no model).
  */
+import { apportDesHautesLumieres } from './apport';
 import { apparierPaires, appliquer, appliquerTout, exposer, type Correspondance } from './correspondance';
 import { deformerPlans } from './deformation';
 import type { Copie } from './decodage';
@@ -72,6 +73,11 @@ export interface Fantomes {
   refLuminance: Plan;
   /** Share of the frame replaced (weight over one half). */
   part: number;
+  /**
+   * A darker photo's: where it shows more than the reference's white (apport.ts), at the mask's size; over
+   * a ghost, where its fill does. Null for a brighter photo.
+   */
+  apport: Plan | null;
 }
 
 const reduirePour = (p: Plan): Plan => {
@@ -143,7 +149,7 @@ const aComparer = (p: Plan): Plan => (Math.max(p.largeur, p.hauteur) > COMPARAIS
  * smoothed), its smoothed luminance, and, only when the reference is blown under a ghost, the photo's own
  * fill. `r` and `p`: the reference and the photo at comparison size, `dedans` where the photo covers it.
  */
-const remplacants = (r: Plan[], p: Plan[], masque: Plan, dedans: Uint8Array, ev: number): Omit<Fantomes, 'masque' | 'part'> => {
+const remplacants = (r: Plan[], p: Plan[], masque: Plan, dedans: Uint8Array, ev: number): Omit<Fantomes, 'masque' | 'part' | 'apport'> => {
   const versPhoto = [0, 1, 2].map((k) => apparierPaires(r[k]!.data, p[k]!.data, dedans, exposer(ev))) as Fantomes['versPhoto'];
   const petites = r.map(reduirePour);
   const refLisse = petites.map((c, k) => plan(c.largeur, c.hauteur, appliquerTout(versPhoto[k]!, c.data))) as Fantomes['refLisse'];
@@ -188,5 +194,15 @@ export const detecterFantomes = (ref: Copie, photo: Copie, t: Transformation, ev
     if (ouvert[i]) masque.data[i] = 1;
     if (masque.data[i]! > 0.5) n++;
   }
-  return { masque, ...remplacants(r, p, masque, dedans, ev), part: n / masque.data.length };
+  const remplacement = remplacants(r, p, masque, dedans, ev);
+  let apport: Plan | null = null;
+  if (ev < 0) {
+    apport = reduirePour(apportDesHautesLumieres(p, remplacement.versPhoto, dedans));
+    // Over a ghost on what the reference blows, the photo gives its fill (assemblage.ts): what that shows.
+    if (remplacement.aRemplir) {
+      const rempli = apportDesHautesLumieres(remplacement.remplissage, remplacement.versPhoto, new Uint8Array(masque.data.length).fill(1));
+      for (let i = 0; i < apport.data.length; i++) apport.data[i] = apport.data[i]! + (rempli.data[i]! - apport.data[i]!) * masque.data[i]!;
+    }
+  }
+  return { masque, ...remplacement, part: n / masque.data.length, apport };
 };

@@ -10,7 +10,8 @@
  *    reference; a bracket of one exposure is refused (`expositions_identiques`).
  * 3. alignement.ts: each photo aligned to its neighbour towards the reference (the smallest exposure gaps)
  *    on the small copies, sub-pixel; one that cannot be is refused (`vues_differentes`).
- * 4. fantomes.ts and assemblage.ts: what moved between frames is taken from the reference.
+ * 4. fantomes.ts and assemblage.ts: what moved between frames is taken from the reference; apport.ts:
+ *    where a darker photo shows more than the reference's white (elsewhere the reference keeps its own).
  * 5. deformation.ts, ponderation.ts, mertens.ts and pyramide.ts: each photo warped at full size by
  *    libvips, weighed against the reference (its blown and dark parts go to the other photos), and merged
  *    (Mertens's exposure fusion) one at a time into one output pyramid; the next photo is warped on
@@ -35,6 +36,8 @@ import { ecartEV, ordonner, verifierEcarts } from './expositions';
 import { detecterFantomes, type Fantomes } from './fantomes';
 import { ajouterPhoto, nouvelleFusion, terminer } from './mertens';
 import { regionDeConfiance } from './ponderation';
+import { plan, type Plan } from './plan';
+import { redimensionner } from './pyramide';
 import { aLEchelle, composer, echelle, IDENTITE, rotationDegres, type Transformation } from './transformation';
 
 /** What a hand can do between the frames of a bracket; beyond, two photos are of different views. */
@@ -109,6 +112,17 @@ const alignerTout = (entrees: readonly Entree[], copies: readonly Copie[], ordre
   return alignes;
 };
 
+/** Where any darker photo shows more than the reference's white (apport.ts), or null when none is darker. */
+const apportDesSombres = (fantomes: readonly (Fantomes | null)[]): Plan | null => {
+  let apport: Plan | null = null;
+  for (const f of fantomes) {
+    if (!f?.apport) continue;
+    if (!apport) apport = plan(f.apport.largeur, f.apport.hauteur, Float32Array.from(f.apport.data));
+    else for (let p = 0; p < apport.data.length; p++) apport.data[p] = Math.max(apport.data[p]!, f.apport.data[p]!);
+  }
+  return apport;
+};
+
 /** A photo being warped on libvips's threads, while the main thread works on. */
 type Deformee = Promise<Cadre>;
 
@@ -125,13 +139,14 @@ const fusionnerPleine = async (
   deformerSuivante: (k: number) => Deformee,
   fantomes: readonly (Fantomes | null)[],
   evs: readonly number[],
+  apport: Plan | null,
 ): Promise<Pixels> => {
   const refImage = await lire(reference);
   const fusion = nouvelleFusion(refImage.largeur, refImage.hauteur);
   const suite = ordre.filter((k) => k !== reference);
   const deformee = (k: number): Deformee => deformees.get(k) ?? deformerSuivante(k);
   let suivante = suite[0] === undefined ? null : deformee(suite[0]);
-  await ajouterPhoto(fusion, refImage, 0);
+  await ajouterPhoto(fusion, refImage, 0, apport);
   for (let q = 0; q < suite.length; q++) {
     const cadre = await suivante!;
     deformees.delete(suite[q]!);
@@ -139,7 +154,7 @@ const fusionnerPleine = async (
     suivante = q + 1 < suite.length ? deformee(suite[q + 1]!) : null;
     await ajouterPhoto(fusion, assembler(cadre, refImage, fantomes[suite[q]!]!), evs[suite[q]!]!);
   }
-  return terminer(fusion);
+  return terminer(fusion, refImage);
 };
 
 /** The reference's small copy as 8-bit pixels, for the structure check. */
@@ -169,13 +184,18 @@ const pixelsDeMasque = (m: Uint8Array, largeur: number, hauteur: number): Pixels
  * is trusted the result is the reference's own, so a line lost or moved there is a merge gone wrong (a
  * frame misaligned, a ghost let through), refused like any tool's (`structure_modifiee`).
  */
-const redresserEtControler = async (fusionnee: Pixels, refCopie: Copie): Promise<{ pixels: Pixels; verticales: Verticales; structure: ControleStructure }> => {
+const redresserEtControler = async (
+  fusionnee: Pixels,
+  refCopie: Copie,
+  apport: Plan | null,
+): Promise<{ pixels: Pixels; verticales: Verticales; structure: ControleStructure }> => {
   const verticales = await estimerVerticales(fusionnee);
   const pixels = await equilibrerLumiere(redresserVerticales(fusionnee, verticales));
   // Compared at the analysis copy's size: the check reduces both to 512 px anyway.
   const avant = redresserVerticales(pixelsDeCopie(refCopie), verticales);
   const { largeur: l, hauteur: h } = avant;
-  const confiance = regionDeConfiance(refCopie.rouge, refCopie.vert, refCopie.bleu, refCopie.luminance);
+  const apportCopie = apport && redimensionner(apport, l, h);
+  const confiance = regionDeConfiance(refCopie.rouge, refCopie.vert, refCopie.bleu, refCopie.luminance, apportCopie);
   const region = redresserVerticales(pixelsDeMasque(confiance, l, h), verticales);
   const dedans = new Uint8Array(l * h);
   for (let p = 0; p < dedans.length; p++) dedans[p] = region.data[p * 3]! > 127 ? 1 : 0;
@@ -217,10 +237,11 @@ export const fusionner = async (images: readonly Buffer[]): Promise<ResultatFusi
   const premiere = ordre.find((k) => k !== reference)!;
   const deformees = new Map<number, Deformee>([[premiere, deformerSuivante(premiere)]]);
   const fantomes = alignes.map((a, k) => (k === reference ? null : detecterFantomes(refCopie, copies[k]!, a.t, evs[k]!)));
+  const apport = apportDesSombres(fantomes);
   const alignement = tour();
-  const fusionnee = await fusionnerPleine(lire, ordre, reference, deformees, deformerSuivante, fantomes, evs);
+  const fusionnee = await fusionnerPleine(lire, ordre, reference, deformees, deformerSuivante, fantomes, evs, apport);
   const fusion = tour();
-  const { pixels, verticales, structure } = await redresserEtControler(fusionnee, refCopie);
+  const { pixels, verticales, structure } = await redresserEtControler(fusionnee, refCopie, apport);
   const redressement = tour();
   const photos = alignes.map((a, index) => ({
     index,

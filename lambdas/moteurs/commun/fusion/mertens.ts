@@ -26,12 +26,14 @@
  * pushed to black, 2 % of a kitchen's pixels blocked that no photo of the bracket blocks. Mertens accepts
  * it; a listing photo cannot. Bounding by the per-pixel range (not by the reference alone, nor by a
  * per-pixel blend: both turned a sky's thin dark wires white where the weights switch within a pixel) keeps
- * the pyramid's seamless blend everywhere it stays plausible. Same on the local and production engines (no model).
+ * the pyramid's seamless blend everywhere it stays plausible; away from what the reference blows or leaves
+ * dark, the range closes onto the reference's own light (OUVERTURE). Same on the local and production
+ * engines (no model).
  */
 import type { Pixels } from '../pixels';
 import { depuisImage, versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
-import { plan, type Plan } from './plan';
+import { extremumCarre, flouCarre, plan, reduireDeMoitie, type Plan } from './plan';
 import {
   accumuler,
   axeRedimensionne,
@@ -40,12 +42,23 @@ import {
   ligneVerticale,
   pyramideVide,
   reconstruire,
+  redimensionner,
   remplir,
   type Axe,
   type PyramideSomme,
 } from './pyramide';
 
 const [KR, KV, KB] = [0.299, 0.587, 0.114];
+/**
+ * The halo guard's opening: how far the bounds reach from the reference's luminance towards the photos'
+ * range, min(1, OUVERTURE · (1 − c)) where the reference's confidence is c, then widened (`ouverture`).
+ * With the photos' whole range everywhere, the pyramid's coarse levels carried a photo's light far from
+ * where it weighs: a bedroom lit by one lamp, mostly dark so mostly the bright photo's at coarse levels,
+ * had the glow on its wall (the reference's own, trusted) darkened by 15 of 255 and greyed, within the
+ * range since the dark photo's value there was lower still. Where the reference is trusted, away from
+ * what it blows or leaves dark, the result now keeps its light.
+ */
+const OUVERTURE = 2;
 /** The bounds are kept at 16 bits: a step of 1/65 535 of the range, 96 MB for 24 MP instead of 192 in floats. */
 const ECHELLE_BORNES = 65535;
 
@@ -67,6 +80,8 @@ export interface Fusion {
   axes: { x: Axe; y: Axe };
   /** The reference's confidence (ponderation.ts), half size: set when the reference, merged first, is added. */
   confiance: Float32Array | null;
+  /** How far the bounds reach from the reference's luminance towards the photos' (0–1, an eighth of full size), set with `confiance`. */
+  ouverture: Plan | null;
 }
 
 export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
@@ -84,7 +99,22 @@ export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
     chromaB: new Float32Array(n),
     axes: { x: axeRedimensionne(largeur, demi.largeur), y: axeRedimensionne(hauteur, demi.hauteur) },
     confiance: null,
+    ouverture: null,
   };
+};
+
+/**
+ * The opening, from the reference's confidence (half size): at a quarter of that, min(1, OUVERTURE · (1 − c)),
+ * grown then blurred over about a sixtieth of the photo, and kept at that size (`terminer` enlarges it row
+ * by row). Opened only where the reference is not trusted, the pyramid's halo around a dark corner,
+ * squeezed into the pixel or two where its confidence falls, showed as a light line along the corner's
+ * edge; spread this far, it stays the soft glow a merge gives.
+ */
+const ouverture = (confiance: Plan): Plan => {
+  const petite = reduireDeMoitie(reduireDeMoitie(confiance));
+  for (let i = 0; i < petite.data.length; i++) petite.data[i] = Math.min(1, OUVERTURE * (1 - petite.data[i]!));
+  const r = Math.max(1, Math.round(Math.max(petite.largeur, petite.hauteur) / 120));
+  return flouCarre(extremumCarre(petite, r, 'max'), r);
 };
 
 /** The half-size copy's luminance and colour differences (R − Y, B − Y), values 0–1. */
@@ -177,13 +207,18 @@ const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float3
 
 /**
  * Adds one photo, already in the reference's geometry and freed of ghosts: the reference first (its
- * confidence weighs every other), then the others with their exposure relative to it (EV).
+ * confidence weighs every other), then the others with their exposure relative to it (EV). For the
+ * reference, `apport`: where the darker photos show more than its white (apport.ts; null: none darker).
  */
-export const ajouterPhoto = async (f: Fusion, im: Image, ev: number): Promise<void> => {
+export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Plan | null = null): Promise<void> => {
   const demi = await versImage(depuisImage(im).resize(f.demi.largeur, f.demi.hauteur, { fit: 'fill', kernel: 'linear' }), im.max);
   const { luminance, cr, cb } = luminanceDemi(demi);
-  const { poids, confiance, fiabilite } = ponderer(demi, luminance, f.confiance, ev);
-  f.confiance ??= confiance;
+  const apportDemi = apport && !f.confiance ? redimensionner(apport, demi.largeur, demi.hauteur) : null;
+  const { poids, confiance, fiabilite } = ponderer(demi, luminance, f.confiance, ev, apportDemi);
+  if (confiance) {
+    f.confiance = confiance;
+    f.ouverture = ouverture(plan(demi.largeur, demi.hauteur, confiance));
+  }
   // What weighs next to nothing is filled from around before the pyramid (ponderation.ts, FIABLE).
   const remplie = remplir(luminance, fiabilite);
   ajouterDetail(f, im, remplie, poids);
@@ -191,8 +226,11 @@ export const ajouterPhoto = async (f: Fusion, im: Image, ev: number): Promise<vo
   ajouterChroma(f, poids.data, cr, cb);
 };
 
-/** The merged photo, 8 bits: half-size luminance and colour enlarged, plus the finest band, within the bounds. */
-export const terminer = (f: Fusion): Pixels => {
+/**
+ * The merged photo, 8 bits: half-size luminance and colour enlarged, plus the finest band, within the
+ * bounds: the photos' range drawn towards the reference's luminance (`ref`, full size) by the opening.
+ */
+export const terminer = (f: Fusion, ref: Image): Pixels => {
   const { largeur: l, hauteur: h, axes, demi } = f;
   const somme = f.luminance.poids[0]!;
   const basse = reconstruire(f.luminance);
@@ -204,28 +242,45 @@ export const terminer = (f: Fusion): Pixels => {
   // Clamped and rounded by the array itself: three Math calls a sample cost a third of the pass.
   const sortie = new Uint8ClampedArray(l * h * 3);
   const tampon = new Float32Array(demi.largeur);
-  const lignes: Lignes = { lb: new Float32Array(l), lw: new Float32Array(l), lr: new Float32Array(l), lc: new Float32Array(l) };
+  const ouv = f.ouverture && {
+    plan: f.ouverture,
+    x: axeRedimensionne(l, f.ouverture.largeur),
+    y: axeRedimensionne(h, f.ouverture.hauteur),
+    tampon: new Float32Array(f.ouverture.largeur),
+  };
+  const lignes: Lignes = {
+    lb: new Float32Array(l),
+    lw: new Float32Array(l),
+    lr: new Float32Array(l),
+    lc: new Float32Array(l),
+    lo: new Float32Array(l).fill(1),
+  };
   for (let y = 0; y < h; y++) {
     ligneAgrandie(basse, axes.x, axes.y, y, tampon, lignes.lb);
     ligneAgrandie(somme, axes.x, axes.y, y, tampon, lignes.lw);
     ligneAgrandie(cr, axes.x, axes.y, y, tampon, lignes.lr);
     ligneAgrandie(cb, axes.x, axes.y, y, tampon, lignes.lc);
-    ligneFinale(f, y, lignes, sortie);
+    if (ouv) ligneAgrandie(ouv.plan, ouv.x, ouv.y, y, ouv.tampon, lignes.lo);
+    ligneFinale(f, y, lignes, ref, sortie);
   }
   return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
 };
 
-type Lignes = Record<'lb' | 'lw' | 'lr' | 'lc', Float32Array>;
+type Lignes = Record<'lb' | 'lw' | 'lr' | 'lc' | 'lo', Float32Array>;
 
-const ligneFinale = (f: Fusion, y: number, { lb, lw, lr, lc }: Lignes, sortie: Uint8ClampedArray): void => {
+const ligneFinale = (f: Fusion, y: number, { lb, lw, lr, lc, lo }: Lignes, ref: Image, sortie: Uint8ClampedArray): void => {
   const { largeur: l, detail, bas, haut } = f;
   const [kr, kb, kv] = [KR / KV, KB / KV, 255 / KV];
   const k = 1 / ECHELLE_BORNES;
+  const [rr, rv, rb] = [KR / ref.max, KV / ref.max, KB / ref.max];
+  const d = ref.data;
   const o = y * l;
   for (let x = 0, i = o * 3; x < l; x++, i += 3) {
     const pyramide = lb[x]! + detail[o + x]! / (lw[x]! || 1e-30);
-    const min = bas[o + x]! * k;
-    const max = haut[o + x]! * k;
+    // Each bound as far from the reference's luminance as the opening lets it (the reference is within both).
+    const yr = rr * d[i]! + rv * d[i + 1]! + rb * d[i + 2]!;
+    const min = yr + (bas[o + x]! * k - yr) * lo[x]!;
+    const max = yr + (haut[o + x]! * k - yr) * lo[x]!;
     const lum = pyramide < min ? min : pyramide > max ? max : pyramide;
     const r = lum + lr[x]!;
     const b = lum + lc[x]!;

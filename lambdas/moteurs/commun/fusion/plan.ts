@@ -95,3 +95,37 @@ export const flouCarre = (p: Plan, r: number): Plan => {
   }
   return plan(l, h, sortie);
 };
+
+/** Smooth step: 0 at or under a, 1 at or over b, Hermite between. */
+export const lisse = (a: number, b: number, v: number): number => {
+  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
+  return t * t * (3 - 2 * t);
+};
+
+/**
+ * Minimum (or maximum) over a (2r + 1)² square, separably, edges cut (r is a few pixels: a plain scan). The
+ * comparison is written out twice: through a comparator function, the reference's erosion at half size
+ * cost half a second more on a 24 MP bracket.
+ */
+export const extremumCarre = (p: Plan, r: number, sens: 'min' | 'max'): Plan => {
+  const { largeur: l, hauteur: h } = p;
+  const minimum = sens === 'min';
+  const passe = (src: Float32Array, pas: number, longueur: number, lignes: number, saut: number): Float32Array => {
+    const dst = new Float32Array(src.length);
+    for (let j = 0; j < lignes; j++) {
+      const o = j * saut;
+      for (let i = 0; i < longueur; i++) {
+        let m = src[o + i * pas]!;
+        const [debut, fin] = [Math.max(0, i - r), Math.min(longueur - 1, i + r)];
+        if (minimum) {
+          for (let d = debut; d <= fin; d++) if (src[o + d * pas]! < m) m = src[o + d * pas]!;
+        } else {
+          for (let d = debut; d <= fin; d++) if (src[o + d * pas]! > m) m = src[o + d * pas]!;
+        }
+        dst[o + i * pas] = m;
+      }
+    }
+    return dst;
+  };
+  return plan(l, h, passe(passe(p.data, 1, l, h, l), l, h, l, 1));
+};

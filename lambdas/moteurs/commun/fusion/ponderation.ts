@@ -23,8 +23,7 @@
  * Same on the local and production engines (no model).
  */
 import type { Image } from './deformation';
-import type { Plan } from './plan';
-import { plan } from './plan';
+import { extremumCarre, lisse, plan, type Plan } from './plan';
 
 /** Floors under contrast and saturation (values 0–1): what grain alone reaches at half size. */
 const PLANCHER_CONTRASTE = 0.004;
@@ -45,11 +44,6 @@ const PLANCHER = 1e-3;
  */
 const FIABLE = 5;
 
-const lisse = (a: number, b: number, v: number): number => {
-  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
-  return t * t * (3 - 2 * t);
-};
-
 /** h for every integer value 0–max of the largest channel. */
 const tablesHautes = new Map<number, Float32Array>();
 const hautes = (max: number): Float32Array => {
@@ -63,41 +57,19 @@ const BAS = Float32Array.from({ length: 1025 }, (_, i) => lisse(BASSES[0], BASSE
 
 /**
  * Where the reference is trusted (confidence over one half), on an analysis copy (values 0–1): the part of
- * the result that must be the reference's own, which the structure check compares (index.ts).
+ * the result that must be the reference's own, which the structure check compares (index.ts). `apport` as
+ * for `ponderer`, at the copy's size.
  */
-export const regionDeConfiance = (rouge: Plan, vert: Plan, bleu: Plan, luminance: Plan): Uint8Array => {
+export const regionDeConfiance = (rouge: Plan, vert: Plan, bleu: Plan, luminance: Plan, apport: Plan | null): Uint8Array => {
   const n = luminance.data.length;
   const region = new Uint8Array(n);
   for (let p = 0; p < n; p++) {
     const max = Math.max(rouge.data[p]!, vert.data[p]!, bleu.data[p]!);
-    const c = (1 - lisse(HAUTES[0], HAUTES[1], max)) * lisse(BASSES[0], BASSES[1], luminance.data[p]!);
+    const hautes = Math.max(1 - lisse(HAUTES[0], HAUTES[1], max), 1 - (apport?.data[p] ?? 0));
+    const c = hautes * lisse(BASSES[0], BASSES[1], luminance.data[p]!);
     region[p] = c > 0.5 ? 1 : 0;
   }
   return region;
-};
-
-/**
- * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence c = h·s, and
- * what of it to keep before its pyramid (pyramide.ts, `remplir`): min(1, 5c), its values where its weight
- * is next to nothing (a confidence under a fifth: blown, or deep in the dark) being filled from around.
- * `confianceRef`: null for the reference itself (whose confidence is then returned); for the others, the
- * reference's, and `ev` their gap to it.
- */
-/** Minimum over a (2r + 1)² square, separably (r is a few pixels: a plain scan). */
-const eroder = (v: Float32Array, l: number, h: number, r: number): Float32Array => {
-  const passe = (src: Float32Array, pas: number, longueur: number, lignes: number, saut: number): Float32Array => {
-    const dst = new Float32Array(src.length);
-    for (let j = 0; j < lignes; j++) {
-      const o = j * saut;
-      for (let i = 0; i < longueur; i++) {
-        let m = src[o + i * pas]!;
-        for (let d = Math.max(0, i - r); d <= Math.min(longueur - 1, i + r); d++) if (src[o + d * pas]! < m) m = src[o + d * pas]!;
-        dst[o + i * pas] = m;
-      }
-    }
-    return dst;
-  };
-  return passe(passe(v, 1, l, h, l), l, h, l, 1);
 };
 
 /** Contrast (Laplacian of the luminance) × saturation (spread of R, G, B), floored, per pixel. */
@@ -113,8 +85,11 @@ const detailEtCouleur = (d: Image, yd: Float32Array, p: number, x: number, haut:
   return (contraste + PLANCHER_CONTRASTE) * (saturation + PLANCHER_SATURATION);
 };
 
-/** Each pixel's exposure confidence c = h · s. */
-const confiances = (d: Image, yd: Float32Array): Float32Array => {
+/**
+ * Each pixel's exposure confidence c = h · s. The reference's (`reference`) h is raised to 1 − apport:
+ * its highlights give way only where a darker photo shows more (no `apport`: none is darker).
+ */
+const confiances = (d: Image, yd: Float32Array, reference: boolean, apport: Float32Array | null): Float32Array => {
   const { data, max } = d;
   const c = new Float32Array(yd.length);
   const hh = hautes(max);
@@ -123,24 +98,35 @@ const confiances = (d: Image, yd: Float32Array): Float32Array => {
     const v = data[i + 1]!;
     const b = data[i + 2]!;
     // yd is 0–1: the table's index by truncation of y·1024 + ½, no Math call.
-    c[p] = hh[r > v ? (r > b ? r : b) : v > b ? v : b]! * BAS[(yd[p]! * 1024 + 0.5) | 0]!;
+    let hp = hh[r > v ? (r > b ? r : b) : v > b ? v : b]!;
+    if (reference) hp = apport ? Math.max(hp, 1 - apport[p]!) : 1;
+    c[p] = hp * BAS[(yd[p]! * 1024 + 0.5) | 0]!;
   }
   return c;
 };
 
+/**
+ * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence c = h·s, and
+ * what of it to keep before its pyramid (pyramide.ts, `remplir`): min(1, 5c), its values where its weight
+ * is next to nothing (a confidence under a fifth: blown, or deep in the dark) being filled from around.
+ * `confianceRef`: null for the reference itself (whose confidence is then returned); for the others, the
+ * reference's, and `ev` their gap to it. The reference's highlights lose trust only where a darker photo
+ * shows more than its white (apport.ts): `apport` (half size; null: no darker photo, nothing to gain).
+ */
 export const ponderer = (
   d: Image,
   y: Plan,
   confianceRef: Float32Array | null,
   ev: number,
+  apport: Plan | null = null,
 ): { poids: Plan; confiance: Float32Array | null; fiabilite: Float32Array } => {
   const { largeur: l, hauteur: h } = d;
   const yd = y.data;
-  const propre = confiances(d, yd);
+  const propre = confiances(d, yd, !confianceRef, apport?.data ?? null);
   // The reference's, eroded: a thin line it exposes well inside what it blows (wires across a blown sky, a
   // branch before it) is not trusted alone; trusted, it came out lighter than the sky the dark photo gave
   // around it, white wires where the photo shows dark ones.
-  const c = confianceRef ? propre : eroder(propre, l, h, Math.max(1, Math.round(Math.max(l, h) / 1000)));
+  const c = confianceRef ? propre : extremumCarre(plan(l, h, propre), Math.max(1, Math.round(Math.max(l, h) / 1000)), 'min').data;
   const poids = new Float32Array(l * h);
   const fiabilite = new Float32Array(l * h);
   const preference = Math.exp(-(ev * ev) / (2 * SIGMA_EV * SIGMA_EV));

@@ -105,6 +105,9 @@ export const agrandir = (p: Plan, l: number, h: number, ax: Axe, ay: Axe): Plan 
   return sortie;
 };
 
+/** `p` resized to l × h (bilinear, centre convention): a small working plane brought to a photo's size. */
+export const redimensionner = (p: Plan, l: number, h: number): Plan => agrandir(p, l, h, axeRedimensionne(l, p.largeur), axeRedimensionne(h, p.hauteur));
+
 /** An output pyramid being accumulated: per level, Σ weight·band and Σ weight. */
 export interface PyramideSomme {
   bandes: Plan[];
