@@ -77,15 +77,17 @@ const mediane = (v: number[]) => {
 };
 
 const f = (v: number, n = 2) => v.toFixed(n);
+const blancs = (b: { part: number; luminance: number; ecart: number; couleur: number }) =>
+  b.part > 0 ? `${f(b.part)}, ${f(b.luminance, 1)} / ${f(b.ecart, 1)} / ${f(b.couleur, 1)}` : 'none';
 
 /** The per-photo table: what the photos test holds, measured. */
 const parPhoto = async (): Promise<void> => {
   const { fusionner } = await import('../lambdas/moteurs/commun/fusion/index');
   const { ecartMax, similitude } = await import('../lambdas/moteurs/commun/fusion/transformation');
   console.log(
-    '| Photo (640 px wide) | Alignment error, px (worst frame) | Blown % original → result | Blocked % original → result | SSIM structure: all / edges | Edge sharpness kept where merged | Second copy (result / original) | Ghost | Structure check | ms |',
+    '| Photo (640 px wide) | Alignment error, px (worst frame) | Blown % original → result | Blocked % original → result | SSIM structure: all / edges | Edge sharpness kept where merged | Second copy (result / original) | Ghost | White kept: share %, luminance / spread / colour | Structure check | ms |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const nom of PHOTOS_FUSION) {
     const photo = await readFile(`test/photos/${nom}`);
     const [c, sansFigure] = await Promise.all([fabriquerCrochets(photo), fabriquerCrochets(photo, { personne: false })]);
@@ -101,7 +103,7 @@ const parPhoto = async (): Promise<void> => {
     console.log(
       `| ${nom} | ${f(erreur)} | ${f(j.original.hautes)} → ${f(j.resultat.hautes)} | ${f(j.original.basses)} → ${f(j.resultat.basses)} | ` +
         `${f(j.tout.structure, 3)} / ${f(j.tout.aretes, 3)} | ${f(100 * garde, 0)} % | ${f(j.tout.secondeCopie, 3)} / ${f(j.tout.secondeCopieOriginal, 3)} | ` +
-        `${f(j.fantome, 3)} | ${f(r.structure.score, 3)} | ${f(ms, 0)} |`,
+        `${f(j.fantome, 3)} | ${blancs(j.blancs)} | ${f(r.structure.score, 3)} | ${f(ms, 0)} |`,
     );
   }
 };
