@@ -31,13 +31,14 @@ const lancements: { cle?: string; corps: { outil: string; images?: unknown[] } }
 
 /**
  * One frame of a bracket: the view's photo made darker or brighter by `ev` stops (on its encoded values, as a
- * camera's JPEG roughly is), with the EXIF a camera writes: when, to the hundredth, and at what exposure.
+ * camera's JPEG roughly is), with the EXIF a camera writes: when, to the hundredth, and at what exposure. In JPEG,
+ * or PNG or WebP as an editor exports them (each keeps its EXIF elsewhere: exif.ts).
  */
-const cliche = async (vue: string, ev: number, prise: string, centiemes: number) =>
+const cliche = async (vue: string, ev: number, prise: string, centiemes: number, format: 'jpeg' | 'png' | 'webp') =>
   sharp(join(PHOTOS, vue))
     .resize({ width: 800 })
     .linear(2 ** (ev / 2.2), 0)
-    .jpeg({ quality: 85 })
+    .toFormat(format, { quality: 85 })
     .withExif({
       IFD0: { Make: 'Retouche', Model: 'Test bracket' },
       IFD2: {
@@ -51,11 +52,19 @@ const cliche = async (vue: string, ev: number, prise: string, centiemes: number)
     })
     .toBuffer();
 
-/** Two views bracketed −2, 0, +2 EV (the order a camera shoots: 0 first), 40 s apart. */
+/** Two views bracketed −2, 0, +2 EV (the order a camera shoots: 0 first), 40 s apart; the kitchen's in JPEG, PNG and WebP. */
 const cliches = async () => {
-  const serie = (vue: string, prefixe: string, seconde: string) =>
-    Promise.all([0, -2, 2].map(async (ev, i) => ({ nom: `${prefixe}-${i + 1}.jpg`, octets: await cliche(vue, ev, `2025:05:12 10:00:${seconde}`, i * 30) })));
-  const [salon, cuisine] = await Promise.all([serie('sejour_polyhaven-fireplace-a.jpg', 'salon', '00'), serie('cuisine_coco030213.jpg', 'cuisine', '40')]);
+  const serie = (vue: string, prefixe: string, seconde: string, formats: readonly ('jpeg' | 'png' | 'webp')[]) =>
+    Promise.all(
+      [0, -2, 2].map(async (ev, i) => ({
+        nom: `${prefixe}-${i + 1}.${formats[i] === 'jpeg' ? 'jpg' : formats[i]}`,
+        octets: await cliche(vue, ev, `2025:05:12 10:00:${seconde}`, i * 30, formats[i]!),
+      })),
+    );
+  const [salon, cuisine] = await Promise.all([
+    serie('sejour_polyhaven-fireplace-a.jpg', 'salon', '00', ['jpeg', 'jpeg', 'jpeg']),
+    serie('cuisine_coco030213.jpg', 'cuisine', '40', ['jpeg', 'png', 'webp']),
+  ]);
   // Dropped out of order: the kitchen first, the living room's frames shuffled.
   return [...cuisine, salon[2]!, salon[0]!, salon[1]!];
 };
@@ -119,11 +128,12 @@ describe('fusion in the studio, in French on a phone', () => {
     await contient('2 crédits par série');
 
     // Dropped on the page as a file manager drops them.
-    const fichiers = (await cliches()).map((f) => ({ nom: f.nom, base64: f.octets.toString('base64') }));
+    const types = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' } as Record<string, string>;
+    const fichiers = (await cliches()).map((f) => ({ nom: f.nom, type: types[f.nom.split('.').pop()!], base64: f.octets.toString('base64') }));
     await page.evaluate(`(() => {
       const transfert = new DataTransfer();
       for (const f of ${JSON.stringify(fichiers)}) {
-        transfert.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.nom, { type: 'image/jpeg' }));
+        transfert.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.nom, { type: f.type }));
       }
       document.querySelector('.depot').dispatchEvent(new DragEvent('drop', { dataTransfer: transfert, bubbles: true, cancelable: true }));
     })()`);
@@ -131,7 +141,7 @@ describe('fusion in the studio, in French on a phone', () => {
     // In capture order, whatever the drop's: the living room (10:00:00) before the kitchen (10:00:40).
     expect(await crochets()).toEqual([
       ['salon-1.jpg', 'salon-2.jpg', 'salon-3.jpg'],
-      ['cuisine-1.jpg', 'cuisine-2.jpg', 'cuisine-3.jpg'],
+      ['cuisine-1.jpg', 'cuisine-2.png', 'cuisine-3.webp'],
     ]);
     const page0 = await texte();
     for (const morceau of ['Série 1', 'Série 2', '\u22122\u00a0EV', '1/240\u00a0s', '1/15\u00a0s']) expect(page0).toContain(morceau);
@@ -160,7 +170,7 @@ describe('fusion in the studio, in French on a phone', () => {
     await contient('salon-3.jpg : série 2.');
     expect(await crochets()).toEqual([
       ['salon-1.jpg', 'salon-2.jpg'],
-      ['salon-3.jpg', 'cuisine-1.jpg', 'cuisine-2.jpg', 'cuisine-3.jpg'],
+      ['salon-3.jpg', 'cuisine-1.jpg', 'cuisine-2.png', 'cuisine-3.webp'],
     ]);
     // The focus followed the photo to its new bracket, whose actions show there.
     expect(await page.evaluate("document.activeElement.textContent.includes('salon-3.jpg')")).toBe(true);
@@ -174,14 +184,14 @@ describe('fusion in the studio, in French on a phone', () => {
     await contient('salon-3.jpg : série 1.');
     expect(await crochets()).toEqual([
       ['salon-1.jpg', 'salon-2.jpg', 'salon-3.jpg'],
-      ['cuisine-1.jpg', 'cuisine-2.jpg', 'cuisine-3.jpg'],
+      ['cuisine-1.jpg', 'cuisine-2.png', 'cuisine-3.webp'],
     ]);
   });
 
   it('cuts a bracket, says the photo left alone will not be launched, and joins them again', async () => {
     await page.locator('::-p-text(salon-2.jpg)').click();
     await page.locator('.actions-photo ::-p-text(Nouvelle série à partir d’ici)').click();
-    expect(await crochets()).toEqual([['salon-1.jpg'], ['salon-2.jpg', 'salon-3.jpg'], ['cuisine-1.jpg', 'cuisine-2.jpg', 'cuisine-3.jpg']]);
+    expect(await crochets()).toEqual([['salon-1.jpg'], ['salon-2.jpg', 'salon-3.jpg'], ['cuisine-1.jpg', 'cuisine-2.png', 'cuisine-3.webp']]);
     await contient('Une photo seule ne se fusionne pas');
     // Two jobs still: the photo alone costs nothing and stays.
     await contient('2 séries × 2 crédits = 4 crédits 1 photo seule n’est pas lancée.');
@@ -190,7 +200,7 @@ describe('fusion in the studio, in French on a phone', () => {
     await contient('Séries 1 et 2 réunies.');
     expect(await crochets()).toEqual([
       ['salon-1.jpg', 'salon-2.jpg', 'salon-3.jpg'],
-      ['cuisine-1.jpg', 'cuisine-2.jpg', 'cuisine-3.jpg'],
+      ['cuisine-1.jpg', 'cuisine-2.png', 'cuisine-3.webp'],
     ]);
   });
 
@@ -223,7 +233,7 @@ describe('fusion in the studio, in French on a phone', () => {
     const titres = await page.$$eval('section.lancement h2', (h) => h.map((e) => e.textContent?.trim()));
     expect(titres).toEqual(['Fusion d’expositions : 3 photos', 'Fusion d’expositions : 3 photos']);
     const avants = await page.$$eval('section.lancement img.avant', (i) => i.map((e) => e.getAttribute('alt')));
-    expect(avants).toEqual(['salon-1.jpg – salon-3.jpg, avant', 'cuisine-1.jpg – cuisine-3.jpg, avant']);
+    expect(avants).toEqual(['salon-1.jpg – salon-3.jpg, avant', 'cuisine-1.jpg – cuisine-3.webp, avant']);
     await contient(`Votre solde : ${CREDITS - 4} crédits`);
     const resultats = await texte();
     expect(anglais().filter((m) => resultats.includes(m))).toEqual([]);
