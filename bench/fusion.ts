@@ -13,7 +13,6 @@
  * machine as it is: another process on the same cores (a CI run) makes them longer, so the load average
  * is printed beside them.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fabriquerCrochets, PHOTOS_FUSION } from '../test/support/crochets';
 import { juger } from '../test/support/mesures-fusion';
+import { lancerEnfant } from './enfant';
 
 /** What a child prints: one run on the 24 MP frames. */
 interface Tour {
@@ -54,22 +54,11 @@ const enfant = async (dossier: string, n: number): Promise<void> => {
   console.log(JSON.stringify(tour));
 };
 
-const lancer = (dossier: string, n: number): Promise<Tour> =>
-  new Promise((resoudre, rejeter) => {
-    const fils = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--enfant', dossier, String(n)], {
-      cwd: join(fileURLToPath(import.meta.url), '..', '..'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let [sortie, erreurs] = ['', ''];
-    fils.stdout.on('data', (d: Buffer) => (sortie += d));
-    fils.stderr.on('data', (d: Buffer) => (erreurs += d));
-    fils.on('error', rejeter);
-    fils.on('close', (code) => {
-      const ligne = sortie.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || !ligne) return rejeter(new Error(`child exited with ${code}:\n${erreurs}`));
-      resoudre(JSON.parse(ligne) as Tour);
-    });
-  });
+const lancer = async (dossier: string, n: number): Promise<Tour> => {
+  const [tour] = await lancerEnfant<Tour>(fileURLToPath(import.meta.url), [dossier, String(n)]);
+  if (!tour) throw new Error('the child printed no measure');
+  return tour;
+};
 
 const mediane = (v: number[]) => {
   const t = [...v].sort((a, b) => a - b);

@@ -18,7 +18,6 @@
  *   npx tsx bench/grande-image.ts --repetitions 1 --outils ciel,saison --moteurs bedrock --a-chaud 0 --sans-limite
  *   npx tsx bench/grande-image.ts --largeur 8000 --hauteur 6000      # another size (no target check, no 50 MP run)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { OutilImage } from '../lambdas/core/modele/outils';
+import { lancerEnfant } from './enfant';
 
 const MO = 2 ** 20;
 const OUTILS: readonly OutilImage[] = ['vider', 'staging', 'renovation', 'saison', 'ciel'];
@@ -178,27 +178,7 @@ const enfant = async (nomMoteur: NomMoteur | 'aucun', outils: OutilImage[], fich
 
 // ---------- parent: the photo, the runs, the table, the sizing ----------
 
-const lancer = (args: string[]): Promise<Mesure[]> =>
-  new Promise((resoudre, rejeter) => {
-    const fils = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--enfant', ...args], {
-      cwd: join(fileURLToPath(import.meta.url), '..', '..'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let [sortie, erreurs] = ['', ''];
-    fils.stdout.on('data', (d: Buffer) => (sortie += d));
-    fils.stderr.on('data', (d: Buffer) => (erreurs += d));
-    fils.on('error', rejeter);
-    fils.on('close', (code) => {
-      if (code !== 0) return rejeter(new Error(`child ${args.join(' ')} exited with ${code}:\n${erreurs}`));
-      resoudre(
-        sortie
-          .trim()
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as Mesure),
-      );
-    });
-  });
+const lancer = (args: string[]): Promise<Mesure[]> => lancerEnfant<Mesure>(fileURLToPath(import.meta.url), args);
 
 const trier = (v: number[]) => [...v].sort((a, b) => a - b);
 const mediane = (v: number[]) => {
