@@ -103,29 +103,39 @@ export const lisse = (a: number, b: number, v: number): number => {
 };
 
 /**
- * Minimum (or maximum) over a (2r + 1)² square, separably, edges cut (r is a few pixels: a plain scan). The
- * comparison is written out twice: through a comparator function, the reference's erosion at half size
- * cost half a second more on a 24 MP bracket.
+ * Minimum (or maximum) over a (2r + 1)² square, separably, edges cut (r is a few pixels: a plain scan). Along
+ * rows, then across them row by row, so that memory is read in order (down columns, a 3000 × 2000 plane took
+ * 185 ms instead of 125 at r = 3); the comparison written out twice (through a comparator, half a second more
+ * on a 24 MP bracket).
  */
 export const extremumCarre = (p: Plan, r: number, sens: 'min' | 'max'): Plan => {
-  const { largeur: l, hauteur: h } = p;
+  const { largeur: l, hauteur: h, data } = p;
   const minimum = sens === 'min';
-  const passe = (src: Float32Array, pas: number, longueur: number, lignes: number, saut: number): Float32Array => {
-    const dst = new Float32Array(src.length);
-    for (let j = 0; j < lignes; j++) {
-      const o = j * saut;
-      for (let i = 0; i < longueur; i++) {
-        let m = src[o + i * pas]!;
-        const [debut, fin] = [Math.max(0, i - r), Math.min(longueur - 1, i + r)];
-        if (minimum) {
-          for (let d = debut; d <= fin; d++) if (src[o + d * pas]! < m) m = src[o + d * pas]!;
-        } else {
-          for (let d = debut; d <= fin; d++) if (src[o + d * pas]! > m) m = src[o + d * pas]!;
-        }
-        dst[o + i * pas] = m;
+  const lignes = new Float32Array(l * h);
+  for (let o = 0; o < l * h; o += l) {
+    for (let x = 0; x < l; x++) {
+      let m = data[o + x]!;
+      const fin = o + Math.min(l - 1, x + r);
+      if (minimum) {
+        for (let q = o + Math.max(0, x - r); q <= fin; q++) if (data[q]! < m) m = data[q]!;
+      } else {
+        for (let q = o + Math.max(0, x - r); q <= fin; q++) if (data[q]! > m) m = data[q]!;
+      }
+      lignes[o + x] = m;
+    }
+  }
+  const sortie = new Float32Array(l * h);
+  for (let j = 0; j < h; j++) {
+    const o = j * l;
+    sortie.set(lignes.subarray(o, o + l), o);
+    for (let k = Math.max(0, j - r); k <= Math.min(h - 1, j + r); k++) {
+      const q = k * l;
+      if (minimum) {
+        for (let x = 0; x < l; x++) if (lignes[q + x]! < sortie[o + x]!) sortie[o + x] = lignes[q + x]!;
+      } else {
+        for (let x = 0; x < l; x++) if (lignes[q + x]! > sortie[o + x]!) sortie[o + x] = lignes[q + x]!;
       }
     }
-    return dst;
-  };
-  return plan(l, h, passe(passe(p.data, 1, l, h, l), l, h, l, 1));
+  }
+  return plan(l, h, sortie);
 };
