@@ -5,6 +5,8 @@
  * 500, the delivery `en_echec` and its endpoint failing once the schedule (shortened here) is used up,
  * and a resend. The pipeline delivers, not the request; the log tells attempts and outcomes.
  */
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creerPosteur } from '../../lambdas/core/infra/envoi-webhook';
@@ -95,6 +97,33 @@ describe('webhooks', () => {
     const log = await journal(w.id);
     expect(log).toHaveLength(3);
     expect(log.every((l) => l.statut === 'reussie' && l.tentatives === 1 && l.prochaine_tentative === null)).toBe(true);
+  });
+
+  it('delivers one travail.fini for a fusion: its three exposures make one job, no batch, so no lot.fini', async () => {
+    // Its own account: an endpoint of the shared one would receive the later tests' events too.
+    const { cle: photographe } = await pile.creerCompte(10);
+    const w = await creerWebhook('/fusion', ['travail.fini', 'lot.fini'], photographe);
+    // Read as bytes: the service allows libvips its buffer loaders only.
+    const photo = readFileSync(new URL('../photos/sejour_polyhaven-fireplace-a.jpg', import.meta.url));
+    const expositions = await Promise.all([0.25, 1, 4].map((gain) => sharp(photo).resize({ width: 480 }).linear(gain, 0).jpeg().toBuffer()));
+    const r = await appeler(pile.urlBase, 'POST', '/travaux', {
+      cle: photographe,
+      json: { outil: 'fusion', images: expositions.map((o) => ({ base64: enBase64(o) })) },
+    });
+    expect(r.statut, JSON.stringify(r.corps)).toBe(202);
+    expect(r.corps).toMatchObject({ lot: null, outil: 'fusion' });
+    const travail = await attendreTravail(pile.urlBase, photographe, r.corps.travaux[0].id, 60_000);
+    const [recu] = await attendre('the fusion delivery', () => {
+      const l = recepteur.recus.filter((x) => x.chemin === '/fusion');
+      return l.length >= 1 && l;
+    });
+    await new Promise((res) => setTimeout(res, 1000));
+    expect(recepteur.recus.filter((x) => x.chemin === '/fusion')).toHaveLength(1);
+    const e = verifier(w.secret, recu!);
+    expect(e.type).toBe('travail.fini');
+    expect(e.data).toMatchObject({ id: travail.id, outil: 'fusion', statut: 'termine', cout: 2, apercu: false, lot: null });
+    expect(e.data.resultats).toHaveLength(1);
+    expect(e.data.resultats[0].url).toMatch(/^http/);
   });
 
   it('tries a 500 again with the same webhook-id, until a 2xx, then never again', async () => {
