@@ -59,6 +59,12 @@ const [KR, KV, KB] = [0.299, 0.587, 0.114];
  * what it blows or leaves dark, the result now keeps its light.
  */
 const OUVERTURE = 2;
+/**
+ * Another photo's luminance widens the bounds only within these (×65 535): a blown or black pixel says only
+ * "at least" or "at most". Counted, the bright photo's blown wall beside a lamp's dark pole let the pyramid's
+ * halo through as a white line along the pole.
+ */
+const VALABLES = [Math.round(0.02 * 65535), Math.round(0.98 * 65535)] as const;
 /** The bounds are kept at 16 bits: a step of 1/65 535 of the range, 96 MB for 24 MP instead of 192 in floats. */
 const ECHELLE_BORNES = 65535;
 
@@ -80,6 +86,8 @@ export interface Fusion {
   axes: { x: Axe; y: Axe };
   /** The reference's confidence (ponderation.ts), half size: set when the reference, merged first, is added. */
   confiance: Float32Array | null;
+  /** The photo being added: the luminances (×65 535) that widen the bounds, exclusive. */
+  valables: readonly [number, number];
   /** How far the bounds reach from the reference's luminance towards the photos' (0–1, an eighth of full size), set with `confiance`. */
   ouverture: Plan | null;
 }
@@ -99,6 +107,7 @@ export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
     chromaB: new Float32Array(n),
     axes: { x: axeRedimensionne(largeur, demi.largeur), y: axeRedimensionne(hauteur, demi.hauteur) },
     confiance: null,
+    valables: [-1, ECHELLE_BORNES + 1],
     ouverture: null,
   };
 };
@@ -136,12 +145,13 @@ const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float
   return { luminance: plan(l, h, y), cr, cb };
 };
 
-/** One full-size pixel: its finest band weighted, and the bounds. */
-const ajouterPixel = ({ detail, bas, haut }: Fusion, im: Image, p: number, w: number, basse: number): void => {
+/** One full-size pixel: its finest band weighted, and the bounds (where its value counts: `valables`). */
+const ajouterPixel = ({ detail, bas, haut, valables }: Fusion, im: Image, p: number, w: number, basse: number): void => {
   const i = p * 3;
   const y = (KR * im.data[i]! + KV * im.data[i + 1]! + KB * im.data[i + 2]!) / im.max;
   detail[p]! += w * (y - basse);
   const q = y * ECHELLE_BORNES + 0.5;
+  if (q <= valables[0] || q >= valables[1]) return;
   if (q < bas[p]!) bas[p] = q;
   if (q > haut[p]!) haut[p] = q;
 };
@@ -170,6 +180,7 @@ const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan): 
  */
 const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw: Float32Array): void => {
   const { largeur: l, detail, bas, haut } = f;
+  const [lo, hi] = f.valables;
   const data = im.data;
   const k = ECHELLE_BORNES / im.max;
   const [kr, kv, kb] = [KR * k, KV * k, KB * k];
@@ -190,10 +201,14 @@ const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw
     detail[p + 1]! += (0.25 * wa + 0.75 * wb) * (y2 - (0.25 * la + 0.75 * lb));
     const q1 = y1 + 0.5;
     const q2 = y2 + 0.5;
-    if (q1 < bas[p]!) bas[p] = q1;
-    if (q1 > haut[p]!) haut[p] = q1;
-    if (q2 < bas[p + 1]!) bas[p + 1] = q2;
-    if (q2 > haut[p + 1]!) haut[p + 1] = q2;
+    if (q1 > lo && q1 < hi) {
+      if (q1 < bas[p]!) bas[p] = q1;
+      if (q1 > haut[p]!) haut[p] = q1;
+    }
+    if (q2 > lo && q2 < hi) {
+      if (q2 < bas[p + 1]!) bas[p + 1] = q2;
+      if (q2 > haut[p + 1]!) haut[p + 1] = q2;
+    }
   }
   ajouterPixel(f, im, o + l - 1, tw[n]!, tl[n]!);
 };
@@ -219,6 +234,8 @@ export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Pla
     f.confiance = confiance;
     f.ouverture = ouverture(plan(demi.largeur, demi.hauteur, confiance));
   }
+  // The reference's every value bounds the result; another's only where it is neither blown nor black.
+  f.valables = confiance ? [-1, ECHELLE_BORNES + 1] : VALABLES;
   // What weighs next to nothing is filled from around before the pyramid (ponderation.ts, FIABLE).
   const remplie = remplir(luminance, fiabilite);
   ajouterDetail(f, im, remplie, poids);
