@@ -131,7 +131,7 @@ const GAIN_MAX = 0.08;
  * How the light is measured and corrected: figures of the photo outside its sky, the lift `a` of the
  * curve f(x) = x + a·x·(1 − x)² applied to each channel, and the white-balance gains.
  */
-interface Reglage {
+export interface Reglage {
   mediane: number;
   levee: number;
   gains: [number, number, number];
@@ -190,9 +190,7 @@ const BLANC_DEBUT = 0.75;
  * channel, not channel by channel, so that its three channels are eased alike: per channel, a warm glow's
  * red would ease off before its blue, its hue shifting along the gradient.
  */
-export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => {
-  const analyse = await copieAnalyse(p);
-  const { levee, gains } = reglerLumiere(analyse, cielAnalyse(analyse));
+export const appliquerLumiere = (p: Pixels, { levee, gains }: Reglage): Pixels => {
   // Per channel, a table by (largest channel, value): 64 K bytes each, so that a 24 MP photo costs three
   // lookups a pixel, as the per-channel tables did.
   const tables = gains.map((g) => {
@@ -221,6 +219,12 @@ export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => {
   }
   return { data, largeur: p.largeur, hauteur: p.hauteur };
 };
+
+/** The light a photo needs, from its analysis copy (ciel-masque.ts, `copieAnalyse`), outside its sky. */
+export const reglageLumiere = (analyse: Pixels): Reglage => reglerLumiere(analyse, cielAnalyse(analyse));
+
+/** Balanced light (`appliquerLumiere`), set from the photo itself. */
+export const equilibrerLumiere = async (p: Pixels): Promise<Pixels> => appliquerLumiere(p, reglageLumiere(await copieAnalyse(p)));
 
 /** Straight lines first (on the photo's own light), then light: the base the sky is composited into. */
 export const redresser = async (p: Pixels): Promise<Pixels> => equilibrerLumiere(redresserVerticales(p, await estimerVerticales(p)));
