@@ -11,7 +11,7 @@
  *   luminance only. The full-size work is one pass per photo over its luminance: its finest band
  *   (luminance minus its half-size copy enlarged) weighted by its weights enlarged. Below it, everything
  *   runs on the half-size copy libvips makes (about 60 ms in C for 24 MP): the Laplacian pyramid of
- *   luminance, and the colour (R − Y, B − Y) blended with the same normalised weights. Full-size planes
+ *   luminance, and the colour ((R − Y) / Y, (B − Y) / Y: PLANCHER_CHROMA says why) blended with the same normalised weights. Full-size planes
  *   cost: one JS pass over 24 MP samples is 50–100 ms, and libvips's float resize of one 24 MP plane took
  *   half a second, so three full-size channels pyramided per photo would have cost seconds a photo.
  * - Weights at half size: they are blurred at every coarser level anyway, and at the finest they only
@@ -65,6 +65,13 @@ const OUVERTURE = 2;
  * halo through as a white line along the pole.
  */
 const VALABLES = [Math.round(0.02 * 65535), Math.round(0.98 * 65535)] as const;
+/**
+ * The colour is blended as (R − Y) / Y and (B − Y) / Y, not as R − Y and B − Y: a colour's differences grow with
+ * its exposure, its ratios do not. Blended as differences, a bright photo's lifted shadows brought their colour
+ * at that photo's strength into a darker result: a bedroom's grey sheet folds came out brown, as stains. Under
+ * this luminance the ratio would be the grain's: it is taken over this floor instead.
+ */
+const PLANCHER_CHROMA = 0.05;
 /** The bounds are kept at 16 bits: a step of 1/65 535 of the range, 96 MB for 24 MP instead of 192 in floats. */
 const ECHELLE_BORNES = 65535;
 
@@ -79,7 +86,7 @@ export interface Fusion {
   bas: Uint16Array;
   haut: Uint16Array;
   luminance: PyramideSomme;
-  /** Σ weight · (R − Y) and Σ weight · (B − Y), half size; their weights are `luminance.poids[0]`. */
+  /** Σ weight · (R − Y) / Y and Σ weight · (B − Y) / Y, half size; their weights are `luminance.poids[0]`. */
   chromaR: Float32Array;
   chromaB: Float32Array;
   /** Full size ↔ half size (libvips's copy). */
@@ -126,7 +133,7 @@ const ouverture = (confiance: Plan): Plan => {
   return flouCarre(extremumCarre(petite, r, 'max'), r);
 };
 
-/** The half-size copy's luminance and colour differences (R − Y, B − Y), values 0–1. */
+/** The half-size copy's luminance and colour, (R − Y) / Y and (B − Y) / Y (Y floored: PLANCHER_CHROMA), values 0–1. */
 const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float32Array } => {
   const { largeur: l, hauteur: h, data, max } = d;
   const n = l * h;
@@ -139,8 +146,9 @@ const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float
     const b = data[i + 2]! * k;
     const lum = KR * r + KV * data[i + 1]! * k + KB * b;
     y[p] = lum;
-    cr[p] = r - lum;
-    cb[p] = b - lum;
+    const parY = 1 / (lum > PLANCHER_CHROMA ? lum : PLANCHER_CHROMA);
+    cr[p] = (r - lum) * parY;
+    cb[p] = (b - lum) * parY;
   }
   return { luminance: plan(l, h, y), cr, cb };
 };
@@ -299,8 +307,9 @@ const ligneFinale = (f: Fusion, y: number, { lb, lw, lr, lc, lo }: Lignes, ref: 
     const min = yr + (bas[o + x]! * k - yr) * lo[x]!;
     const max = yr + (haut[o + x]! * k - yr) * lo[x]!;
     const lum = pyramide < min ? min : pyramide > max ? max : pyramide;
-    const r = lum + lr[x]!;
-    const b = lum + lc[x]!;
+    const echelle = lum > PLANCHER_CHROMA ? lum : PLANCHER_CHROMA;
+    const r = lum + lr[x]! * echelle;
+    const b = lum + lc[x]! * echelle;
     sortie[i] = r * 255;
     sortie[i + 1] = lum * kv - (r * kr + b * kb) * 255;
     sortie[i + 2] = b * 255;
