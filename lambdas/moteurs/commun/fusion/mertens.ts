@@ -14,8 +14,10 @@
  *   luminance, and the colour ((R − Y) / Y, (B − Y) / Y: PLANCHER_CHROMA says why) blended with the same normalised weights. Full-size planes
  *   cost: one JS pass over 24 MP samples is 50–100 ms, and libvips's float resize of one 24 MP plane took
  *   half a second, so three full-size channels pyramided per photo would have cost seconds a photo.
- * - Weights at half size: they are blurred at every coarser level anyway, and at the finest they only
- *   need to follow edges, which half size does.
+ * - Weights at a quarter of full size, enlarged to half: they are blurred at every coarser level anyway,
+ *   and at the finest they only need to follow edges. Measured against weights at half size on the nine
+ *   photo brackets: structure, edge sharpness and ghosts within a point or two, in 5 % less time (paired
+ *   runs on 5 × 24 MP).
  * - One photo at a time: its bands are added into one output pyramid (pyramide.ts) and it is dropped.
  *
  * And a halo guard (`terminer`): each pixel's luminance is kept within the range the photos themselves
@@ -91,7 +93,7 @@ export interface Fusion {
   chromaB: Float32Array;
   /** Full size ↔ half size (libvips's copy). */
   axes: { x: Axe; y: Axe };
-  /** The reference's confidence (ponderation.ts), half size: set when the reference, merged first, is added. */
+  /** The reference's confidence (ponderation.ts), at the weights' size (a quarter): set when the reference, merged first, is added. */
   confiance: Float32Array | null;
   /** The photo being added: the luminances (×65 535) that widen the bounds, exclusive. */
   valables: readonly [number, number];
@@ -120,14 +122,14 @@ export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
 };
 
 /**
- * The opening, from the reference's confidence (half size): at a quarter of that, min(1, OUVERTURE · (1 − c)),
+ * The opening, from the reference's confidence (a quarter of full size): at half that, min(1, OUVERTURE · (1 − c)),
  * grown then blurred over about a sixtieth of the photo, and kept at that size (`terminer` enlarges it row
  * by row). Opened only where the reference is not trusted, the pyramid's halo around a dark corner,
  * squeezed into the pixel or two where its confidence falls, showed as a light line along the corner's
  * edge; spread this far, it stays the soft glow a merge gives.
  */
 const ouverture = (confiance: Plan): Plan => {
-  const petite = reduireDeMoitie(reduireDeMoitie(confiance));
+  const petite = reduireDeMoitie(confiance);
   for (let i = 0; i < petite.data.length; i++) petite.data[i] = Math.min(1, OUVERTURE * (1 - petite.data[i]!));
   const r = Math.max(1, Math.round(Math.max(petite.largeur, petite.hauteur) / 120));
   return flouCarre(extremumCarre(petite, r, 'max'), r);
@@ -236,11 +238,18 @@ const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float3
 export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Plan | null = null): Promise<void> => {
   const demi = await versImage(depuisImage(im).resize(f.demi.largeur, f.demi.hauteur, { fit: 'fill', kernel: 'linear' }), im.max);
   const { luminance, cr, cb } = luminanceDemi(demi);
-  const apportDemi = apport && !f.confiance ? redimensionner(apport, demi.largeur, demi.hauteur) : null;
-  const { poids, confiance, fiabilite } = ponderer(demi, luminance, f.confiance, ev, apportDemi);
+  // The weights on a copy at a quarter of full size, enlarged to half (the header says why).
+  const [ql, qh] = [Math.max(1, Math.round(demi.largeur / 2)), Math.max(1, Math.round(demi.hauteur / 2))];
+  const quart = await versImage(depuisImage(demi).resize(ql, qh, { fit: 'fill', kernel: 'linear' }), im.max);
+  const lq = luminanceDemi(quart).luminance;
+  const apportQ = apport && !f.confiance ? redimensionner(apport, ql, qh) : null;
+  const pq = ponderer(quart, lq, f.confiance, ev, apportQ);
+  const poids = redimensionner(pq.poids, demi.largeur, demi.hauteur);
+  const fiabilite = redimensionner(plan(ql, qh, pq.fiabilite), demi.largeur, demi.hauteur).data;
+  const confiance = pq.confiance;
   if (confiance) {
     f.confiance = confiance;
-    f.ouverture = ouverture(plan(demi.largeur, demi.hauteur, confiance));
+    f.ouverture = ouverture(plan(ql, qh, confiance));
   }
   // The reference's every value bounds the result; another's only where it is neither blown nor black.
   f.valables = confiance ? [-1, ECHELLE_BORNES + 1] : VALABLES;

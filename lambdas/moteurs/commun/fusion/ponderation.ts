@@ -1,5 +1,5 @@
 /**
- * The weights of the merge: for each photo and each pixel (of the half-size copy), how much of the result
+ * The weights of the merge: for each photo and each pixel (of a copy at a quarter of full size), how much of the result
  * it makes. Mertens's three measures, contrast (Laplacian of luminance), saturation (spread of R, G, B)
  * and well-exposedness, multiplied; the third measured against the reference rather than against
  * mid-grey, because of what listing photos need:
@@ -18,14 +18,14 @@
  *   photos that hold it, a corner it leaves dark from the brighter ones, and everything else stays the
  *   metered photo's own, while the Laplacian pyramid blends the seams.
  * - Contrast and saturation keep Mertens's role among the photos that do contribute (the detailed, the
- *   coloured), with floors (grain's level at half size) so that a flat wall or sky falls back to exposure.
+ *   coloured), with floors (grain's level on the small copy) so that a flat wall or sky falls back to exposure.
  * A small floor under every weight keeps a pixel bad in every photo (a lamp, blown in all) an average.
  * Same on the local and production engines (no model).
  */
 import type { Image } from './deformation';
 import { extremumCarre, lisse, plan, type Plan } from './plan';
 
-/** Floors under contrast and saturation (values 0–1): what grain alone reaches at half size. */
+/** Floors under contrast and saturation (values 0–1): what grain alone reaches on the small copy. */
 const PLANCHER_CONTRASTE = 0.004;
 const PLANCHER_SATURATION = 0.02;
 /** Highlights: confidence falls from 1 to 0 between these (max channel); shadows: rises between these (luminance). */
@@ -106,12 +106,12 @@ const confiances = (d: Image, yd: Float32Array, reference: boolean, apport: Floa
 };
 
 /**
- * The weights of one photo's half-size copy `d` (its luminance `y`), its exposure confidence c = h·s, and
+ * The weights of one photo's small copy `d` (its luminance `y`), its exposure confidence c = h·s, and
  * what of it to keep before its pyramid (pyramide.ts, `remplir`): min(1, 5c), its values where its weight
  * is next to nothing (a confidence under a fifth: blown, or deep in the dark) being filled from around.
  * `confianceRef`: null for the reference itself (whose confidence is then returned); for the others, the
  * reference's, and `ev` their gap to it. The reference's highlights lose trust only where a darker photo
- * shows more than its white (apport.ts): `apport` (half size; null: no darker photo, nothing to gain).
+ * shows more than its white (apport.ts): `apport` (at `d`'s size; null: no darker photo, nothing to gain).
  */
 export const ponderer = (
   d: Image,
