@@ -61,12 +61,15 @@ const [KR, KV, KB] = [0.299, 0.587, 0.114];
  * what it blows or leaves dark, the result now keeps its light.
  */
 const OUVERTURE = 2;
+/** The luminances (×65 535, exclusive) of a photo that widen the bounds. */
+type Valables = readonly [number, number];
 /**
- * Another photo's luminance widens the bounds only within these (×65 535): a blown or black pixel says only
- * "at least" or "at most". Counted, the bright photo's blown wall beside a lamp's dark pole let the pyramid's
- * halo through as a white line along the pole.
+ * Another photo's luminance widens the bounds only within these: a blown or black pixel says only "at least"
+ * or "at most". Counted, the bright photo's blown wall beside a lamp's dark pole let the pyramid's halo
+ * through as a white line along the pole. The reference's every value counts (TOUTES).
  */
-const VALABLES = [Math.round(0.02 * 65535), Math.round(0.98 * 65535)] as const;
+const VALABLES: Valables = [Math.round(0.02 * 65535), Math.round(0.98 * 65535)];
+const TOUTES: Valables = [-1, 65536];
 /**
  * The colour is blended as (R − Y) / Y and (B − Y) / Y, not as R − Y and B − Y: a colour's differences grow with
  * its exposure, its ratios do not. Blended as differences, a bright photo's lifted shadows brought their colour
@@ -95,8 +98,6 @@ export interface Fusion {
   axes: { x: Axe; y: Axe };
   /** The reference's confidence (ponderation.ts), at the weights' size (a quarter): set when the reference, merged first, is added. */
   confiance: Float32Array | null;
-  /** The photo being added: the luminances (×65 535) that widen the bounds, exclusive. */
-  valables: readonly [number, number];
   /** How far the bounds reach from the reference's luminance towards the photos' (0–1, an eighth of full size), set with `confiance`. */
   ouverture: Plan | null;
 }
@@ -116,7 +117,6 @@ export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
     chromaB: new Float32Array(n),
     axes: { x: axeRedimensionne(largeur, demi.largeur), y: axeRedimensionne(hauteur, demi.hauteur) },
     confiance: null,
-    valables: [-1, ECHELLE_BORNES + 1],
     ouverture: null,
   };
 };
@@ -156,7 +156,7 @@ const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float
 };
 
 /** One full-size pixel: its finest band weighted, and the bounds (where its value counts: `valables`). */
-const ajouterPixel = ({ detail, bas, haut, valables }: Fusion, im: Image, p: number, w: number, basse: number): void => {
+const ajouterPixel = ({ detail, bas, haut }: Fusion, im: Image, p: number, w: number, basse: number, valables: Valables): void => {
   const i = p * 3;
   const y = (KR * im.data[i]! + KV * im.data[i + 1]! + KB * im.data[i + 2]!) / im.max;
   detail[p]! += w * (y - basse);
@@ -167,7 +167,7 @@ const ajouterPixel = ({ detail, bas, haut, valables }: Fusion, im: Image, p: num
 };
 
 /** Adds the finest band of a full-size photo: Σ weight↑ · (Y − (half-size Y)↑). */
-const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan): void => {
+const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan, valables: Valables): void => {
   const { largeur: l, hauteur: h, axes } = f;
   const [tl, tw] = [new Float32Array(f.demi.largeur), new Float32Array(f.demi.largeur)];
   const [basse, w] = [new Float32Array(l), new Float32Array(l)];
@@ -175,12 +175,12 @@ const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan): 
     ligneVerticale(luminanceDemi, axes.y, y, tl);
     ligneVerticale(poids, axes.y, y, tw);
     if (axes.x.double) {
-      ligneDetailDouble(f, im, y, tl, tw);
+      ligneDetailDouble(f, im, y, tl, tw, valables);
       continue;
     }
     ligneHorizontale(tl, f.demi.largeur, axes.x, basse);
     ligneHorizontale(tw, f.demi.largeur, axes.x, w);
-    for (let x = 0; x < l; x++) ajouterPixel(f, im, y * l + x, w[x]!, basse[x]!);
+    for (let x = 0; x < l; x++) ajouterPixel(f, im, y * l + x, w[x]!, basse[x]!, valables);
   }
 };
 
@@ -188,15 +188,15 @@ const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan): 
  * One row of `ajouterDetail` when the half size is exactly half (even sizes, the usual case): the
  * horizontal enlargement (weights ¼ ¾) done in the same loop, so no enlarged row is written and read back.
  */
-const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw: Float32Array): void => {
+const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw: Float32Array, valables: Valables): void => {
   const { largeur: l, detail, bas, haut } = f;
-  const [lo, hi] = f.valables;
+  const [lo, hi] = valables;
   const data = im.data;
   const k = ECHELLE_BORNES / im.max;
   const [kr, kv, kb] = [KR * k, KV * k, KB * k];
   const o = y * l;
   const n = f.demi.largeur - 1;
-  ajouterPixel(f, im, o, tw[0]!, tl[0]!);
+  ajouterPixel(f, im, o, tw[0]!, tl[0]!, valables);
   for (let j = 0; j < n; j++) {
     // In 1/65 535 of the range, for the bounds; the band in 0–1.
     const la = tl[j]! * ECHELLE_BORNES;
@@ -220,7 +220,7 @@ const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw
       if (q2 > haut[p + 1]!) haut[p + 1] = q2;
     }
   }
-  ajouterPixel(f, im, o + l - 1, tw[n]!, tl[n]!);
+  ajouterPixel(f, im, o + l - 1, tw[n]!, tl[n]!, valables);
 };
 
 const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float32Array, cb: Float32Array): void => {
@@ -251,11 +251,10 @@ export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Pla
     f.confiance = confiance;
     f.ouverture = ouverture(plan(ql, qh, confiance));
   }
-  // The reference's every value bounds the result; another's only where it is neither blown nor black.
-  f.valables = confiance ? [-1, ECHELLE_BORNES + 1] : VALABLES;
   // What weighs next to nothing is filled from around before the pyramid (ponderation.ts, FIABLE).
   const remplie = remplir(luminance, fiabilite);
-  ajouterDetail(f, im, remplie, poids);
+  // The reference's every value bounds the result; another's only where it is neither blown nor black.
+  ajouterDetail(f, im, remplie, poids, confiance ? TOUTES : VALABLES);
   accumuler(f.luminance, remplie, poids);
   ajouterChroma(f, poids.data, cr, cb);
 };
