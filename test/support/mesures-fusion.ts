@@ -71,10 +71,10 @@ export const structure = (a: Pixels, b: Pixels, dx = 0, dy = 0, region: Uint8Arr
 };
 
 /** A mask (1 = in) through the same straightening as the photos. */
-const redresserMasque = (m: Uint8Array, l: number, h: number, v: Verticales): Uint8Array => {
+const redresserMasque = async (m: Uint8Array, l: number, h: number, v: Verticales): Promise<Uint8Array> => {
   const data = Buffer.alloc(l * h * 3);
   for (let p = 0; p < m.length; p++) data.fill(m[p] ? 255 : 0, p * 3, p * 3 + 3);
-  const r = redresserVerticales({ data, largeur: l, hauteur: h }, v);
+  const r = await redresserVerticales({ data, largeur: l, hauteur: h }, v);
   return Uint8Array.from({ length: l * h }, (_, p) => (r.data[p * 3]! > 127 ? 1 : 0));
 };
 
@@ -159,7 +159,7 @@ const mesurerAretes = (c: Crochets, resultat: Pixels, original: Pixels, region: 
  */
 export const juger = async (c: Crochets, resultat: Pixels, verticales: Verticales, sans: Pixels): Promise<Jugement> => {
   const { largeur: l, hauteur: h } = c.original;
-  const droit = redresserVerticales(c.original, verticales);
+  const droit = await redresserVerticales(c.original, verticales);
   const original = await equilibrerLumiere(droit);
   const region = Uint8Array.from(luminances(droit), (v) => (v < 77 || v > 250 ? 1 : 0));
   return {
@@ -167,7 +167,7 @@ export const juger = async (c: Crochets, resultat: Pixels, verticales: Verticale
     resultat: ecretage(resultat),
     tout: mesurerAretes(c, resultat, original, null),
     ailleurs: mesurerAretes(c, resultat, original, region),
-    fantome: mesurerFantome(c, resultat, sans, original, verticales, l, h),
+    fantome: await mesurerFantome(c, resultat, sans, original, verticales, l, h),
     blancs: mesurerBlancs(droit, sans),
   };
 };
@@ -215,8 +215,8 @@ const moyenneSur = (v: Float32Array, m: Uint8Array): number => {
  * in the original's tones (both results mapped onto them by histogram matching outside the figures), so
  * that a fraction of a pixel between the two results' straightening does not count.
  */
-const mesurerFantome = (c: Crochets, resultat: Pixels, sans: Pixels, original: Pixels, verticales: Verticales, l: number, h: number): number => {
-  const figures = c.personnes.map((m) => (m ? redresserMasque(m, l, h, verticales) : null));
+const mesurerFantome = async (c: Crochets, resultat: Pixels, sans: Pixels, original: Pixels, verticales: Verticales, l: number, h: number): Promise<number> => {
+  const figures = await Promise.all(c.personnes.map(async (m) => (m ? redresserMasque(m, l, h, verticales) : null)));
   const marge = Math.max(2, Math.round(0.01 * Math.max(l, h)));
   const sienne = grossir(figures[c.reference] ?? new Uint8Array(l * h), l, h, marge);
   const toutes = new Uint8Array(l * h);
@@ -233,8 +233,8 @@ const mesurerFantome = (c: Crochets, resultat: Pixels, sans: Pixels, original: P
     return Float32Array.from(lp, (v) => appliquer(table, v / 255) * 255);
   };
   const [avec, sansFigure] = [tons(resultat), tons(sans)];
-  const figure = luminances(redresserVerticales(c.avecPersonnes(), verticales));
-  const nue = luminances(redresserVerticales(c.original, verticales));
+  const figure = luminances(await redresserVerticales(c.avecPersonnes(), verticales));
+  const nue = luminances(await redresserVerticales(c.original, verticales));
   let [trace, poids] = [0, 0];
   figures.forEach((f, k) => {
     if (!f || k === c.reference) return;

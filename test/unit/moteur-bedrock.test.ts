@@ -497,7 +497,7 @@ describe('Bedrock engine: ciel straightens lines deterministically', () => {
       const mesure = await estimerVerticales(image);
       expect(mesure.roulis / DEG).toBeCloseTo(roulis / DEG, 0);
       expect(Math.abs(mesure.trapeze - trapeze) / DEG).toBeLessThan(1);
-      const droite = redresserVerticales(image, mesure);
+      const droite = await redresserVerticales(image, mesure);
       expect([droite.largeur, droite.hauteur]).toEqual([320, 240]);
       const apres = await estimerVerticales(droite);
       expect(Math.abs(apres.roulis) / DEG).toBeLessThan(0.3);
@@ -508,7 +508,7 @@ describe('Bedrock engine: ciel straightens lines deterministically', () => {
   it('leaves a photo without leaning lines untouched (no resampling)', async () => {
     const image = rayures(200, 150, 0, 0);
     const mesure = await estimerVerticales(image);
-    expect(redresserVerticales(image, mesure)).toBe(image);
+    expect(await redresserVerticales(image, mesure)).toBe(image);
   });
 });
 

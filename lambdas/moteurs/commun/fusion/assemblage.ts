@@ -7,9 +7,10 @@
  * - where it disagrees with the reference (fantomes.ts): what moved is shown once, as the reference shows it;
  *   where the reference is blown there (it shows only white), from the photo's own surroundings instead
  *   (fantomes.ts, `remplissage`).
- * Rows are copied as blocks (memcpy speed); only the replaced pixels are computed.
+ * Rows are copied as blocks (memcpy speed); only the replaced pixels are computed, on both threads (parallele.ts).
  * Same on the local and production engines (no model).
  */
+import { noyau, parRangees } from '../parallele';
 import { appliquer } from './correspondance';
 import type { Cadre, Image } from './deformation';
 import type { Fantomes } from './fantomes';
@@ -108,27 +109,34 @@ const remplacer = (sortie: Uint8Array | Uint16Array, r: Remplacement, o: number,
   }
 };
 
-export const assembler = (cadre: Cadre, ref: Image, fantomes: Fantomes): Image => {
+/** What the replacement pass reads (`REMPLACEMENT`): the frame already copied into `sortie`, the reference, the ghost copy's planes. */
+interface ParamsRemplacement {
+  /** Per reference row, the columns the warped canvas covers (deformation.ts). */
+  debuts: Int32Array;
+  fins: Int32Array;
+  ref: Image;
+  /** The ghost copy's planes enlarged row by row: its mask, the reference smoothed (3) and its luminance, the fill (3) when needed. */
+  plans: Plan[];
+  aRemplir: boolean;
+  tables: Float32Array[];
+  etendue: { debut: Int32Array; fin: Int32Array };
+  max: number;
+  sortie: Uint8Array | Uint16Array;
+}
+
+/** Rows [debut, fin) of the frame: its uncovered strips and its ghosts replaced, in place. */
+const REMPLACEMENT = noyau<ParamsRemplacement>('fusion.remplacement', ['sortie'], (p, debutRangees, finRangees) => {
+  const { ref, plans, etendue, sortie } = p;
   const { largeur: l, hauteur: h } = ref;
-  const sortie = cadre.max > 255 ? new Uint16Array(l * h * 3) : new Uint8Array(l * h * 3);
-  const { masque } = fantomes;
+  const masque = plans[0]!;
   const [ax, ay] = [axeRedimensionne(l, masque.largeur), axeRedimensionne(h, masque.hauteur)];
-  const etendue = etendues(fantomes);
   const tampon = new Float32Array(masque.largeur);
   const lignes = Array.from({ length: 8 }, () => new Float32Array(l));
-  // The fill's planes only when some ghost lies on the reference's blown parts (fantomes.ts).
-  const plans = fantomes.aRemplir
-    ? [masque, ...fantomes.refLisse, fantomes.refLuminance, ...fantomes.remplissage]
-    : [masque, ...fantomes.refLisse, fantomes.refLuminance];
   const [g, lisse, luminance, remplissage] = [lignes[0]!, lignes.slice(1, 4), lignes[4]!, lignes.slice(5, 8)];
-  const r: Remplacement = { ref, tables: tables(fantomes, ref, cadre), remplissage: null, lisse, luminance, max: cadre.max };
-  for (let y = 0; y < h; y++) {
-    const [debut, fin] = [cadre.debuts[y]!, cadre.fins[y]!];
+  const r: Remplacement = { ref, tables: p.tables, remplissage: null, lisse, luminance, max: p.max };
+  for (let y = debutRangees; y < finRangees; y++) {
+    const [debut, fin] = [p.debuts[y]!, p.fins[y]!];
     const o = y * l * 3;
-    if (debut <= fin) {
-      const source = ((y + cadre.oy) * cadre.largeur + debut + cadre.ox) * 3;
-      sortie.set(cadre.data.subarray(source, source + (fin - debut + 1) * 3), o + debut * 3);
-    }
     r.remplissage = null;
     remplacer(sortie, r, o, 0, Math.min(l, debut) - 1, null);
     remplacer(sortie, r, o, Math.max(0, fin + 1), l - 1, null);
@@ -140,8 +148,32 @@ export const assembler = (cadre: Cadre, ref: Image, fantomes: Fantomes): Image =
     const x1 = Math.min(l - 1, fin, Math.ceil(((c1 + 1 + 0.5) * l) / masque.largeur));
     if (x0 > x1) continue;
     lignesPartielles(plans, ax, ay, y, tampon, lignes, x0, x1);
-    r.remplissage = fantomes.aRemplir ? remplissage : null;
+    r.remplissage = p.aRemplir ? remplissage : null;
     remplacer(sortie, r, o, x0, x1, g);
   }
-  return { data: sortie, largeur: l, hauteur: h, max: cadre.max };
+});
+
+/**
+ * The frame made ready for the merge, shared (parallele.ts): the merge's passes read it on both threads.
+ * The canvas's rows are copied here first (memcpy speed), then the replacements are made in place by both
+ * threads: so the canvas itself, which libvips gave in memory the worker cannot see, is never copied whole.
+ */
+export const assembler = async (cadre: Cadre, ref: Image, fantomes: Fantomes): Promise<Image> => {
+  const { largeur: l, hauteur: h } = ref;
+  const sortie = cadre.max > 255 ? new Uint16Array(new SharedArrayBuffer(l * h * 3 * 2)) : new Uint8Array(new SharedArrayBuffer(l * h * 3));
+  for (let y = 0; y < h; y++) {
+    const [debut, fin] = [cadre.debuts[y]!, cadre.fins[y]!];
+    if (debut > fin) continue;
+    const source = ((y + cadre.oy) * cadre.largeur + debut + cadre.ox) * 3;
+    sortie.set(cadre.data.subarray(source, source + (fin - debut + 1) * 3), (y * l + debut) * 3);
+  }
+  const { masque, aRemplir } = fantomes;
+  // The fill's planes only when some ghost lies on the reference's blown parts (fantomes.ts).
+  const plans = aRemplir
+    ? [masque, ...fantomes.refLisse, fantomes.refLuminance, ...fantomes.remplissage]
+    : [masque, ...fantomes.refLisse, fantomes.refLuminance];
+  const { debuts, fins, max } = cadre;
+  const params = { debuts, fins, ref, plans, aRemplir, tables: tables(fantomes, ref, cadre), etendue: etendues(fantomes), max, sortie };
+  await parRangees(REMPLACEMENT, params, h);
+  return { data: sortie, largeur: l, hauteur: h, max };
 };

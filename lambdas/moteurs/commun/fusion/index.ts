@@ -27,9 +27,10 @@ import type { FormatImage } from '../../../core/modele/images';
 import type { ControleStructure } from '../../../core/modele/sorties';
 import type { Pixels } from '../pixels';
 import { copieAnalyse } from '../ciel-masque';
+import { partagee, preparer, repartir, tache } from '../parallele';
 import { appliquerLumiere, estimerVerticales, redresserVerticales, reglageLumiere, type Verticales } from '../redressement';
 import { mesurerStructure, SEUIL_STRUCTURE } from '../structure';
-import { aligner, SCORE_MIN } from './alignement';
+import { aligner, SCORE_MIN, type Alignement } from './alignement';
 import { assembler } from './assemblage';
 import { analyser, decoderEntree, lireEntrees, type Copie, type Entree } from './decodage';
 import { deformer, type Cadre, type Image } from './deformation';
@@ -94,22 +95,36 @@ const refuser = (photo: Entree, voisine: Entree): never => {
   );
 };
 
-/** Each photo aligned to its neighbour towards the reference, the transforms composed from the reference out. */
-const alignerTout = (entrees: readonly Entree[], copies: readonly Copie[], ordre: readonly number[], reference: number): Aligne[] => {
+/** One pair's alignment (alignement.ts), a task of its own: the pairs are independent until composed. */
+export const ALIGNEMENT = tache<{ voisine: Plan; photo: Plan }, Alignement>('fusion.alignement', [], ({ voisine, photo }) => aligner(voisine, photo));
+/** One photo's ghosts against the reference (fantomes.ts). */
+const FANTOMES = tache<{ ref: Copie; photo: Copie; t: Transformation; ev: number }, Fantomes>('fusion.fantomes', [], ({ ref, photo, t, ev }) =>
+  detecterFantomes(ref, photo, t, ev),
+);
+
+/**
+ * Each photo aligned to its neighbour towards the reference, the transforms composed from the reference out.
+ * The pairs are aligned half on the worker (parallele.ts), then judged and composed here in order.
+ */
+const alignerTout = async (entrees: readonly Entree[], copies: readonly Copie[], ordre: readonly number[], reference: number): Promise<Aligne[]> => {
+  const r = ordre.indexOf(reference);
+  // From the reference out, the darker side first: [photo, its neighbour towards the reference].
+  const paires: (readonly [number, number])[] = [];
+  for (const sens of [-1, 1]) for (let q = r + sens; q >= 0 && q < ordre.length; q += sens) paires.push([ordre[q]!, ordre[q - sens]!]);
+  const mesures = await repartir(
+    ALIGNEMENT,
+    paires.map(([k, voisine]) => ({ voisine: copies[voisine]!.luminance, photo: copies[k]!.luminance })),
+  );
   const alignes: Aligne[] = new Array<Aligne>(copies.length);
   alignes[reference] = { t: IDENTITE, score: 1 };
-  const r = ordre.indexOf(reference);
   const { largeur: l } = copies[reference]!.luminance;
-  for (const sens of [-1, 1]) {
-    for (let q = r + sens; q >= 0 && q < ordre.length; q += sens) {
-      const [k, voisine] = [ordre[q]!, ordre[q - sens]!];
-      const a = aligner(copies[voisine]!.luminance, copies[k]!.luminance);
-      const t = a.transformation;
-      const plausible = Math.abs(rotationDegres(t)) <= ROTATION_MAX && Math.hypot(t.tx, t.ty) <= DECALAGE_MAX * l && Math.abs(echelle(t) - 1) <= ECHELLE_MAX;
-      if (a.score < SCORE_MIN || a.recouvrement < 0.5 || !plausible) refuser(entrees[k]!, entrees[voisine]!);
-      alignes[k] = { t: composer(t, alignes[voisine]!.t), score: a.score };
-    }
-  }
+  paires.forEach(([k, voisine], i) => {
+    const a = mesures[i]!;
+    const t = a.transformation;
+    const plausible = Math.abs(rotationDegres(t)) <= ROTATION_MAX && Math.hypot(t.tx, t.ty) <= DECALAGE_MAX * l && Math.abs(echelle(t) - 1) <= ECHELLE_MAX;
+    if (a.score < SCORE_MIN || a.recouvrement < 0.5 || !plausible) refuser(entrees[k]!, entrees[voisine]!);
+    alignes[k] = { t: composer(t, alignes[voisine]!.t), score: a.score };
+  });
   return alignes;
 };
 
@@ -142,7 +157,9 @@ const fusionnerPleine = async (
   evs: readonly number[],
   apport: Plan | null,
 ): Promise<Pixels> => {
-  const refImage = await lire(reference);
+  // Shared (parallele.ts): every frame's assembly and the final assembly read it on both threads.
+  const lue = await lire(reference);
+  const refImage: Image = { ...lue, data: partagee(lue.data) };
   const fusion = nouvelleFusion(refImage.largeur, refImage.hauteur);
   const suite = ordre.filter((k) => k !== reference);
   const deformee = (k: number): Deformee => deformees.get(k) ?? deformerSuivante(k);
@@ -153,7 +170,7 @@ const fusionnerPleine = async (
     deformees.delete(suite[q]!);
     // The next one warps while this one is assembled and merged.
     suivante = q + 1 < suite.length ? deformee(suite[q + 1]!) : null;
-    await ajouterPhoto(fusion, assembler(cadre, refImage, fantomes[suite[q]!]!), evs[suite[q]!]!);
+    await ajouterPhoto(fusion, await assembler(cadre, refImage, fantomes[suite[q]!]!), evs[suite[q]!]!);
   }
   return terminer(fusion, refImage);
 };
@@ -203,21 +220,23 @@ const redresserEtControler = async (
     hauteur: h,
   };
   const verticales = await estimerVerticales(petite);
-  const petiteDroite = redresserVerticales(petite, verticales);
+  const petiteDroite = await redresserVerticales(petite, verticales);
   const reglage = reglageLumiere(await copieAnalyse(petiteDroite));
-  const pixels = appliquerLumiere(redresserVerticales(fusionnee, verticales), reglage);
-  const avant = redresserVerticales(pixelsDeCopie(refCopie), verticales);
+  const pixels = await appliquerLumiere(await redresserVerticales(fusionnee, verticales), reglage);
+  const avant = await redresserVerticales(pixelsDeCopie(refCopie), verticales);
   const apportCopie = apport && redimensionner(apport, l, h);
   const confiance = regionDeConfiance(refCopie.rouge, refCopie.vert, refCopie.bleu, refCopie.luminance, apportCopie);
-  const region = redresserVerticales(pixelsDeMasque(confiance, l, h), verticales);
+  const region = await redresserVerticales(pixelsDeMasque(confiance, l, h), verticales);
   const dedans = new Uint8Array(l * h);
   for (let p = 0; p < dedans.length; p++) dedans[p] = region.data[p * 3]! > 127 ? 1 : 0;
-  const { score } = await mesurerStructure(avant, appliquerLumiere(petiteDroite, reglage), dedans);
+  const { score } = await mesurerStructure(avant, await appliquerLumiere(petiteDroite, reglage), dedans);
   if (score < SEUIL_STRUCTURE) throw new ErreurTravail('structure_modifiee');
   return { pixels, verticales, structure: { score, seuil: SEUIL_STRUCTURE, essais: 1 } };
 };
 
 export const fusionner = async (images: readonly Buffer[]): Promise<ResultatFusion> => {
+  // The worker of the full-size passes boots while the photos decode.
+  preparer();
   let debut = performance.now();
   const tour = () => {
     const [avant, maintenant] = [debut, performance.now()];
@@ -229,7 +248,7 @@ export const fusionner = async (images: readonly Buffer[]): Promise<ResultatFusi
   const { copies, decodees } = await analyser(entrees);
   const decodage = tour();
   const { ordre, reference } = ordonner(copies);
-  const alignes = alignerTout(entrees, copies, ordre, reference);
+  const alignes = await alignerTout(entrees, copies, ordre, reference);
   const refCopie = copies[reference]!;
   const { largeur: L, hauteur: H } = entrees[reference]!;
   const [fx, fy] = [L / refCopie.luminance.largeur, H / refCopie.luminance.hauteur];
@@ -245,7 +264,12 @@ export const fusionner = async (images: readonly Buffer[]): Promise<ResultatFusi
   // The first photo to merge after the reference starts warping now, while the ghosts are looked for.
   const premiere = ordre.find((k) => k !== reference)!;
   const deformees = new Map<number, Deformee>([[premiere, deformerSuivante(premiere)]]);
-  const fantomes = alignes.map((a, k) => (k === reference ? null : detecterFantomes(refCopie, copies[k]!, a.t, evs[k]!)));
+  const autres = ordre.filter((k) => k !== reference);
+  const trouves = await repartir(
+    FANTOMES,
+    autres.map((k) => ({ ref: refCopie, photo: copies[k]!, t: alignes[k]!.t, ev: evs[k]! })),
+  );
+  const fantomes = alignes.map((_, k) => (k === reference ? null : trouves[autres.indexOf(k)]!));
   const apport = apportDesSombres(fantomes);
   const alignement = tour();
   const fusionnee = await fusionnerPleine(lire, ordre, reference, deformees, deformerSuivante, fantomes, evs, apport);

@@ -32,6 +32,7 @@
  * dark, the range closes onto the reference's own light (OUVERTURE). Same on the local and production
  * engines (no model).
  */
+import { aCote, flottants, noyau, parRangees, tache } from '../parallele';
 import type { Pixels } from '../pixels';
 import { depuisImage, versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
@@ -91,6 +92,8 @@ export interface Fusion {
   bas: Uint16Array;
   haut: Uint16Array;
   luminance: PyramideSomme;
+  /** The photos' additions into `luminance`, running on the worker (parallele.ts): awaited before it is read. */
+  accumulations: Promise<void>[];
   /** Σ weight · (R − Y) / Y and Σ weight · (B − Y) / Y, half size; their weights are `luminance.poids[0]`. */
   chromaR: Float32Array;
   chromaB: Float32Array;
@@ -109,10 +112,12 @@ export const nouvelleFusion = (largeur: number, hauteur: number): Fusion => {
     largeur,
     hauteur,
     demi,
-    detail: new Float32Array(largeur * hauteur),
-    bas: new Uint16Array(largeur * hauteur).fill(ECHELLE_BORNES),
-    haut: new Uint16Array(largeur * hauteur),
+    // Shared: the worker writes half their rows (parallele.ts).
+    detail: flottants(largeur * hauteur),
+    bas: new Uint16Array(new SharedArrayBuffer(largeur * hauteur * 2)).fill(ECHELLE_BORNES),
+    haut: new Uint16Array(new SharedArrayBuffer(largeur * hauteur * 2)),
     luminance: pyramideVide(demi.largeur, demi.hauteur),
+    accumulations: [],
     chromaR: new Float32Array(n),
     chromaB: new Float32Array(n),
     axes: { x: axeRedimensionne(largeur, demi.largeur), y: axeRedimensionne(hauteur, demi.hauteur) },
@@ -139,7 +144,7 @@ const ouverture = (confiance: Plan): Plan => {
 const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float32Array } => {
   const { largeur: l, hauteur: h, data, max } = d;
   const n = l * h;
-  const y = new Float32Array(n);
+  const y = flottants(n);
   const cr = new Float32Array(n);
   const cb = new Float32Array(n);
   const k = 1 / max;
@@ -155,8 +160,23 @@ const luminanceDemi = (d: Image): { luminance: Plan; cr: Float32Array; cb: Float
   return { luminance: plan(l, h, y), cr, cb };
 };
 
+/** What the finest band's pass reads and writes (`DETAIL`): the merge's full-size sums, one photo and its half-size planes. */
+interface ParamsDetail {
+  detail: Float32Array;
+  bas: Uint16Array;
+  haut: Uint16Array;
+  largeur: number;
+  demiLargeur: number;
+  axes: { x: Axe; y: Axe };
+  image: Image;
+  /** The photo's half-size luminance (filled where it weighs nothing) and weights. */
+  luminance: Plan;
+  poids: Plan;
+  valables: Valables;
+}
+
 /** One full-size pixel: its finest band weighted, and the bounds (where its value counts: `valables`). */
-const ajouterPixel = ({ detail, bas, haut }: Fusion, im: Image, p: number, w: number, basse: number, valables: Valables): void => {
+const ajouterPixel = ({ detail, bas, haut, image: im, valables }: ParamsDetail, p: number, w: number, basse: number): void => {
   const i = p * 3;
   const y = (KR * im.data[i]! + KV * im.data[i + 1]! + KB * im.data[i + 2]!) / im.max;
   detail[p]! += w * (y - basse);
@@ -166,61 +186,66 @@ const ajouterPixel = ({ detail, bas, haut }: Fusion, im: Image, p: number, w: nu
   if (q > haut[p]!) haut[p] = q;
 };
 
-/** Adds the finest band of a full-size photo: Σ weight↑ · (Y − (half-size Y)↑). */
-const ajouterDetail = (f: Fusion, im: Image, luminanceDemi: Plan, poids: Plan, valables: Valables): void => {
-  const { largeur: l, hauteur: h, axes } = f;
-  const [tl, tw] = [new Float32Array(f.demi.largeur), new Float32Array(f.demi.largeur)];
+/** A photo's half-size luminance and weights added into the output pyramid. */
+const ACCUMULATION = tache<{ somme: PyramideSomme; image: Plan; poids: Plan }, void>('fusion.accumulation', ['somme'], ({ somme, image, poids }) =>
+  accumuler(somme, image, poids),
+);
+
+/** Rows [debut, fin) of a full-size photo's finest band: Σ weight↑ · (Y − (half-size Y)↑), and the bounds. */
+const DETAIL = noyau<ParamsDetail>('fusion.detail', ['detail', 'bas', 'haut'], (p, debut, fin) => {
+  const { largeur: l, demiLargeur, axes } = p;
+  const [tl, tw] = [new Float32Array(demiLargeur), new Float32Array(demiLargeur)];
   const [basse, w] = [new Float32Array(l), new Float32Array(l)];
-  for (let y = 0; y < h; y++) {
-    ligneVerticale(luminanceDemi, axes.y, y, tl);
-    ligneVerticale(poids, axes.y, y, tw);
+  for (let y = debut; y < fin; y++) {
+    ligneVerticale(p.luminance, axes.y, y, tl);
+    ligneVerticale(p.poids, axes.y, y, tw);
     if (axes.x.double) {
-      ligneDetailDouble(f, im, y, tl, tw, valables);
+      ligneDetailDouble(p, y, tl, tw);
       continue;
     }
-    ligneHorizontale(tl, f.demi.largeur, axes.x, basse);
-    ligneHorizontale(tw, f.demi.largeur, axes.x, w);
-    for (let x = 0; x < l; x++) ajouterPixel(f, im, y * l + x, w[x]!, basse[x]!, valables);
+    ligneHorizontale(tl, demiLargeur, axes.x, basse);
+    ligneHorizontale(tw, demiLargeur, axes.x, w);
+    for (let x = 0; x < l; x++) ajouterPixel(p, y * l + x, w[x]!, basse[x]!);
   }
-};
+});
 
 /**
- * One row of `ajouterDetail` when the half size is exactly half (even sizes, the usual case): the
+ * One row of `DETAIL` when the half size is exactly half (even sizes, the usual case): the
  * horizontal enlargement (weights ¼ ¾) done in the same loop, so no enlarged row is written and read back.
  */
-const ligneDetailDouble = (f: Fusion, im: Image, y: number, tl: Float32Array, tw: Float32Array, valables: Valables): void => {
-  const { largeur: l, detail, bas, haut } = f;
-  const [lo, hi] = valables;
+const ligneDetailDouble = (p: ParamsDetail, y: number, tl: Float32Array, tw: Float32Array): void => {
+  const { largeur: l, detail, bas, haut, image: im } = p;
+  const [lo, hi] = p.valables;
   const data = im.data;
   const k = ECHELLE_BORNES / im.max;
   const [kr, kv, kb] = [KR * k, KV * k, KB * k];
   const o = y * l;
-  const n = f.demi.largeur - 1;
-  ajouterPixel(f, im, o, tw[0]!, tl[0]!, valables);
+  const n = p.demiLargeur - 1;
+  ajouterPixel(p, o, tw[0]!, tl[0]!);
   for (let j = 0; j < n; j++) {
     // In 1/65 535 of the range, for the bounds; the band in 0–1.
     const la = tl[j]! * ECHELLE_BORNES;
     const lb = tl[j + 1]! * ECHELLE_BORNES;
     const wa = tw[j]! / ECHELLE_BORNES;
     const wb = tw[j + 1]! / ECHELLE_BORNES;
-    const p = o + 2 * j + 1;
-    const i = p * 3;
+    const q = o + 2 * j + 1;
+    const i = q * 3;
     const y1 = kr * data[i]! + kv * data[i + 1]! + kb * data[i + 2]!;
     const y2 = kr * data[i + 3]! + kv * data[i + 4]! + kb * data[i + 5]!;
-    detail[p]! += (0.75 * wa + 0.25 * wb) * (y1 - (0.75 * la + 0.25 * lb));
-    detail[p + 1]! += (0.25 * wa + 0.75 * wb) * (y2 - (0.25 * la + 0.75 * lb));
+    detail[q]! += (0.75 * wa + 0.25 * wb) * (y1 - (0.75 * la + 0.25 * lb));
+    detail[q + 1]! += (0.25 * wa + 0.75 * wb) * (y2 - (0.25 * la + 0.75 * lb));
     const q1 = y1 + 0.5;
     const q2 = y2 + 0.5;
     if (q1 > lo && q1 < hi) {
-      if (q1 < bas[p]!) bas[p] = q1;
-      if (q1 > haut[p]!) haut[p] = q1;
+      if (q1 < bas[q]!) bas[q] = q1;
+      if (q1 > haut[q]!) haut[q] = q1;
     }
     if (q2 > lo && q2 < hi) {
-      if (q2 < bas[p + 1]!) bas[p + 1] = q2;
-      if (q2 > haut[p + 1]!) haut[p + 1] = q2;
+      if (q2 < bas[q + 1]!) bas[q + 1] = q2;
+      if (q2 > haut[q + 1]!) haut[q + 1] = q2;
     }
   }
-  ajouterPixel(f, im, o + l - 1, tw[n]!, tl[n]!, valables);
+  ajouterPixel(p, o + l - 1, tw[n]!, tl[n]!);
 };
 
 const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float32Array, cb: Float32Array): void => {
@@ -254,32 +279,44 @@ export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Pla
   // What weighs next to nothing is filled from around before the pyramid (ponderation.ts, FIABLE).
   const remplie = remplir(luminance, fiabilite);
   // The reference's every value bounds the result; another's only where it is neither blown nor black.
-  ajouterDetail(f, im, remplie, poids, confiance ? TOUTES : VALABLES);
-  accumuler(f.luminance, remplie, poids);
+  const { detail, bas, haut, largeur, axes } = f;
+  const valables = confiance ? TOUTES : VALABLES;
+  await parRangees(DETAIL, { detail, bas, haut, largeur, demiLargeur: f.demi.largeur, axes, image: im, luminance: remplie, poids, valables }, f.hauteur);
+  // The pyramid on the worker while this thread goes on to the colour and the next frame (`terminer` awaits it).
+  const accumulation = aCote(ACCUMULATION, { somme: f.luminance, image: remplie, poids });
+  accumulation.catch(() => undefined);
+  f.accumulations.push(accumulation);
   ajouterChroma(f, poids.data, cr, cb);
 };
 
-/**
- * The merged photo, 8 bits: half-size luminance and colour enlarged, plus the finest band, within the
- * bounds: the photos' range drawn towards the reference's luminance (`ref`, full size) by the opening.
- */
-export const terminer = (f: Fusion, ref: Image): Pixels => {
-  const { largeur: l, hauteur: h, axes, demi } = f;
-  const somme = f.luminance.poids[0]!;
-  const basse = reconstruire(f.luminance);
-  const [cr, cb] = [plan(demi.largeur, demi.hauteur), plan(demi.largeur, demi.hauteur)];
-  for (let p = 0; p < somme.data.length; p++) {
-    const s = somme.data[p]! || 1e-30;
-    ((cr.data[p] = f.chromaR[p]! / s), (cb.data[p] = f.chromaB[p]! / s));
-  }
-  // Clamped and rounded by the array itself: three Math calls a sample cost a third of the pass.
-  const sortie = new Uint8ClampedArray(l * h * 3);
-  const tampon = new Float32Array(demi.largeur);
-  const ouv = f.ouverture && {
-    plan: f.ouverture,
-    x: axeRedimensionne(l, f.ouverture.largeur),
-    y: axeRedimensionne(h, f.ouverture.hauteur),
-    tampon: new Float32Array(f.ouverture.largeur),
+/** What the final assembly reads (`FINALE`): the collapsed pyramid, the colour, the sums and bounds, the reference; and writes. */
+interface ParamsFinale {
+  largeur: number;
+  hauteur: number;
+  axes: { x: Axe; y: Axe };
+  /** Half size: the collapsed luminance, the finest level's weights, the colour ratios. */
+  basse: Plan;
+  somme: Plan;
+  cr: Plan;
+  cb: Plan;
+  ouverture: Plan | null;
+  detail: Float32Array;
+  bas: Uint16Array;
+  haut: Uint16Array;
+  ref: Image;
+  /** Clamped and rounded by the array itself: three Math calls a sample cost a third of the pass. */
+  sortie: Uint8ClampedArray;
+}
+
+/** Rows [debut, fin) of the merged photo. */
+const FINALE = noyau<ParamsFinale>('fusion.finale', ['sortie'], (p, debut, fin) => {
+  const { largeur: l, hauteur: h, axes } = p;
+  const tampon = new Float32Array(p.basse.largeur);
+  const ouv = p.ouverture && {
+    plan: p.ouverture,
+    x: axeRedimensionne(l, p.ouverture.largeur),
+    y: axeRedimensionne(h, p.ouverture.hauteur),
+    tampon: new Float32Array(p.ouverture.largeur),
   };
   const lignes: Lignes = {
     lb: new Float32Array(l),
@@ -288,21 +325,40 @@ export const terminer = (f: Fusion, ref: Image): Pixels => {
     lc: new Float32Array(l),
     lo: new Float32Array(l).fill(1),
   };
-  for (let y = 0; y < h; y++) {
-    ligneAgrandie(basse, axes.x, axes.y, y, tampon, lignes.lb);
-    ligneAgrandie(somme, axes.x, axes.y, y, tampon, lignes.lw);
-    ligneAgrandie(cr, axes.x, axes.y, y, tampon, lignes.lr);
-    ligneAgrandie(cb, axes.x, axes.y, y, tampon, lignes.lc);
+  for (let y = debut; y < fin; y++) {
+    ligneAgrandie(p.basse, axes.x, axes.y, y, tampon, lignes.lb);
+    ligneAgrandie(p.somme, axes.x, axes.y, y, tampon, lignes.lw);
+    ligneAgrandie(p.cr, axes.x, axes.y, y, tampon, lignes.lr);
+    ligneAgrandie(p.cb, axes.x, axes.y, y, tampon, lignes.lc);
     if (ouv) ligneAgrandie(ouv.plan, ouv.x, ouv.y, y, ouv.tampon, lignes.lo);
-    ligneFinale(f, y, lignes, ref, sortie);
+    ligneFinale(p, y, lignes);
   }
+});
+
+/**
+ * The merged photo, 8 bits: half-size luminance and colour enlarged, plus the finest band, within the
+ * bounds: the photos' range drawn towards the reference's luminance (`ref`, full size) by the opening.
+ */
+export const terminer = async (f: Fusion, ref: Image): Promise<Pixels> => {
+  const { largeur: l, hauteur: h, axes, demi } = f;
+  const somme = f.luminance.poids[0]!;
+  await Promise.all(f.accumulations);
+  const basse = reconstruire(f.luminance);
+  const [cr, cb] = [plan(demi.largeur, demi.hauteur), plan(demi.largeur, demi.hauteur)];
+  for (let p = 0; p < somme.data.length; p++) {
+    const s = somme.data[p]! || 1e-30;
+    ((cr.data[p] = f.chromaR[p]! / s), (cb.data[p] = f.chromaB[p]! / s));
+  }
+  const sortie = new Uint8ClampedArray(new SharedArrayBuffer(l * h * 3));
+  const { detail, bas, haut, ouverture } = f;
+  await parRangees(FINALE, { largeur: l, hauteur: h, axes, basse, somme, cr, cb, ouverture, detail, bas, haut, ref, sortie }, h);
   return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
 };
 
 type Lignes = Record<'lb' | 'lw' | 'lr' | 'lc' | 'lo', Float32Array>;
 
-const ligneFinale = (f: Fusion, y: number, { lb, lw, lr, lc, lo }: Lignes, ref: Image, sortie: Uint8ClampedArray): void => {
-  const { largeur: l, detail, bas, haut } = f;
+const ligneFinale = (p: ParamsFinale, y: number, { lb, lw, lr, lc, lo }: Lignes): void => {
+  const { largeur: l, detail, bas, haut, ref, sortie } = p;
   const [kr, kb, kv] = [KR / KV, KB / KV, 255 / KV];
   const k = 1 / ECHELLE_BORNES;
   const [rr, rv, rb] = [KR / ref.max, KV / ref.max, KB / ref.max];

@@ -6,6 +6,7 @@
  * the filters' difference. Pure JS: these planes are at most a couple of megapixels; the full-size
  * work is in mertens.ts and deformation.ts. Same on the local and production engines (no model).
  */
+import { flottants } from '../parallele';
 
 export interface Plan {
   data: Float32Array;
@@ -13,7 +14,8 @@ export interface Plan {
   hauteur: number;
 }
 
-export const plan = (largeur: number, hauteur: number, data: Float32Array = new Float32Array(largeur * hauteur)): Plan => ({ data, largeur, hauteur });
+/** A plane, its data shared unless given (parallele.ts: the worker reads shared planes without a copy). */
+export const plan = (largeur: number, hauteur: number, data: Float32Array = flottants(largeur * hauteur)): Plan => ({ data, largeur, hauteur });
 
 /** Taps of the halving filter, [1 3 3 1] / 8: output i is centred on input 2i + 0.5, so centres map exactly. */
 const [BORD, CENTRE] = [1 / 8, 3 / 8];
