@@ -17,6 +17,7 @@ import { ErreurTravail } from '../../../core/modele/erreurs';
 import { detecterFormat, type FormatImage } from '../../../core/modele/images';
 import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
 import { depuisImage, versTypee, type Image } from './deformation';
+import { flottants } from '../parallele';
 import { plan, type Plan } from './plan';
 
 /**
@@ -103,8 +104,9 @@ const tailleAnalyse = (l: number, h: number): { largeur: number; hauteur: number
 export const copieAnalyse = async (im: Image): Promise<Copie> => {
   const { largeur: l, hauteur: h } = tailleAnalyse(im.largeur, im.hauteur);
   const petite = l === im.largeur && h === im.hauteur ? im.data : await reduire(im, l, h);
-  const canaux = [new Float32Array(l * h), new Float32Array(l * h), new Float32Array(l * h)] as const;
-  const luminance = new Float32Array(l * h);
+  // Shared: the worker aligns pairs of them and looks for ghosts in them (parallele.ts), without a copy.
+  const canaux = [flottants(l * h), flottants(l * h), flottants(l * h)] as const;
+  const luminance = flottants(l * h);
   const k = 1 / im.max;
   for (let p = 0, i = 0; p < l * h; p++, i += 3) {
     const r = petite[i]! * k;
