@@ -14,7 +14,7 @@
  *   tones are mapped onto the original's (histogram matching outside the figures).
  */
 import { apparier, appliquer } from '../../lambdas/moteurs/commun/fusion/correspondance';
-import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
+import { estSeize, type Pixels, type Pixels16 } from '../../lambdas/moteurs/commun/pixels';
 import { equilibrerLumiere, redresserVerticales, type Verticales } from '../../lambdas/moteurs/commun/redressement';
 import type { Crochets } from './crochets';
 
@@ -157,7 +157,14 @@ const mesurerAretes = (c: Crochets, resultat: Pixels, original: Pixels, region: 
  * The judgement of a result of `fusionner` on brackets `c` (verticals: `mesures.verticales`); `sans`, its
  * result on the same brackets without the figure (`fabriquerCrochets(…, { personne: false })`).
  */
-export const juger = async (c: Crochets, resultat: Pixels, verticales: Verticales, sans: Pixels): Promise<Jugement> => {
+/** A merge of 8-bit brackets is 8-bit: its pixels as such (16 bits here would be a mistake of the test). */
+export const huitBits = (p: Pixels | Pixels16): Pixels => {
+  if (estSeize(p)) throw new Error('a 16-bit merge where 8 bits were expected');
+  return p;
+};
+
+export const juger = async (c: Crochets, resultat8: Pixels | Pixels16, verticales: Verticales, sans8: Pixels | Pixels16): Promise<Jugement> => {
+  const [resultat, sans] = [huitBits(resultat8), huitBits(sans8)];
   const { largeur: l, hauteur: h } = c.original;
   const droit = await redresserVerticales(c.original, verticales);
   const original = await equilibrerLumiere(droit);

@@ -10,11 +10,20 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decoderEntree, lireEntrees } from '../../lambdas/moteurs/commun/fusion/decodage';
-import { fusionner, type ResultatFusion } from '../../lambdas/moteurs/commun/fusion/index';
+import { fusionner as fusionnerBrut, type ResultatFusion } from '../../lambdas/moteurs/commun/fusion/index';
 import { appliquerPixel, inverser, similitude, type Transformation } from '../../lambdas/moteurs/commun/fusion/transformation';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
-import type { Pixels } from '../../lambdas/moteurs/commun/pixels';
+import { depuisPixels, estSeize, versPixels, type Pixels } from '../../lambdas/moteurs/commun/pixels';
+import { encoderResultat } from '../../lambdas/moteurs/commun/resultat';
+import { huitBits } from '../support/mesures-fusion';
 import { fbm, hachage } from '../support/scenes-lumiere';
+
+/** A merge of 8-bit brackets, whose result is 8-bit (the 16-bit bracket's, below, through `fusionnerBrut`). */
+type Fusion8 = ResultatFusion & { pixels: Pixels };
+const fusionner = async (photos: readonly Buffer[]): Promise<Fusion8> => {
+  const r = await fusionnerBrut(photos);
+  return { ...r, pixels: huitBits(r.pixels) };
+};
 
 const [L, H] = [480, 320];
 type Rgb = [number, number, number];
@@ -147,7 +156,7 @@ const refus = async (promesse: Promise<unknown>): Promise<ErreurTravail> => {
 };
 
 describe('fusion: a ×¼ / ×1 / ×4 bracket merged (fusionner)', () => {
-  let resultat: ResultatFusion;
+  let resultat: Fusion8;
   let cadres: Pixels[];
 
   it('shows the window the metered frame blows and the corner it leaves black', async () => {
@@ -258,7 +267,7 @@ describe('fusion: refusals', () => {
 });
 
 describe('fusion: what it reads', () => {
-  it('reads a 16-bit PNG at 16 bits, and merges a 16-bit bracket', async () => {
+  it('reads a 16-bit PNG at 16 bits, and merges a 16-bit bracket into a 16-bit PNG', async () => {
     const prises = PRISES.slice(0, 2);
     const seize = await crochets(prises, 'png', true);
     const [entree] = await lireEntrees(seize);
@@ -266,9 +275,22 @@ describe('fusion: what it reads', () => {
     const image = await decoderEntree(entree!);
     expect(image.max).toBe(65535);
     expect(image.data).toEqual(photographier(prises[0]!, 1, true));
-    const resultat = await fusionner(seize);
+    const resultat = await fusionnerBrut(seize);
     expect(resultat.format).toBe('png');
-    expect(ecartType(vitres(resultat.pixels))).toBeGreaterThan(10);
+    // Kept at 16 bits, for the photographer who grades it further: a 16-bit PNG.
+    const pixels = resultat.pixels;
+    if (!estSeize(pixels)) throw new Error('the merge of 16-bit PNGs came out at 8 bits');
+    const fichier = await encoderResultat(pixels, 'png', { outil: 'fusion', apercu: false, graine: null });
+    expect((await sharp(fichier).metadata()).depth).toBe('ushort');
+    // The same merge as the same bracket at 8 bits, to within the 8-bit frames' rounding.
+    const huit = await fusionner(await crochets(prises, 'png', false));
+    const reduit = await versPixels(depuisPixels(pixels).toColourspace('srgb'));
+    let ecart = 0;
+    for (let i = 0; i < reduit.data.length; i++) ecart += Math.abs(reduit.data[i]! - huit.pixels.data[i]!);
+    expect(ecart / reduit.data.length).toBeLessThan(1.5);
+    expect(ecartType(vitres(reduit))).toBeGreaterThan(10);
+    // Used more finely than 8 bits: values between the 8-bit steps (×257) in the merge.
+    expect(pixels.data.some((v) => v % 257 !== 0)).toBe(true);
   });
 
   it('applies the EXIF orientation: a frame stored on its side merges with the upright ones', async () => {

@@ -77,8 +77,8 @@ export const partagee = <T extends Uint8Array | Uint16Array | Float32Array>(t: T
 const BANDES = 32;
 
 /**
- * A task sent to the worker: a whole kernel (`aCote`: rows [0, fin)), or its share of the bands of
- * `parRangees` (`compteurs`: [next band to take, bands done]).
+ * What the worker is sent: a task (`aCote`, `repartir`), or a kernel's bands to take from `compteurs`
+ * ([next band to take, bands done]) with this thread (`parRangees`, `fin` its height).
  */
 interface Message {
   id: number;

@@ -29,6 +29,18 @@ export interface Pixels {
   hauteur: number;
 }
 
+/**
+ * A result at 16 bits a channel (0–65 535), otherwise as `Pixels`: `fusion`'s merge of 16-bit PNG brackets,
+ * kept at their depth for the photographer who grades it further. Every other tool works at 8 bits.
+ */
+export interface Pixels16 {
+  data: Uint16Array;
+  largeur: number;
+  hauteur: number;
+}
+
+export const estSeize = (p: Pixels | Pixels16): p is Pixels16 => p.data instanceof Uint16Array;
+
 /** Luma of an sRGB pixel (Rec. 601 weights, 0–255): what every tool calls brightness. */
 export const luminance = (r: number, g: number, b: number): number => 0.299 * r + 0.587 * g + 0.114 * b;
 
@@ -63,7 +75,11 @@ export const versPixels = async (image: Sharp): Promise<Pixels> => {
   return { data, largeur: info.width, hauteur: info.height };
 };
 
-export const depuisPixels = (p: Pixels): Sharp => sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+/** 16-bit samples are read as such (sharp infers the depth from the array) and kept at 16 bits (rgb16). */
+export const depuisPixels = (p: Pixels | Pixels16): Sharp =>
+  estSeize(p)
+    ? sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).toColourspace('rgb16')
+    : sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
 
 /**
  * The copy a detector reads: its long side at most `cote`, and a smaller photo enlarged up to

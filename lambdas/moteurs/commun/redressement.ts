@@ -7,7 +7,7 @@
 import sharp from 'sharp';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import { noyau, parRangees, partagee } from './parallele';
-import { luminance, type Pixels } from './pixels';
+import { estSeize, luminance, type Pixels, type Pixels16 } from './pixels';
 
 const DEG = Math.PI / 180;
 
@@ -81,7 +81,7 @@ export const estimerVerticales = async (p: Pixels): Promise<Verticales> => {
  * that passes through it at mid-height, with a slight zoom so that no corner samples outside the
  * photo. Bilinear, at full resolution; the size is unchanged.
  */
-export const redresserVerticales = async (p: Pixels, v: Verticales): Promise<Pixels> => {
+export const redresserVerticales = async <T extends Pixels | Pixels16>(p: T, v: Verticales): Promise<T> => {
   if (Math.abs(v.roulis) < ROULIS_MIN && Math.abs(v.trapeze) < TRAPEZE_MIN) return p;
   const { largeur: l, hauteur: h } = p;
   const cx = (l - 1) / 2;
@@ -94,21 +94,23 @@ export const redresserVerticales = async (p: Pixels, v: Verticales): Promise<Pix
     base[u] = cx + (u - cx) / zoom;
     pentes[u] = pente((base[u]! - cx) / l);
   }
-  const sortie = new Uint8ClampedArray(new SharedArrayBuffer(p.data.length));
+  const n = p.data.length;
+  const sortie = estSeize(p) ? new Uint16Array(new SharedArrayBuffer(n * 2)) : new Uint8ClampedArray(new SharedArrayBuffer(n));
   await parRangees(REDRESSEMENT, { source: partagee(p.data), largeur: l, hauteur: h, zoom, base, pentes, sortie }, h);
-  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
+  const data = sortie instanceof Uint16Array ? sortie : Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length);
+  return { data, largeur: l, hauteur: h } as T;
 };
 
 interface ParamsRedressement {
-  source: Uint8Array;
+  source: Uint8Array | Uint16Array;
   largeur: number;
   hauteur: number;
   zoom: number;
   /** Per output column, the source column at mid-height and the lean of its line. */
   base: Float64Array;
   pentes: Float64Array;
-  /** A clamped array rounds for free. */
-  sortie: Uint8ClampedArray;
+  /** 8 bits: a clamped array rounds for free. 16 bits: rounded by + 0.5 (a blend of values in range stays in range). */
+  sortie: Uint8ClampedArray | Uint16Array;
 }
 
 /**
@@ -120,6 +122,7 @@ const REDRESSEMENT = noyau<ParamsRedressement>('redressement', ['sortie'], (p, d
   const { source: data, largeur: l, hauteur: h, zoom, base, pentes, sortie } = p;
   const cy = (h - 1) / 2;
   const ligne = new Float32Array(l * 3);
+  const arrondi = sortie instanceof Uint16Array ? 0.5 : 0;
   for (let vy = debut; vy < fin; vy++) {
     const y = cy + (vy - cy) / zoom;
     const y0 = Math.min(h - 1, Math.max(0, Math.floor(y)));
@@ -134,9 +137,9 @@ const REDRESSEMENT = noyau<ParamsRedressement>('redressement', ['sortie'], (p, d
       const fx = x - x0;
       const a = x0 * 3;
       const b = x0 < l - 1 ? a + 3 : a;
-      sortie[o] = ligne[a]! + (ligne[b]! - ligne[a]!) * fx;
-      sortie[o + 1] = ligne[a + 1]! + (ligne[b + 1]! - ligne[a + 1]!) * fx;
-      sortie[o + 2] = ligne[a + 2]! + (ligne[b + 2]! - ligne[a + 2]!) * fx;
+      sortie[o] = ligne[a]! + (ligne[b]! - ligne[a]!) * fx + arrondi;
+      sortie[o + 1] = ligne[a + 1]! + (ligne[b + 1]! - ligne[a + 1]!) * fx + arrondi;
+      sortie[o + 2] = ligne[a + 2]! + (ligne[b + 2]! - ligne[a + 2]!) * fx + arrondi;
     }
   }
 });
@@ -211,25 +214,36 @@ const BLANC_DEBUT = 0.75;
  * channel, not channel by channel, so that its three channels are eased alike: per channel, a warm glow's
  * red would ease off before its blue, its hue shifting along the gradient.
  */
-export const appliquerLumiere = async (p: Pixels, { levee, gains }: Reglage): Promise<Pixels> => {
+export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { levee, gains }: Reglage): Promise<T> => {
+  const source = partagee(p.data);
+  if (estSeize(p)) {
+    const sortie = new Uint16Array(new SharedArrayBuffer(p.data.length * 2));
+    await parRangees(LUMIERE_16, { source: source as Uint16Array, largeur: p.largeur, levee, gains, sortie }, p.hauteur);
+    return { data: sortie, largeur: p.largeur, hauteur: p.hauteur } as T;
+  }
   // Per channel, a table by (largest channel, value): 64 K bytes each, so that a 24 MP photo costs three
   // lookups a pixel, as the per-channel tables did.
   const tables = gains.map((g) => {
     const t = new Uint8Array(256 * 256);
     for (let m = 0; m < 256; m++) {
-      const u = Math.max(0, (m / 255 - BLANC_DEBUT) / (1 - BLANC_DEBUT));
-      const gain = 1 + (g - 1) * (1 - u * u * (3 - 2 * u));
-      for (let v = 0; v <= m; v++) {
-        const x = Math.min(255, v * gain) / 255;
-        t[m * 256 + v] = Math.round(255 * (x + levee * x * (1 - x) ** 2));
-      }
+      const gain = gainAttenue(g, m / 255);
+      for (let v = 0; v <= m; v++) t[m * 256 + v] = Math.round(255 * lever(Math.min(255, v * gain) / 255, levee));
     }
     return t;
   }) as [Uint8Array, Uint8Array, Uint8Array];
   const sortie = new Uint8Array(new SharedArrayBuffer(p.data.length));
-  await parRangees(LUMIERE, { source: partagee(p.data), largeur: p.largeur, tables, sortie }, p.hauteur);
-  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: p.largeur, hauteur: p.hauteur };
+  await parRangees(LUMIERE, { source: source as Uint8Array, largeur: p.largeur, tables, sortie }, p.hauteur);
+  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: p.largeur, hauteur: p.hauteur } as T;
 };
+
+/** A channel's white-balance gain `g` for a pixel whose largest channel is `m` (0–1): eased off towards white. */
+const gainAttenue = (g: number, m: number): number => {
+  const u = Math.max(0, (m - BLANC_DEBUT) / (1 - BLANC_DEBUT));
+  return 1 + (g - 1) * (1 - u * u * (3 - 2 * u));
+};
+
+/** The lift f(x) = x + a·x·(1 − x)² of a value 0–1. */
+const lever = (x: number, levee: number): number => x + levee * x * (1 - x) ** 2;
 
 interface ParamsLumiere {
   source: Uint8Array;
@@ -250,6 +264,18 @@ export const LUMIERE = noyau<ParamsLumiere>('lumiere', ['sortie'], ({ source: sr
     sortie[i + 2] = tb[m + b]!;
   }
 });
+
+/** The same light at 16 bits (fusion's 16-bit PNG brackets): computed per pixel, a table by (largest channel, value) would be 8 GB. */
+const LUMIERE_16 = noyau<{ source: Uint16Array; largeur: number; levee: number; gains: readonly number[]; sortie: Uint16Array }>(
+  'lumiere.16',
+  ['sortie'],
+  ({ source: src, largeur, levee, gains, sortie }, debut, fin) => {
+    for (let i = debut * largeur * 3; i < fin * largeur * 3; i += 3) {
+      const m = Math.max(src[i]!, src[i + 1]!, src[i + 2]!) / 65535;
+      for (let c = 0; c < 3; c++) sortie[i + c] = Math.round(65535 * lever(Math.min(65535, src[i + c]! * gainAttenue(gains[c]!, m)) / 65535, levee));
+    }
+  },
+);
 
 /** The light a photo needs, from its analysis copy (ciel-masque.ts, `copieAnalyse`), outside its sky. */
 export const reglageLumiere = (analyse: Pixels): Reglage => reglerLumiere(analyse, cielAnalyse(analyse));

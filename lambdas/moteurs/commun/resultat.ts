@@ -11,7 +11,7 @@ import { appliquerFloutage } from './floutage';
 import { ajouterMention, estLangueMention } from './mention';
 import type { DetecteurPersonnes } from './personnes';
 import type { FormatImage } from '../../core/modele/images';
-import { depuisPixels, type Pixels } from './pixels';
+import { depuisPixels, estSeize, versPixels, type Pixels, type Pixels16 } from './pixels';
 import { exifDeProvenance, xmpDeProvenance } from './provenance';
 
 const QUALITE = 90;
@@ -39,14 +39,16 @@ export const fichierResultat = async (p: Pixels, format: FormatImage, m: Marquag
 
 /**
  * The last steps of every result, fusion's included (it has no model, so no blur nor notice): the preview's
- * mark when it is one, the provenance EXIF and XMP, the input's format.
+ * mark when it is one, the provenance EXIF and XMP, the input's format. A 16-bit result (fusion's, from 16-bit
+ * PNGs) stays 16-bit as a PNG; a preview's mark, a JPEG or a WebP takes it to 8 bits first.
  */
 export const encoderResultat = async (
-  p: Pixels,
+  p: Pixels | Pixels16,
   format: FormatImage,
   m: Pick<Marquage, 'apercu' | 'langue' | 'graine'> & { outil: IdOutil },
 ): Promise<Buffer> => {
-  const finale = m.apercu ? await ajouterMarqueApercu(p, m.langue) : p;
+  const profondeur = estSeize(p) && (m.apercu || format !== 'png') ? await versPixels(depuisPixels(p).toColourspace('srgb')) : p;
+  const finale = m.apercu && !estSeize(profondeur) ? await ajouterMarqueApercu(profondeur, m.langue) : profondeur;
   const provenance = { outil: m.outil, apercu: m.apercu, graine: m.graine };
   const image = depuisPixels(finale).withExif(exifDeProvenance(provenance)).withXmp(xmpDeProvenance(provenance));
   return (format === 'jpeg' ? image.jpeg({ quality: QUALITE }) : format === 'png' ? image.png() : image.webp({ quality: QUALITE })).toBuffer();

@@ -21,11 +21,10 @@
  *
  * Measured on 5 × 24 MP brackets on 2 cores: docs/engines.md, "fusion" (npm run bench:fusion).
  */
-import sharp from 'sharp';
 import { ErreurTravail } from '../../../core/modele/erreurs';
 import type { FormatImage } from '../../../core/modele/images';
 import type { ControleStructure } from '../../../core/modele/sorties';
-import type { Pixels } from '../pixels';
+import { depuisPixels, versPixels, type Pixels, type Pixels16 } from '../pixels';
 import { copieAnalyse } from '../ciel-masque';
 import { partagee, preparer, repartir, tache } from '../parallele';
 import { appliquerLumiere, estimerVerticales, redresserVerticales, reglageLumiere, type Verticales } from '../redressement';
@@ -72,7 +71,8 @@ export interface MesuresFusion {
 }
 
 export interface ResultatFusion {
-  pixels: Pixels;
+  /** At 16 bits when the reference is a 16-bit PNG (its depth kept), else 8. */
+  pixels: Pixels | Pixels16;
   /** The first photo's format, the result's. */
   format: FormatImage;
   /** Position in the request of the reference: the result has its geometry and its moving things. */
@@ -159,7 +159,7 @@ const fusionnerPleine = async (
   fantomes: readonly (Fantomes | null)[],
   evs: readonly number[],
   apport: Plan | null,
-): Promise<Pixels> => {
+): Promise<Pixels | Pixels16> => {
   // Shared (parallele.ts): every frame's assembly and the final assembly read it on both threads. Neither the
   // decoded copy nor a frame's canvas is bound to a name here, so each is freed once used: at 50 MP, 150 MB each.
   const refImage = enPartage(await lire(reference));
@@ -207,22 +207,16 @@ const pixelsDeMasque = (m: Uint8Array, largeur: number, hauteur: number): Pixels
  * frame misaligned, a ghost let through), refused like any tool's (`structure_modifiee`).
  */
 const redresserEtControler = async (
-  fusionnee: Pixels,
+  fusionnee: Pixels | Pixels16,
   refCopie: Copie,
   apport: Plan | null,
-): Promise<{ pixels: Pixels; verticales: Verticales; structure: ControleStructure }> => {
+): Promise<{ pixels: Pixels | Pixels16; verticales: Verticales; structure: ControleStructure }> => {
   // One copy of the merge at the analysis size serves the verticals' estimate, the light's setting and the
   // structure check (which reduces both photos to 512 px anyway): each reduced the 24 MP merge on its own before,
   // three resizes of 72 MB, half a second.
   const { largeur: l, hauteur: h } = refCopie.luminance;
-  const petite: Pixels = {
-    data: await sharp(fusionnee.data, { raw: { width: fusionnee.largeur, height: fusionnee.hauteur, channels: 3 } })
-      .resize(l, h, { fit: 'fill', kernel: 'linear' })
-      .raw()
-      .toBuffer(),
-    largeur: l,
-    hauteur: h,
-  };
+  // At 8 bits whatever the merge's depth: the estimates and the check read 8-bit copies.
+  const petite = await versPixels(depuisPixels(fusionnee).resize(l, h, { fit: 'fill', kernel: 'linear' }).toColourspace('srgb'));
   const verticales = await estimerVerticales(petite);
   const petiteDroite = await redresserVerticales(petite, verticales);
   const reglage = reglageLumiere(await copieAnalyse(petiteDroite));

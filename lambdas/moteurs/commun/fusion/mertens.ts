@@ -33,7 +33,7 @@
  * engines (no model).
  */
 import { aCote, flottants, noyau, parRangees, tache } from '../parallele';
-import type { Pixels } from '../pixels';
+import type { Pixels, Pixels16 } from '../pixels';
 import { depuisImage, versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
 import { extremumCarre, flouCarre, plan, reduireDeMoitie, type Plan } from './plan';
@@ -304,8 +304,11 @@ interface ParamsFinale {
   bas: Uint16Array;
   haut: Uint16Array;
   ref: Image;
-  /** Clamped and rounded by the array itself: three Math calls a sample cost a third of the pass. */
-  sortie: Uint8ClampedArray;
+  /**
+   * 8 bits clamped and rounded by the array itself (three Math calls a sample cost a third of the pass), or
+   * 16 bits when the reference is: a 16-bit PNG bracket's merge keeps its depth.
+   */
+  sortie: Uint8ClampedArray | Uint16Array;
 }
 
 /** Rows [debut, fin) of the merged photo. */
@@ -336,10 +339,10 @@ const FINALE = noyau<ParamsFinale>('fusion.finale', ['sortie'], (p, debut, fin) 
 });
 
 /**
- * The merged photo, 8 bits: half-size luminance and colour enlarged, plus the finest band, within the
+ * The merged photo, at the reference's depth (8 or 16 bits): half-size luminance and colour enlarged, plus the finest band, within the
  * bounds: the photos' range drawn towards the reference's luminance (`ref`, full size) by the opening.
  */
-export const terminer = async (f: Fusion, ref: Image): Promise<Pixels> => {
+export const terminer = async (f: Fusion, ref: Image): Promise<Pixels | Pixels16> => {
   const { largeur: l, hauteur: h, axes, demi } = f;
   const somme = f.luminance.poids[0]!;
   await Promise.all(f.accumulations);
@@ -349,9 +352,11 @@ export const terminer = async (f: Fusion, ref: Image): Promise<Pixels> => {
     const s = somme.data[p]! || 1e-30;
     ((cr.data[p] = f.chromaR[p]! / s), (cb.data[p] = f.chromaB[p]! / s));
   }
-  const sortie = new Uint8ClampedArray(new SharedArrayBuffer(l * h * 3));
+  const seize = ref.max > 255;
+  const sortie = seize ? new Uint16Array(new SharedArrayBuffer(l * h * 3 * 2)) : new Uint8ClampedArray(new SharedArrayBuffer(l * h * 3));
   const { detail, bas, haut, ouverture } = f;
   await parRangees(FINALE, { largeur: l, hauteur: h, axes, basse, somme, cr, cb, ouverture, detail, bas, haut, ref, sortie }, h);
+  if (sortie instanceof Uint16Array) return { data: sortie, largeur: l, hauteur: h };
   return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
 };
 
@@ -359,7 +364,9 @@ type Lignes = Record<'lb' | 'lw' | 'lr' | 'lc' | 'lo', Float32Array>;
 
 const ligneFinale = (p: ParamsFinale, y: number, { lb, lw, lr, lc, lo }: Lignes): void => {
   const { largeur: l, detail, bas, haut, ref, sortie } = p;
-  const [kr, kb, kv] = [KR / KV, KB / KV, 255 / KV];
+  const seize = sortie instanceof Uint16Array;
+  const plein = seize ? 65535 : 255;
+  const [kr, kb, kv] = [KR / KV, KB / KV, plein / KV];
   const k = 1 / ECHELLE_BORNES;
   const [rr, rv, rb] = [KR / ref.max, KV / ref.max, KB / ref.max];
   const d = ref.data;
@@ -374,8 +381,16 @@ const ligneFinale = (p: ParamsFinale, y: number, { lb, lw, lr, lc, lo }: Lignes)
     const echelle = lum > PLANCHER_CHROMA ? lum : PLANCHER_CHROMA;
     const r = lum + lr[x]! * echelle;
     const b = lum + lc[x]! * echelle;
-    sortie[i] = r * 255;
-    sortie[i + 1] = lum * kv - (r * kr + b * kb) * 255;
-    sortie[i + 2] = b * 255;
+    const [v0, v1, v2] = [r * plein, lum * kv - (r * kr + b * kb) * plein, b * plein];
+    if (seize) {
+      // A Uint16Array truncates and wraps: clamped here, and + 0.5 to round.
+      sortie[i] = (v0 < 0 ? 0 : v0 > plein ? plein : v0) + 0.5;
+      sortie[i + 1] = (v1 < 0 ? 0 : v1 > plein ? plein : v1) + 0.5;
+      sortie[i + 2] = (v2 < 0 ? 0 : v2 > plein ? plein : v2) + 0.5;
+      continue;
+    }
+    sortie[i] = v0;
+    sortie[i + 1] = v1;
+    sortie[i + 2] = v2;
   }
 };
