@@ -19,6 +19,7 @@
  */
 import sharp from 'sharp';
 import type { Floutage } from '../../core/modele/sorties';
+import { lisse } from './lisse';
 import type { Rectangle } from './masques';
 import { fusionner, genresDe, type DetecteurPersonnes, type Genre, type RegionPersonnelle } from './personnes';
 import type { Pixels } from './pixels';
@@ -54,8 +55,6 @@ const cellule = (r: ReglagesFlou, genre: Genre, largeur: number, hauteur: number
  */
 const OPAQUE_VISAGE = 0.85;
 
-const lisse = (t: number) => (t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t));
-
 /** The grown region in pixels (fractional) and its part inside the frame (integer, end excluded). */
 export const regionAgrandie = (r: RegionPersonnelle, largeur: number, hauteur: number) => {
   const [x0, y0, x1, y1] = [r.boite.x0 * largeur, r.boite.y0 * hauteur, r.boite.x1 * largeur, r.boite.y1 * hauteur];
@@ -79,7 +78,7 @@ const opacite = (r: RegionPersonnelle, g: ReturnType<typeof regionAgrandie>) => 
     const [ax, ay] = [(g.exacte.x1 - g.exacte.x0) / 2, (g.exacte.y1 - g.exacte.y0) / 2];
     return (x: number, y: number) => {
       const rayon = Math.hypot((x + 0.5 - cx) / ax, (y + 0.5 - cy) / ay);
-      return 1 - lisse((rayon - OPAQUE_VISAGE) / (1 - OPAQUE_VISAGE));
+      return 1 - lisse(OPAQUE_VISAGE, 1, rayon);
     };
   }
   // A rounded rectangle: opaque up to half the margin outside the box, fading over the other half.
@@ -88,7 +87,7 @@ const opacite = (r: RegionPersonnelle, g: ReturnType<typeof regionAgrandie>) => 
   return (x: number, y: number) => {
     const dx = Math.max(0, interieur.x0 - (x + 0.5), x + 0.5 - interieur.x1);
     const dy = Math.max(0, interieur.y0 - (y + 0.5), y + 0.5 - interieur.y1);
-    return 1 - lisse(Math.hypot(dx, dy) / demi);
+    return 1 - lisse(0, demi, Math.hypot(dx, dy));
   };
 };
 

@@ -6,6 +6,7 @@
  */
 import sharp from 'sharp';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
+import { lisse } from './lisse';
 import { noyau, parRangees, partagee } from './parallele';
 import { estSeize, luminance, type Pixels, type Pixels16 } from './pixels';
 
@@ -237,10 +238,7 @@ export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { leve
 };
 
 /** A channel's white-balance gain `g` for a pixel whose largest channel is `m` (0–1): eased off towards white. */
-const gainAttenue = (g: number, m: number): number => {
-  const u = Math.max(0, (m - BLANC_DEBUT) / (1 - BLANC_DEBUT));
-  return 1 + (g - 1) * (1 - u * u * (3 - 2 * u));
-};
+const gainAttenue = (g: number, m: number): number => 1 + (g - 1) * (1 - lisse(BLANC_DEBUT, 1, m));
 
 /** The lift f(x) = x + a·x·(1 − x)² of a value 0–1. */
 const lever = (x: number, levee: number): number => x + levee * x * (1 - x) ** 2;

@@ -16,7 +16,8 @@
  * Same on the local and production engines (no model).
  */
 import { appliquer, type Correspondance } from './correspondance';
-import { extremumCarre, lisse, plan, type Plan } from './plan';
+import { lisse } from '../lisse';
+import { extremumCarre, plan, type Plan } from './plan';
 
 /**
  * A darker photo's value over the reference's white (in its values, relative): under 4 %, nothing more

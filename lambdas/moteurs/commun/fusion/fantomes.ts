@@ -98,13 +98,14 @@ const borner = (p: Plan, bas: number, haut: number, table: Correspondance | null
  * photos are first given the same clipping, in the darker one's values and at full analysis size, before
  * any blur: the brighter photo mapped down, and both clamped to what the darker one reaches where the
  * brighter one clips, and to the darker one's black. Blurring first would mix a blown region with its
- * edge into a value the darker photo contradicts.
+ * edge into a value the darker photo contradicts. `tables`: the maps from the brighter to the darker, when
+ * already built (null: built here).
  */
-const desaccords = (sombre: Plan[], clair: Plan[], dedans: Uint8Array, ecart: number): Float32Array => {
+const desaccords = (sombre: Plan[], clair: Plan[], dedans: Uint8Array, ecart: number, tables: readonly Correspondance[] | null): Float32Array => {
   let pire: Float32Array | null = null;
   const attendu = exposer(-ecart);
   for (let k = 0; k < 3; k++) {
-    const table = apparierPaires(clair[k]!.data, sombre[k]!.data, dedans, attendu);
+    const table = tables?.[k] ?? apparierPaires(clair[k]!.data, sombre[k]!.data, dedans, attendu);
     const haut = Math.min(CLIP, appliquer(table, CLIP));
     const [pa, pb] = [borner(sombre[k]!, NOIR, haut, null), borner(clair[k]!, NOIR, haut, table)];
     // Where the photo does not cover the reference both agree, so the blur brings no edge of its own.
@@ -149,8 +150,13 @@ const aComparer = (p: Plan): Plan => (Math.max(p.largeur, p.hauteur) > COMPARAIS
  * smoothed), its smoothed luminance, and, only when the reference is blown under a ghost, the photo's own
  * fill. `r` and `p`: the reference and the photo at comparison size, `dedans` where the photo covers it.
  */
-const remplacants = (r: Plan[], p: Plan[], masque: Plan, dedans: Uint8Array, ev: number): Omit<Fantomes, 'masque' | 'part' | 'apport'> => {
-  const versPhoto = [0, 1, 2].map((k) => apparierPaires(r[k]!.data, p[k]!.data, dedans, exposer(ev))) as Fantomes['versPhoto'];
+const remplacants = (
+  r: Plan[],
+  p: Plan[],
+  masque: Plan,
+  dedans: Uint8Array,
+  versPhoto: Fantomes['versPhoto'],
+): Omit<Fantomes, 'masque' | 'part' | 'apport'> => {
   const petites = r.map(reduirePour);
   const refLisse = petites.map((c, k) => plan(c.largeur, c.hauteur, appliquerTout(versPhoto[k]!, c.data))) as Fantomes['refLisse'];
   const [pr, pv, pb] = petites.map((c) => c.data) as [Float32Array, Float32Array, Float32Array];
@@ -181,7 +187,9 @@ export const detecterFantomes = (ref: Copie, photo: Copie, t: Transformation, ev
   const r = [ref.rouge, ref.vert, ref.bleu].map(aComparer);
   const f = r[0]!.largeur / ref.rouge.largeur;
   const { plans: p, dedans } = deformerPlans([photo.rouge, photo.vert, photo.bleu].map(aComparer), { ...t, tx: t.tx * f, ty: t.ty * f });
-  const pire = ev > 0 ? desaccords(r, p, dedans, ev) : desaccords(p, r, dedans, -ev);
+  const versPhoto = [0, 1, 2].map((k) => apparierPaires(r[k]!.data, p[k]!.data, dedans, exposer(ev))) as Fantomes['versPhoto'];
+  // A darker photo's disagreement is measured in its own values, through this same map (built once).
+  const pire = ev > 0 ? desaccords(r, p, dedans, ev, null) : desaccords(p, r, dedans, -ev, versPhoto);
   const { largeur: l, hauteur: h } = reduirePour(r[0]!);
   const brut = new Uint8Array(pire.length);
   for (let i = 0; i < pire.length; i++) brut[i] = pire[i]! > 0 ? 1 : 0;
@@ -194,7 +202,7 @@ export const detecterFantomes = (ref: Copie, photo: Copie, t: Transformation, ev
     if (ouvert[i]) masque.data[i] = 1;
     if (masque.data[i]! > 0.5) n++;
   }
-  const remplacement = remplacants(r, p, masque, dedans, ev);
+  const remplacement = remplacants(r, p, masque, dedans, versPhoto);
   let apport: Plan | null = null;
   if (ev < 0) {
     apport = reduirePour(apportDesHautesLumieres(p, remplacement.versPhoto, dedans));

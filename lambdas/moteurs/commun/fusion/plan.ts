@@ -98,12 +98,6 @@ export const flouCarre = (p: Plan, r: number): Plan => {
   return plan(l, h, sortie);
 };
 
-/** Smooth step: 0 at or under a, 1 at or over b, Hermite between. */
-export const lisse = (a: number, b: number, v: number): number => {
-  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
-  return t * t * (3 - 2 * t);
-};
-
 /**
  * Minimum (or maximum) over a (2r + 1)² square, separably, edges cut (r is a few pixels: a plain scan). Along
  * rows, then across them row by row, so that memory is read in order (down columns, a 3000 × 2000 plane took

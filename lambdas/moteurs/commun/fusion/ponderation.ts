@@ -23,7 +23,8 @@
  * Same on the local and production engines (no model).
  */
 import type { Image } from './deformation';
-import { extremumCarre, lisse, plan, type Plan } from './plan';
+import { lisse } from '../lisse';
+import { extremumCarre, plan, type Plan } from './plan';
 
 /** Floors under contrast and saturation (values 0–1): what grain alone reaches on the small copy. */
 const PLANCHER_CONTRASTE = 0.004;
