@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decoderEntree, lireEntrees } from '../../lambdas/moteurs/commun/fusion/decodage';
+import { decoderEntree, lireEntrees, MAX_PIXELS_SEIZE } from '../../lambdas/moteurs/commun/fusion/decodage';
 import { fusionner as fusionnerBrut, type ResultatFusion } from '../../lambdas/moteurs/commun/fusion/index';
 import { appliquerPixel, inverser, similitude, type Transformation } from '../../lambdas/moteurs/commun/fusion/transformation';
 import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
@@ -291,6 +291,21 @@ describe('fusion: what it reads', () => {
     expect(ecartType(vitres(reduit))).toBeGreaterThan(10);
     // Used more finely than 8 bits: values between the 8-bit steps (×257) in the merge.
     expect(pixels.data.some((v) => v % 257 !== 0)).toBe(true);
+  });
+
+  it('reads a 16-bit PNG over MAX_PIXELS_SEIZE at 8 bits, so that the merge stays within the function’s memory', async () => {
+    const [l, h] = [6600, 4900];
+    expect(l * h).toBeGreaterThan(MAX_PIXELS_SEIZE);
+    const grande = await sharp({ create: { width: l, height: h, channels: 3, background: { r: 40, g: 90, b: 160 } } })
+      .toColourspace('rgb16')
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    expect((await sharp(grande).metadata()).depth).toBe('ushort');
+    const [entree] = await lireEntrees([grande]);
+    expect(entree!.seize).toBe(false);
+    const image = await decoderEntree(entree!);
+    expect(image.max).toBe(255);
+    expect([...image.data.subarray(0, 3)]).toEqual([40, 90, 160]);
   });
 
   it('applies the EXIF orientation: a frame stored on its side merges with the upright ones', async () => {

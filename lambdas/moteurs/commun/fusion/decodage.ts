@@ -25,6 +25,13 @@ import { plan, type Plan } from './plan';
  * 1536 (within 0.03 px at 24 MP on the bench's brackets), in 0.8 s less for five photos.
  */
 export const COTE_ANALYSE = 1024;
+/**
+ * A 16-bit PNG is read at 16 bits up to this size, above it at 8 bits: measured peaks of 1.9 GB for 5 × 24 MP
+ * at 16 bits, 3.0 GB for 3 × 50 MP (over the tool function's 2816 MB, where the job would die out of memory),
+ * and 2.3 GB for 5 × 50 MP at 8 bits. Under the 15 MB upload limit only a nearly flat picture reaches this
+ * size at 16 bits, so no real bracket loses its depth.
+ */
+export const MAX_PIXELS_SEIZE = 32_000_000;
 /** Decoded pixels kept between analysis and merge (bytes). */
 const MEMOIRE_DECODEES = 640 * 2 ** 20;
 
@@ -58,7 +65,8 @@ const lireEntree = async (octets: Buffer, index: number): Promise<Entree> => {
   try {
     const m = await sharp(octets, OPTIONS_ENTREE).metadata();
     const tournee = (m.orientation ?? 1) >= 5;
-    return { index, octets, format, largeur: tournee ? m.height : m.width, hauteur: tournee ? m.width : m.height, seize: m.depth === 'ushort' };
+    const seize = m.depth === 'ushort' && m.width * m.height <= MAX_PIXELS_SEIZE;
+    return { index, octets, format, largeur: tournee ? m.height : m.width, hauteur: tournee ? m.width : m.height, seize };
   } catch {
     throw new ErreurTravail('image_illisible', `Photo ${index + 1} could not be read as JPEG, PNG or WebP.`);
   }
