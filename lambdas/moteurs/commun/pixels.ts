@@ -76,10 +76,10 @@ export const versPixels = async (image: Sharp): Promise<Pixels> => {
 };
 
 /** 16-bit samples are read as such (sharp infers the depth from the array) and kept at 16 bits (rgb16). */
-export const depuisPixels = (p: Pixels | Pixels16): Sharp =>
-  estSeize(p)
-    ? sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } }).toColourspace('rgb16')
-    : sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+export const depuisPixels = (p: Pixels | Pixels16): Sharp => {
+  const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
+  return estSeize(p) ? image.toColourspace('rgb16') : image;
+};
 
 /**
  * The copy a detector reads: its long side at most `cote`, and a smaller photo enlarged up to

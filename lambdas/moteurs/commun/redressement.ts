@@ -227,7 +227,7 @@ export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { leve
   const tables = gains.map((g) => {
     const t = new Uint8Array(256 * 256);
     for (let m = 0; m < 256; m++) {
-      const gain = gainAttenue(g, m / 255);
+      const gain = gainAttenue(g, attenuation(m / 255));
       for (let v = 0; v <= m; v++) t[m * 256 + v] = Math.round(255 * lever(Math.min(255, v * gain) / 255, levee));
     }
     return t;
@@ -237,8 +237,11 @@ export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { leve
   return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: p.largeur, hauteur: p.hauteur } as T;
 };
 
-/** A channel's white-balance gain `g` for a pixel whose largest channel is `m` (0–1): eased off towards white. */
-const gainAttenue = (g: number, m: number): number => 1 + (g - 1) * (1 - lisse(BLANC_DEBUT, 1, m));
+/** How much of the white balance a pixel whose largest channel is `m` (0–1) takes: 1 up to BLANC_DEBUT, 0 at white. */
+const attenuation = (m: number): number => 1 - lisse(BLANC_DEBUT, 1, m);
+
+/** A channel's white-balance gain `g` at an `attenuation`. */
+const gainAttenue = (g: number, a: number): number => 1 + (g - 1) * a;
 
 /** The lift f(x) = x + a·x·(1 − x)² of a value 0–1. */
 const lever = (x: number, levee: number): number => x + levee * x * (1 - x) ** 2;
@@ -269,8 +272,9 @@ const LUMIERE_16 = noyau<{ source: Uint16Array; largeur: number; levee: number; 
   ['sortie'],
   ({ source: src, largeur, levee, gains, sortie }, debut, fin) => {
     for (let i = debut * largeur * 3; i < fin * largeur * 3; i += 3) {
-      const m = Math.max(src[i]!, src[i + 1]!, src[i + 2]!) / 65535;
-      for (let c = 0; c < 3; c++) sortie[i + c] = Math.round(65535 * lever(Math.min(65535, src[i + c]! * gainAttenue(gains[c]!, m)) / 65535, levee));
+      // Once a pixel, for its three channels.
+      const a = attenuation(Math.max(src[i]!, src[i + 1]!, src[i + 2]!) / 65535);
+      for (let c = 0; c < 3; c++) sortie[i + c] = Math.round(65535 * lever(Math.min(65535, src[i + c]! * gainAttenue(gains[c]!, a)) / 65535, levee));
     }
   },
 );
