@@ -128,7 +128,8 @@ const attenteAsync = async (fait: () => Promise<boolean>, quoi: string) => {
 const poster = (cle: string, json: unknown, entetes?: Record<string, string>) =>
   appeler<Lancement>(pile.urlBase, 'POST', '/travaux', { cle, json, ...(entetes ? { entetes } : {}) });
 
-describe('every AWS call of the integration scenarios, against the deployed policies', () => {
+// The evaluation reads what the scenarios recorded: one story, never shuffled.
+describe('every AWS call of the integration scenarios, against the deployed policies', { shuffle: false }, () => {
   it('runs the scenarios', { timeout: 120_000 }, async () => {
     // Public routes and an unknown path: no AWS call at all.
     expect((await appeler(pile.urlBase, 'GET', '/outils')).statut).toBe(200);

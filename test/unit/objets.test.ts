@@ -235,6 +235,8 @@ describe('objetsSignes, against the verifying front', () => {
   });
 
   it('an error answer throws ErreurObjets with the status, the S3 code and the operation', async () => {
+    // Its own object, so that what the refusals must leave untouched is there whichever test ran first.
+    await objets.deposer('entrees/a.jpg', octets('0123456789'), 'image/jpeg');
     await expect(objetsAvec({ bucket: 'seau-inexistant' }).deposer('a', octets('a'), 'image/jpeg')).rejects.toMatchObject({
       name: 'ErreurObjets',
       statut: 404,
