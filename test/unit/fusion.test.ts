@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decoderEntree, lireEntrees, MAX_PIXELS_SEIZE } from '../../lambdas/moteurs/commun/fusion/decodage';
 import { fusionner as fusionnerBrut, type ResultatFusion } from '../../lambdas/moteurs/commun/fusion/index';
 import { appliquerPixel, inverser, similitude, type Transformation } from '../../lambdas/moteurs/commun/fusion/transformation';
@@ -159,10 +159,14 @@ describe('fusion: a ×¼ / ×1 / ×4 bracket merged (fusionner)', () => {
   let resultat: Fusion8;
   let cadres: Pixels[];
 
-  it('shows the window the metered frame blows and the corner it leaves black', async () => {
+  // Merged once for the three tests, whatever their order.
+  beforeAll(async () => {
     const photos = await crochets();
     cadres = await Promise.all(photos.map(decode));
     resultat = await fusionner(photos);
+  });
+
+  it('shows the window the metered frame blows and the corner it leaves black', () => {
     const [sombre, metre, claire] = cadres as [Pixels, Pixels, Pixels];
     // The brackets are what the test says: the metered frame's window is flat white, its corner nearly black.
     expect(moyenne(vitres(metre))).toBeGreaterThan(245);
