@@ -75,10 +75,13 @@ export const versPixels = async (image: Sharp): Promise<Pixels> => {
   return { data, largeur: info.width, hauteur: info.height };
 };
 
-/** 16-bit samples are read as such (sharp infers the depth from the array) and kept at 16 bits (rgb16). */
-export const depuisPixels = (p: Pixels | Pixels16): Sharp => {
+/**
+ * 3-channel samples as a sharp image of their depth: 16-bit samples are read as such (sharp infers the
+ * depth from the array) and kept at 16 bits (rgb16). Any such samples: a tool's Pixels, fusion's Images.
+ */
+export const depuisPixels = (p: { data: Uint8Array | Uint16Array; largeur: number; hauteur: number }): Sharp => {
   const image = sharp(p.data, { raw: { width: p.largeur, height: p.hauteur, channels: 3 } });
-  return estSeize(p) ? image.toColourspace('rgb16') : image;
+  return p.data instanceof Uint16Array ? image.toColourspace('rgb16') : image;
 };
 
 /**

@@ -15,8 +15,8 @@ import sharp from 'sharp';
 import { depasseLimite, lireDimensions, messageTropGrande } from '../../../core/modele/dimensions';
 import { ErreurTravail } from '../../../core/modele/erreurs';
 import { detecterFormat, type FormatImage } from '../../../core/modele/images';
-import { estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
-import { depuisImage, versTypee, type Image } from './deformation';
+import { depuisPixels, estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
+import { versTypee, type Image } from './deformation';
 import { flottants } from '../parallele';
 import { plan, type Plan } from './plan';
 
@@ -127,7 +127,7 @@ export const copieAnalyse = async (im: Image): Promise<Copie> => {
 };
 
 const reduire = async (im: Image, l: number, h: number): Promise<Uint8Array | Uint16Array> => {
-  const s = depuisImage(im).resize(l, h, { fit: 'fill', kernel: 'linear' });
+  const s = depuisPixels(im).resize(l, h, { fit: 'fill', kernel: 'linear' });
   const data = await (im.max > 255 ? s.raw({ depth: 'ushort' }) : s.raw()).toBuffer();
   return versTypee(data, im.max);
 };

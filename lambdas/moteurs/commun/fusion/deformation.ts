@@ -14,7 +14,8 @@
  *
  * Same on the local and production engines (no model).
  */
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { depuisPixels } from '../pixels';
 import type { Plan } from './plan';
 import { inverser, type Transformation } from './transformation';
 
@@ -38,11 +39,6 @@ export interface Cadre extends Image {
 
 export const versTypee = (octets: Buffer, max: number): Uint8Array | Uint16Array =>
   max > 255 ? new Uint16Array(octets.buffer, octets.byteOffset, octets.length / 2) : new Uint8Array(octets.buffer, octets.byteOffset, octets.length);
-
-export const depuisImage = (im: Image) =>
-  im.max > 255
-    ? sharp(im.data, { raw: { width: im.largeur, height: im.hauteur, channels: 3 } }).toColourspace('rgb16')
-    : sharp(im.data, { raw: { width: im.largeur, height: im.hauteur, channels: 3 } });
 
 export const versImage = async (s: Sharp, max: number): Promise<Image> => {
   const { data, info } = await (max > 255 ? s.raw({ depth: 'ushort' }) : s.raw()).toBuffer({ resolveWithObject: true });
@@ -105,7 +101,7 @@ export const deformer = async (im: Image, t: Transformation): Promise<Cadre> => 
   const ody = cy - (inv.c * cx + inv.d * cy) + inv.ty;
   const attendu = canvasAffine(m, l, h);
   const sortie = await versImage(
-    depuisImage(im).affine(
+    depuisPixels(im).affine(
       [
         [m[0], m[1]],
         [m[2], m[3]],

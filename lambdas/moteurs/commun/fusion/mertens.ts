@@ -33,8 +33,8 @@
  * engines (no model).
  */
 import { aCote, flottants, noyau, parRangees, tache } from '../parallele';
-import type { Pixels, Pixels16 } from '../pixels';
-import { depuisImage, versImage, type Image } from './deformation';
+import { depuisPixels, type Pixels, type Pixels16 } from '../pixels';
+import { versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
 import { extremumCarre, flouCarre, plan, reduireDeMoitie, type Plan } from './plan';
 import {
@@ -261,11 +261,11 @@ const ajouterChroma = ({ chromaR, chromaB }: Fusion, w: Float32Array, cr: Float3
  * reference, `apport`: where the darker photos show more than its white (apport.ts; null: none darker).
  */
 export const ajouterPhoto = async (f: Fusion, im: Image, ev: number, apport: Plan | null = null): Promise<void> => {
-  const demi = await versImage(depuisImage(im).resize(f.demi.largeur, f.demi.hauteur, { fit: 'fill', kernel: 'linear' }), im.max);
+  const demi = await versImage(depuisPixels(im).resize(f.demi.largeur, f.demi.hauteur, { fit: 'fill', kernel: 'linear' }), im.max);
   const { luminance, cr, cb } = luminanceDemi(demi);
   // The weights on a copy at a quarter of full size, enlarged to half (the header says why).
   const [ql, qh] = [Math.max(1, Math.round(demi.largeur / 2)), Math.max(1, Math.round(demi.hauteur / 2))];
-  const quart = await versImage(depuisImage(demi).resize(ql, qh, { fit: 'fill', kernel: 'linear' }), im.max);
+  const quart = await versImage(depuisPixels(demi).resize(ql, qh, { fit: 'fill', kernel: 'linear' }), im.max);
   const lq = luminanceDemi(quart).luminance;
   const apportQ = apport && !f.confiance ? redimensionner(apport, ql, qh) : null;
   const pq = ponderer(quart, lq, f.confiance, ev, apportQ);
