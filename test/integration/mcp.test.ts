@@ -84,7 +84,8 @@ const clientDistant = async (cle: string) => {
   return client;
 };
 
-describe('retouche mcp (stdio)', () => {
+// One assistant's story: each test goes on from the balance the one before left, so never shuffled.
+describe('retouche mcp (stdio)', { shuffle: false }, () => {
   let client: Client;
   let cle: string;
   beforeAll(async () => {
