@@ -136,14 +136,14 @@ export const servir = (): void => {
   });
 };
 
+/** The worker's module's name, beside this one; the bundles' entry point of that name too (lib/fonction.ts). */
+export const MODULE_TRAVAILLEUR = 'parallele-travailleur';
+
 /**
  * The worker's module: the TypeScript source when this module runs from source (tsx, vitest), the
  * bundle's own entry point once bundled (lib/fonction.ts), beside index.mjs, whether this code landed
  * in index.mjs or in a chunk one folder down.
  */
-/** The worker's module's name, beside this one; the bundles' entry point of that name too (lib/fonction.ts). */
-export const MODULE_TRAVAILLEUR = 'parallele-travailleur';
-
 const moduleTravailleur = (): { url: URL; execArgv?: string[] } => {
   const source = new URL(`./${MODULE_TRAVAILLEUR}.ts`, import.meta.url);
   if (existsSync(source)) {
