@@ -41,6 +41,10 @@ export interface Pixels16 {
 
 export const estSeize = (p: Pixels | Pixels16): p is Pixels16 => p.data instanceof Uint16Array;
 
+/** A pass's output samples as a photo: 16-bit as they are, 8-bit (clamped or not) as a Buffer over the same memory, no copy. */
+export const pixelsDe = (data: Uint8Array | Uint8ClampedArray | Uint16Array, largeur: number, hauteur: number): Pixels | Pixels16 =>
+  data instanceof Uint16Array ? { data, largeur, hauteur } : { data: Buffer.from(data.buffer, data.byteOffset, data.length), largeur, hauteur };
+
 /** Luma of an sRGB pixel (Rec. 601 weights, 0–255): what every tool calls brightness. */
 export const luminance = (r: number, g: number, b: number): number => 0.299 * r + 0.587 * g + 0.114 * b;
 

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { cielAnalyse, copieAnalyse } from './ciel-masque';
 import { lisse } from './lisse';
 import { noyau, parRangees, partagee } from './parallele';
-import { estSeize, luminance, type Pixels, type Pixels16 } from './pixels';
+import { estSeize, luminance, pixelsDe, type Pixels, type Pixels16 } from './pixels';
 
 const DEG = Math.PI / 180;
 
@@ -98,8 +98,7 @@ export const redresserVerticales = async <T extends Pixels | Pixels16>(p: T, v: 
   const n = p.data.length;
   const sortie = estSeize(p) ? new Uint16Array(new SharedArrayBuffer(n * 2)) : new Uint8ClampedArray(new SharedArrayBuffer(n));
   await parRangees(REDRESSEMENT, { source: partagee(p.data), largeur: l, hauteur: h, zoom, base, pentes, sortie }, h);
-  const data = sortie instanceof Uint16Array ? sortie : Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length);
-  return { data, largeur: l, hauteur: h } as T;
+  return pixelsDe(sortie, l, h) as T;
 };
 
 interface ParamsRedressement {
@@ -220,7 +219,7 @@ export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { leve
   if (estSeize(p)) {
     const sortie = new Uint16Array(new SharedArrayBuffer(p.data.length * 2));
     await parRangees(LUMIERE_16, { source: source as Uint16Array, largeur: p.largeur, levee, gains, sortie }, p.hauteur);
-    return { data: sortie, largeur: p.largeur, hauteur: p.hauteur } as T;
+    return pixelsDe(sortie, p.largeur, p.hauteur) as T;
   }
   // Per channel, a table by (largest channel, value): 64 K bytes each, so that a 24 MP photo costs three
   // lookups a pixel, as the per-channel tables did.
@@ -234,7 +233,7 @@ export const appliquerLumiere = async <T extends Pixels | Pixels16>(p: T, { leve
   }) as [Uint8Array, Uint8Array, Uint8Array];
   const sortie = new Uint8Array(new SharedArrayBuffer(p.data.length));
   await parRangees(LUMIERE, { source: source as Uint8Array, largeur: p.largeur, tables, sortie }, p.hauteur);
-  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: p.largeur, hauteur: p.hauteur } as T;
+  return pixelsDe(sortie, p.largeur, p.hauteur) as T;
 };
 
 /** How much of the white balance a pixel whose largest channel is `m` (0–1) takes: 1 up to BLANC_DEBUT, 0 at white. */

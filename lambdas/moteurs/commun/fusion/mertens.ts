@@ -33,7 +33,7 @@
  * engines (no model).
  */
 import { aCote, flottants, noyau, parRangees, tache } from '../parallele';
-import { depuisPixels, type Pixels, type Pixels16 } from '../pixels';
+import { depuisPixels, pixelsDe, type Pixels, type Pixels16 } from '../pixels';
 import { versImage, type Image } from './deformation';
 import { ponderer } from './ponderation';
 import { extremumCarre, flouCarre, plan, reduireDeMoitie, type Plan } from './plan';
@@ -356,8 +356,7 @@ export const terminer = async (f: Fusion, ref: Image): Promise<Pixels | Pixels16
   const sortie = seize ? new Uint16Array(new SharedArrayBuffer(l * h * 3 * 2)) : new Uint8ClampedArray(new SharedArrayBuffer(l * h * 3));
   const { detail, bas, haut, ouverture } = f;
   await parRangees(FINALE, { largeur: l, hauteur: h, axes, basse, somme, cr, cb, ouverture, detail, bas, haut, ref, sortie }, h);
-  if (sortie instanceof Uint16Array) return { data: sortie, largeur: l, hauteur: h };
-  return { data: Buffer.from(sortie.buffer, sortie.byteOffset, sortie.length), largeur: l, hauteur: h };
+  return pixelsDe(sortie, l, h);
 };
 
 type Lignes = Record<'lb' | 'lw' | 'lr' | 'lc' | 'lo', Float32Array>;
