@@ -16,7 +16,7 @@ import { depasseLimite, lireDimensions, messageTropGrande } from '../../../core/
 import { ErreurTravail } from '../../../core/modele/erreurs';
 import { detecterFormat, type FormatImage } from '../../../core/modele/images';
 import { depuisPixels, estHorsLimitePixels, OPTIONS_ENTREE } from '../pixels';
-import { versTypee, type Image } from './deformation';
+import { versImage, versTypee, type Image } from './deformation';
 import { flottants } from '../parallele';
 import { plan, type Plan } from './plan';
 
@@ -126,11 +126,8 @@ export const copieAnalyse = async (im: Image): Promise<Copie> => {
   return { rouge: plan(l, h, canaux[0]), vert: plan(l, h, canaux[1]), bleu: plan(l, h, canaux[2]), luminance: plan(l, h, luminance) };
 };
 
-const reduire = async (im: Image, l: number, h: number): Promise<Uint8Array | Uint16Array> => {
-  const s = depuisPixels(im).resize(l, h, { fit: 'fill', kernel: 'linear' });
-  const data = await (im.max > 255 ? s.raw({ depth: 'ushort' }) : s.raw()).toBuffer();
-  return versTypee(data, im.max);
-};
+const reduire = async (im: Image, l: number, h: number): Promise<Uint8Array | Uint16Array> =>
+  (await versImage(depuisPixels(im).resize(l, h, { fit: 'fill', kernel: 'linear' }), im.max)).data;
 
 /**
  * Each photo decoded and copied for analysis, two at a time (two cores); the decoded photos kept while
