@@ -13,6 +13,7 @@ import { ErreurTravail } from '../../lambdas/core/modele/erreurs';
 import type { Moteur } from '../../lambdas/moteurs/commun/moteur';
 import { appeler, attendreLot, attendreTravail, enBase64, imageTest } from '../support/client';
 import { verifierInvariant } from '../support/invariant';
+import { horlogeTenable } from '../support/horloge';
 import { demarrerPileTest } from '../support/pile';
 
 /** The stack's engine: refuses everything, so a job that ends `termine` can only have run the preview engine. */
@@ -30,11 +31,11 @@ let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 let compte: string;
 let live: string;
 let test: string;
-/** The stack's clock, held still while the rate is counted: a count per calendar minute would start again if the loop straddled two. */
-let immobile: number | undefined;
+/** The stack's clock, held still while the rate is counted. */
+const { horloge, dansUneMinute } = horlogeTenable();
 
 beforeAll(async () => {
-  pile = await demarrerPileTest({ moteur: moteurRefusant, horloge: () => new Date(immobile ?? Date.now()) });
+  pile = await demarrerPileTest({ moteur: moteurRefusant, horloge });
   ({ compte, cle: live } = await pile.creerCompte(10));
   test = (await creerCle(pile.deps, compte, { test: true })).cle;
 });
@@ -120,12 +121,9 @@ describe('test keys', () => {
 
     // 120 requests a minute per key, test keys included.
     const statuts: number[] = [];
-    immobile = Date.now();
-    try {
+    await dansUneMinute(async () => {
       for (let i = 0; i < 125 && !statuts.includes(429); i++) statuts.push((await appeler(pile.urlBase, 'GET', '/solde', { cle: test })).statut);
-    } finally {
-      immobile = undefined;
-    }
+    });
     expect(statuts.at(-1)).toBe(429);
     expect(statuts.length).toBeLessThanOrEqual(121);
     await pile.attendreInactivite();

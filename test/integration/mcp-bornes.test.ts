@@ -7,15 +7,16 @@
 import { request } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { horlogeTenable } from '../support/horloge';
 import { demarrerPileTest } from '../support/pile';
 import { demarrerRecepteur } from '../support/recepteur';
 
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 /** The stack's clock, held still by the rate cases. */
-let horloge: () => number = () => Date.now();
+const { horloge, dansUneMinute } = horlogeTenable();
 
 beforeAll(async () => {
-  pile = await demarrerPileTest({ horloge: () => new Date(horloge()) });
+  pile = await demarrerPileTest({ horloge });
 });
 afterAll(async () => {
   await pile?.arreter();
@@ -34,17 +35,6 @@ const poster = (cle: string, corps: unknown) =>
 const resultat = async (reponse: Response) => ((await reponse.json()) as { result: CallToolResult }).result;
 const texte = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const solde = async (cle: string) => (await fetch(`${pile.urlBase}/solde`, { headers: entetesCle(cle) })).json();
-
-/** Holds the stack's clock one second into a minute while `fn` runs: its requests all fall in that minute. */
-const dansUneMinute = async (fn: () => Promise<void>) => {
-  const tenue = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
-  horloge = () => tenue;
-  try {
-    await fn();
-  } finally {
-    horloge = () => Date.now();
-  }
-};
 
 describe('/api/v1/mcp: one request, one message', () => {
   it('refuses a JSON-RPC batch with a 400 before any of it runs; one message still works', async () => {

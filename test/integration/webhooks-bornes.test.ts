@@ -14,6 +14,7 @@ import { idAleatoire, livrerA } from '../../lambdas/core/domaine/webhooks/annonc
 import { parPaquets } from '../../lambdas/core/infra/paquets';
 import { EN_VOL_PAR_COMPTE, EN_VOL_PAR_WEBHOOK, TESTS_PAR_MINUTE } from '../../lambdas/core/modele/webhooks';
 import { appeler } from '../support/client';
+import { horlogeTenable } from '../support/horloge';
 import { demarrerPileTest } from '../support/pile';
 import { demarrerRecepteur, type Recepteur } from '../support/recepteur';
 
@@ -56,13 +57,13 @@ const demarrerMuet = async () => {
 let pile: Awaited<ReturnType<typeof demarrerPileTest>>;
 let recepteur: Recepteur;
 let muet: Awaited<ReturnType<typeof demarrerMuet>>;
-/** The stack's clock, held still while test events are counted: a count per calendar minute starts again at a minute's edge. */
-let immobile: number | undefined;
+/** The stack's clock, held still while test events are counted. */
+const { horloge, dansUneMinute } = horlogeTenable();
 
 beforeAll(async () => {
   recepteur = await demarrerRecepteur();
   muet = await demarrerMuet();
-  pile = await demarrerPileTest({ webhooks: { boucleLocale: true }, horloge: () => new Date(immobile ?? Date.now()) });
+  pile = await demarrerPileTest({ webhooks: { boucleLocale: true }, horloge });
 });
 afterAll(async () => {
   await muet?.arreter();
@@ -122,16 +123,13 @@ describe('webhooks cannot be used to flood', () => {
     const id = await creer(cle, recepteur.url('/essais'));
     const statuts: number[] = [];
     let refus: { corps: any; entetes: Headers } | undefined;
-    immobile = Date.now();
-    try {
+    await dansUneMinute(async () => {
       for (let i = 0; i <= TESTS_PAR_MINUTE; i++) {
         const r = await appeler(pile.urlBase, 'POST', `/webhooks/${id}/test`, { cle });
         statuts.push(r.statut);
         if (r.statut === 429) refus = r;
       }
-    } finally {
-      immobile = undefined;
-    }
+    });
     expect(statuts).toEqual([...Array(TESTS_PAR_MINUTE).fill(202), 429]);
     expect(refus?.corps.error).toMatchObject({ code: 'rate_limited', retry_after: expect.any(Number) });
     expect(refus?.corps.error.message).toContain(`${TESTS_PAR_MINUTE} test events per minute`);

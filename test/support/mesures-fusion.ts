@@ -153,16 +153,16 @@ const mesurerAretes = (c: Crochets, resultat: Pixels, original: Pixels, region: 
   };
 };
 
-/**
- * The judgement of a result of `fusionner` on brackets `c` (verticals: `mesures.verticales`); `sans`, its
- * result on the same brackets without the figure (`fabriquerCrochets(…, { personne: false })`).
- */
 /** A merge of 8-bit brackets is 8-bit: its pixels as such (16 bits here would be a mistake of the test). */
 export const huitBits = (p: Pixels | Pixels16): Pixels => {
   if (estSeize(p)) throw new Error('a 16-bit merge where 8 bits were expected');
   return p;
 };
 
+/**
+ * The judgement of a result of `fusionner` on brackets `c` (verticals: `mesures.verticales`); `sans`, its
+ * result on the same brackets without the figure (`fabriquerCrochets(…, { personne: false })`).
+ */
 export const juger = async (c: Crochets, resultat8: Pixels | Pixels16, verticales: Verticales, sans8: Pixels | Pixels16): Promise<Jugement> => {
   const [resultat, sans] = [huitBits(resultat8), huitBits(sans8)];
   const { largeur: l, hauteur: h } = c.original;
